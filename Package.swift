@@ -1,0 +1,201 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Layout (see README "Architecture"):
+//   Sources/FrostboxCore       pure domain: geobox, validation, folding, frost rule, alert planning, ports
+//   Sources/FrostboxSQLite     adapter: SQLite via GRDB (devices, subscriptions, places, ledger, cache, outbox)
+//   Sources/FrostboxGeoNames   adapter: GeoNames dump reader (.txt and .zip)
+//   Sources/FrostboxOpenMeteo  adapter: Open-Meteo forecast client
+//   Sources/FrostboxAPNs       adapter: APNs HTTP/2 provider client
+//   Sources/FrostboxHTTP       adapter: Hummingbird routes
+//   Sources/FrostboxNotifier   application service: notify runs over the core's ports
+//   Sources/FrostboxApp        composition root: configuration, wiring, services
+//   Sources/frostbox           thin ArgumentParser executable
+//   Sources/FrostboxDoubles    test doubles (in-memory stores, recording push sender)
+//   tools/                     loopback doubles (mock Open-Meteo, mock APNs), generators, benchmarks
+
+let package = Package(
+    name: "frostbox",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "frostbox", targets: ["frostbox"]),
+        .executable(name: "mock-open-meteo", targets: ["mock-open-meteo"]),
+        .executable(name: "mock-apns", targets: ["mock-apns"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: [.defaults, "YAML"]),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+    ],
+    targets: [
+        // MARK: Core (pure)
+        .target(name: "FrostboxCore"),
+
+        // MARK: Adapters
+        .target(
+            name: "FrostboxSQLite",
+            dependencies: [
+                "FrostboxCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "FrostboxGeoNames",
+            dependencies: [
+                "FrostboxCore",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
+        .target(
+            name: "FrostboxOpenMeteo",
+            dependencies: [
+                "FrostboxCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "FrostboxAPNs",
+            dependencies: [
+                "FrostboxCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "FrostboxHTTP",
+            dependencies: [
+                "FrostboxCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+
+        // MARK: Application
+        .target(
+            name: "FrostboxNotifier",
+            dependencies: [
+                "FrostboxCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .target(
+            name: "FrostboxApp",
+            dependencies: [
+                "FrostboxCore", "FrostboxSQLite", "FrostboxGeoNames", "FrostboxOpenMeteo",
+                "FrostboxAPNs", "FrostboxHTTP", "FrostboxNotifier",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        .executableTarget(
+            name: "frostbox",
+            dependencies: [
+                "FrostboxApp",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Test doubles
+        .target(
+            name: "FrostboxDoubles",
+            dependencies: ["FrostboxCore"]
+        ),
+        .target(
+            name: "MockOpenMeteo",
+            dependencies: [
+                "FrostboxCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/MockOpenMeteo"
+        ),
+        .executableTarget(
+            name: "mock-open-meteo",
+            dependencies: [
+                "MockOpenMeteo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/mock-open-meteo"
+        ),
+        .target(
+            name: "MockAPNs",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/MockAPNs"
+        ),
+        .executableTarget(
+            name: "mock-apns",
+            dependencies: [
+                "MockAPNs",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/mock-apns"
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore"]),
+        .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxCore"]),
+        .testTarget(name: "FrostboxGeoNamesTests", dependencies: ["FrostboxGeoNames", "FrostboxCore"]),
+        .testTarget(
+            name: "FrostboxHTTPTests",
+            dependencies: [
+                "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxApp", "FrostboxSQLite",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "FrostboxOpenMeteoTests",
+            dependencies: ["FrostboxOpenMeteo", "FrostboxCore", "MockOpenMeteo"]
+        ),
+        .testTarget(
+            name: "FrostboxAPNsTests",
+            dependencies: ["FrostboxAPNs", "FrostboxCore", "MockAPNs"]
+        ),
+        .testTarget(
+            name: "FrostboxNotifierTests",
+            dependencies: ["FrostboxNotifier", "FrostboxCore", "FrostboxDoubles"]
+        ),
+        .testTarget(
+            name: "FrostboxEndToEndTests",
+            dependencies: [
+                "FrostboxApp", "FrostboxCore", "FrostboxSQLite", "MockOpenMeteo", "MockAPNs",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,48 @@
+/// An APNs device token: even-length hex of 16–200 digits, stored lower case. Accepts upper
+/// case and the `<abcd ef01>` form iOS prints.
+public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Lower-case hex digits.
+    public let hex: String
+
+    public static let minimumLength = 16
+    public static let maximumLength = 200
+
+    /// Validates and normalises a token as sent by a client.
+    public init(_ raw: String) throws(ValidationError) {
+        var digits = ""
+        digits.reserveCapacity(raw.utf8.count)
+        var trimmed = Substring(raw)
+        if trimmed.first == "<" && trimmed.last == ">" && trimmed.count >= 2 {
+            trimmed = trimmed.dropFirst().dropLast()
+        }
+        for byte in trimmed.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"):
+                digits.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: "A")...UInt8(ascii: "F"):
+                digits.unicodeScalars.append(Unicode.Scalar(byte + 32))
+            case UInt8(ascii: " "):
+                continue
+            default:
+                throw ValidationError(.invalidToken, field: "token", "token must be hexadecimal digits")
+            }
+        }
+        guard digits.count >= Self.minimumLength, digits.count <= Self.maximumLength, digits.count % 2 == 0 else {
+            throw ValidationError(
+                .invalidToken, field: "token",
+                "token must be an even number of hex digits, \(Self.minimumLength)–\(Self.maximumLength) long")
+        }
+        self.hex = digits
+    }
+
+    /// For values read back from our own storage.
+    public init(trustedHex: String) { self.hex = trustedHex }
+
+    /// The form safe for logs: first 6 and last 4 hex digits.
+    public var redacted: String { "\(hex.prefix(6))…\(hex.suffix(4))" }
+
+    /// Never the whole token: string interpolation of a token is the redacted form.
+    public var description: String { redacted }
+
+    public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.hex < rhs.hex }
+}

@@ -1,0 +1,47 @@
+/// Where devices and their subscriptions live. Every method returns only after its write is
+/// durable.
+public protocol SubscriptionStore: Sendable {
+    /// Registers a device (idempotent); refreshes `registeredAt` and any facts given.
+    /// Returns true when the device was new.
+    @discardableResult
+    func register(_ registration: DeviceRegistration, at now: Int64) async throws -> Bool
+
+    /// The device, or nil when unknown.
+    func device(_ token: DeviceToken) async throws -> Device?
+
+    /// Adds a subscription, registering the device on the way. A subscription with the same
+    /// point (to 1e-6°) and name is returned instead of a second one.
+    func subscribe(_ token: DeviceToken, to new: NewSubscription, at now: Int64) async throws -> SubscriptionChange
+
+    /// Removes the device's subscriptions at this point (to 1e-6°) with this name; returns how many.
+    @discardableResult
+    func unsubscribe(_ token: DeviceToken, at coordinate: Coordinate, named name: PlaceName) async throws -> Int
+
+    /// Removes one subscription by id; false when the device has no such subscription.
+    @discardableResult
+    func unsubscribe(_ token: DeviceToken, id: Int64) async throws -> Bool
+
+    /// The device's subscriptions, oldest first.
+    func subscriptions(of token: DeviceToken) async throws -> [Subscription]
+
+    /// Removes the device and everything stored about it; false when it was unknown.
+    @discardableResult
+    func deleteDevice(_ token: DeviceToken) async throws -> Bool
+}
+
+/// The result of `subscribe`: the stored subscription and whether it was created now.
+public struct SubscriptionChange: Sendable, Hashable {
+    public var subscription: Subscription
+    public var created: Bool
+
+    public init(subscription: Subscription, created: Bool) {
+        self.subscription = subscription
+        self.created = created
+    }
+}
+
+/// A store refusing a write because a limit was reached (e.g. subscriptions per device).
+public struct StoreLimitError: Error, Sendable, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,61 @@
+import FrostboxCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// An error answered to the client as `{"error": {"code": "…", "message": "…"}}` with its own
+/// status. Everything else a handler throws becomes an opaque 500 (see `JSONErrorMiddleware`).
+public struct APIError: HTTPResponseError, Sendable, Equatable {
+    public let status: HTTPResponse.Status
+    /// Stable machine-readable code.
+    public let code: String
+    /// Message for people.
+    public let message: String
+    /// Extra headers (e.g. `Allow`, `Retry-After`).
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, code: String, _ message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public static func badRequest(_ code: String, _ message: String) -> APIError {
+        APIError(.badRequest, code: code, message)
+    }
+
+    public static func notFound(_ message: String) -> APIError {
+        APIError(.notFound, code: "not_found", message)
+    }
+
+    /// A validation failure from the core.
+    public init(_ error: ValidationError) {
+        self.init(.badRequest, code: error.code.rawValue, error.message)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        let body = ErrorBody(error: .init(code: code, message: message))
+        let data = try JSONEncoder.frostbox.encode(body)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    struct ErrorBody: Encodable {
+        struct Detail: Encodable {
+            let code: String
+            let message: String
+        }
+        let error: Detail
+    }
+}
+
+extension JSONEncoder {
+    /// Frostbox's JSON: sorted keys (stable output), no escaped slashes.
+    public static var frostbox: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,0 +1,136 @@
+import FrostboxCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The device API: the legacy handlers the existing app calls (`/register`,
+/// `/add_location`, `/remove_location`) and the versioned REST routes under `/v1/devices`.
+public struct DeviceRoutes: Sendable {
+    let store: any SubscriptionStore
+    /// Epoch seconds now (injected so tests control time).
+    let now: @Sendable () -> Int64
+
+    public init(store: any SubscriptionStore, now: @escaping @Sendable () -> Int64) {
+        self.store = store
+        self.now = now
+    }
+
+    public func add(to routes: RouteBuilder) {
+        routes.on(.post, "/register") { request, context in
+            let body = try await JSONBody.decode(RegisterBody.self, from: request, context: context)!
+            let token = try Self.validated { () throws(ValidationError) in try WireValidation.token(body.token) }
+            let created = try await store.register(DeviceRegistration(token: token), at: now())
+            context.logger.info("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
+            return JSONResponse(.created, ["status": "registered"])
+        }
+
+        routes.on(.post, "/add_location") { request, context in
+            let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)!
+            let (token, new) = try Self.validated { () throws(ValidationError) in
+                let token = try WireValidation.token(body.token)
+                let new = try WireValidation.newSubscription(
+                    latitude: body.location.latitude, longitude: body.location.longitude,
+                    name: body.location.name, unit: body.location.unit, settings: nil)
+                return (token, new)
+            }
+            let change = try await subscribe(token, new, logger: context.logger)
+            // The existing app expects 201 whether or not the location was already there.
+            return JSONResponse(.created, SubscriptionResponse(change.subscription, created: change.created))
+        }
+
+        routes.on(.post, "/remove_location") { request, context in
+            let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)!
+            let (token, coordinate, name) = try Self.validated { () throws(ValidationError) in
+                let token = try WireValidation.token(body.token)
+                _ = try TemperatureUnit(parsing: body.location.unit)
+                let coordinate = try Coordinate(latitude: body.location.latitude.value, longitude: body.location.longitude.value)
+                return (token, coordinate, try PlaceName(body.location.name))
+            }
+            let removed = try await store.unsubscribe(token, at: coordinate, named: name)
+            context.logger.info("location removed", metadata: ["token": "\(token.redacted)", "removed": "\(removed)"])
+            return JSONResponse(.ok, ["removed": removed])
+        }
+
+        routes.on(.put, "/v1/devices/{token}") { request, context in
+            let token = try Self.pathToken(context)
+            let body = try await JSONBody.decode(DeviceBody.self, from: request, context: context, optional: true)
+            let registration = try Self.validated { () throws(ValidationError) in
+                try WireValidation.registration(token: token, body: body)
+            }
+            let created = try await store.register(registration, at: now())
+            guard let device = try await store.device(token) else {
+                throw APIError.notFound("device \(token.redacted) vanished while registering")
+            }
+            context.logger.info("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
+            return JSONResponse(created ? .created : .ok, DeviceResponse(device))
+        }
+
+        routes.on(.delete, "/v1/devices/{token}") { _, context in
+            let token = try Self.pathToken(context)
+            guard try await store.deleteDevice(token) else {
+                throw APIError.notFound("unknown device")
+            }
+            context.logger.info("device deleted", metadata: ["token": "\(token.redacted)"])
+            return Response(status: .noContent)
+        }
+
+        routes.on(.get, "/v1/devices/{token}/subscriptions") { _, context in
+            let token = try Self.pathToken(context)
+            guard try await store.device(token) != nil else {
+                throw APIError.notFound("unknown device")
+            }
+            let list = try await store.subscriptions(of: token)
+            return JSONResponse(.ok, ["subscriptions": list.map { SubscriptionResponse($0) }])
+        }
+
+        routes.on(.post, "/v1/devices/{token}/subscriptions") { request, context in
+            let token = try Self.pathToken(context)
+            let body = try await JSONBody.decode(SubscriptionBody.self, from: request, context: context)!
+            let new = try Self.validated { () throws(ValidationError) in
+                try WireValidation.newSubscription(
+                    latitude: body.latitude, longitude: body.longitude, name: body.name, unit: body.unit,
+                    settings: body.settings)
+            }
+            let change = try await subscribe(token, new, logger: context.logger)
+            return JSONResponse(change.created ? .created : .ok, SubscriptionResponse(change.subscription, created: change.created))
+        }
+
+        routes.on(.delete, "/v1/devices/{token}/subscriptions/{id}") { _, context in
+            let token = try Self.pathToken(context)
+            guard let raw = context.parameters.get("id"), let id = Int64(raw), id > 0 else {
+                throw APIError.badRequest("invalid_field", "subscription id must be a positive integer")
+            }
+            guard try await store.unsubscribe(token, id: id) else {
+                throw APIError.notFound("unknown subscription")
+            }
+            return Response(status: .noContent)
+        }
+    }
+
+    func subscribe(_ token: DeviceToken, _ new: NewSubscription, logger: Logger) async throws -> SubscriptionChange {
+        do {
+            let change = try await store.subscribe(token, to: new, at: now())
+            logger.info(
+                "location added",
+                metadata: ["token": "\(token.redacted)", "box": "\(change.subscription.box)", "new": "\(change.created)"])
+            return change
+        } catch let error as StoreLimitError {
+            throw APIError(.conflict, code: "subscription_limit", error.message)
+        }
+    }
+
+    static func pathToken(_ context: FrostboxRequestContext) throws -> DeviceToken {
+        let raw = context.parameters.get("token") ?? ""
+        return try validated { () throws(ValidationError) in try WireValidation.token(raw.removingPercentEncoding ?? raw) }
+    }
+
+    /// Runs core validation, answering its failure as a 400.
+    static func validated<T>(_ body: () throws(ValidationError) -> T) throws(APIError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw APIError(error)
+        }
+    }
+}

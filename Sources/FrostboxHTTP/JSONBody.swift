@@ -1,0 +1,93 @@
+import FrostboxCore
+import Foundation
+import Hummingbird
+
+/// Reading request bodies: size-capped, JSON, with decoding failures turned into clear 400s
+/// that name the field at fault.
+enum JSONBody {
+    /// Decodes the body as `T`; an empty body is `nil` when `optional`, else a 400.
+    static func decode<T: Decodable>(
+        _ type: T.Type, from request: Request, context: FrostboxRequestContext, optional: Bool = false
+    ) async throws -> T? {
+        var request = request
+        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        if buffer.readableBytes == 0 || buffer.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            if optional { return nil }
+            throw APIError.badRequest("missing_body", "request body must be a JSON object")
+        }
+        return try decode(type, from: Data(buffer.readableBytesView))
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as ValidationError {
+            throw APIError(error)
+        } catch let error as DecodingError {
+            throw translate(error)
+        } catch {
+            throw APIError.badRequest("malformed_json", "request body is not valid JSON")
+        }
+    }
+
+    static func translate(_ error: DecodingError) -> APIError {
+        switch error {
+        case .keyNotFound(let key, let context):
+            let path = fieldPath(context.codingPath + [key])
+            return .badRequest("missing_field", "field '\(path)' is required")
+        case .valueNotFound(_, let context):
+            return .badRequest("missing_field", "field '\(fieldPath(context.codingPath))' must not be null")
+        case .typeMismatch(let type, let context):
+            if context.codingPath.isEmpty {
+                return .badRequest("invalid_body", "request body must be a JSON object")
+            }
+            return .badRequest("invalid_field", "field '\(fieldPath(context.codingPath))' must be \(describe(type))")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return .badRequest("malformed_json", "request body is not valid JSON")
+            }
+            return .badRequest("invalid_field", "field '\(fieldPath(context.codingPath))' is invalid")
+        @unknown default:
+            return .badRequest("malformed_json", "request body could not be read")
+        }
+    }
+
+    static func fieldPath(_ path: [any CodingKey]) -> String {
+        path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "a boolean"
+        case is Double.Type, is Int.Type, is Int64.Type: "a number"
+        default: "of another type"
+        }
+    }
+}
+
+/// A number the app may send as a JSON number or as a JSON string ("60.17").
+struct FlexibleNumber: Decodable, Sendable {
+    let value: Double
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            throw DecodingError.valueNotFound(Double.self, .init(codingPath: decoder.codingPath, debugDescription: "null"))
+        }
+        if let number = try? container.decode(Double.self) {
+            value = number
+            return
+        }
+        guard let text = try? container.decode(String.self) else {
+            throw DecodingError.typeMismatch(Double.self, .init(codingPath: decoder.codingPath, debugDescription: "number"))
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let allowed = Set("0123456789+-.eE")
+        guard !trimmed.isEmpty, trimmed.allSatisfy(allowed.contains), let number = Double(trimmed) else {
+            let field = decoder.codingPath.last?.stringValue ?? "value"
+            throw ValidationError(.invalidCoordinate, field: field, "\(field) must be a decimal number")
+        }
+        value = number
+    }
+}

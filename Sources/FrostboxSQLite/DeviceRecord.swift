@@ -1,0 +1,41 @@
+import FrostboxCore
+import GRDB
+
+/// Row of the `device` table.
+struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "device"
+
+    var token: String
+    var topic: String?
+    var environment: String?
+    var locale: String?
+    var createdAt: Int64
+    var registeredAt: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case token, topic, environment, locale
+        case createdAt = "created_at"
+        case registeredAt = "registered_at"
+    }
+
+    enum Columns {
+        static let token = Column(CodingKeys.token)
+        static let registeredAt = Column(CodingKeys.registeredAt)
+    }
+
+    init(_ registration: DeviceRegistration, at now: Int64) {
+        token = registration.token.hex
+        topic = registration.topic
+        environment = registration.environment?.rawValue
+        locale = registration.locale
+        createdAt = now
+        registeredAt = now
+    }
+
+    var device: Device {
+        Device(
+            token: DeviceToken(trustedHex: token), topic: topic,
+            environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
+            locale: locale, createdAt: createdAt, registeredAt: registeredAt)
+    }
+}

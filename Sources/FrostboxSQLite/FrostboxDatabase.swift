@@ -1,0 +1,44 @@
+import FrostboxCore
+import GRDB
+import Logging
+
+/// The one SQLite file of a Frostbox installation: a GRDB `DatabasePool` in WAL mode with
+/// `synchronous = FULL`, every migration applied, and a group committer for durable writes.
+public final class FrostboxDatabase: Sendable {
+    /// The pool; adapters read through it and write through `write(_:)`.
+    public let pool: DatabasePool
+    /// Where the file lives.
+    public let path: String
+    let committer: GroupCommitter
+
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    public init(path: String, logger: Logger = Logger(label: "frostbox.sqlite")) throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // FULL: a commit is on disk before we acknowledge it, power loss included.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try FrostboxMigrations.migrator.migrate(pool)
+        self.pool = pool
+        self.path = path
+        self.committer = GroupCommitter(pool: pool)
+        logger.debug("opened database", metadata: ["path": "\(path)"])
+    }
+
+    /// Runs `body` in a write transaction shared with other concurrent writers (group
+    /// commit), inside its own savepoint: its changes commit, or roll back alone when it
+    /// throws. Returns after the commit is durable.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await committer.write(body)
+    }
+
+    /// Whether every known migration has been applied (for readiness checks).
+    public func isMigrated() async throws -> Bool {
+        try await pool.read { db in
+            try FrostboxMigrations.migrator.hasCompletedMigrations(db)
+        }
+    }
+}

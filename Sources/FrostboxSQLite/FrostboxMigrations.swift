@@ -1,0 +1,51 @@
+import GRDB
+
+/// The schema, as an append-only list of named migrations. A landed migration is never
+/// edited: change the schema by appending a new one. Migrations use SQL, not app types.
+public enum FrostboxMigrations {
+    /// Every migration in order.
+    public static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for (name, body) in all {
+            migrator.registerMigration(name, migrate: body)
+        }
+        return migrator
+    }
+
+    static let all: [(String, @Sendable (Database) throws -> Void)] = [
+        ("v1-devices-subscriptions", v1DevicesSubscriptions),
+    ]
+
+    static func v1DevicesSubscriptions(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE device (
+                    token TEXT PRIMARY KEY NOT NULL
+                        CHECK (length(token) BETWEEN 16 AND 200 AND length(token) % 2 = 0
+                               AND token NOT GLOB '*[^0-9a-f]*'),
+                    topic TEXT,
+                    environment TEXT CHECK (environment IN ('production', 'sandbox')),
+                    locale TEXT,
+                    created_at INTEGER NOT NULL,
+                    registered_at INTEGER NOT NULL
+                );
+                CREATE TABLE subscription (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    token TEXT NOT NULL REFERENCES device(token) ON DELETE CASCADE,
+                    latitude REAL NOT NULL CHECK (latitude BETWEEN -90 AND 90),
+                    longitude REAL NOT NULL CHECK (longitude BETWEEN -180 AND 180),
+                    box INTEGER NOT NULL,
+                    name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
+                    unit TEXT NOT NULL CHECK (unit IN ('C', 'F')),
+                    created_at INTEGER NOT NULL,
+                    rule TEXT,
+                    frost_risk_c REAL,
+                    freeze_c REAL,
+                    hard_freeze_c REAL,
+                    all_clear INTEGER NOT NULL DEFAULT 0 CHECK (all_clear IN (0, 1))
+                );
+                CREATE INDEX subscription_on_token ON subscription(token);
+                CREATE INDEX subscription_on_box ON subscription(box, token);
+                """)
+    }
+}

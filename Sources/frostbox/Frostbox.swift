@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `frostbox` command: a thin front over `FrostboxApp`.
+@main
+struct Frostbox: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "frostbox",
+        abstract: "Frost alerts for weather-app devices: places, forecasts per 0.05° box, APNs pushes.",
+        subcommands: [Serve.self]
+    )
+}
