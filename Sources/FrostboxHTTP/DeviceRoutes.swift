@@ -21,7 +21,7 @@ public struct DeviceRoutes: Sendable {
             let body = try await JSONBody.decode(RegisterBody.self, from: request, context: context)!
             let token = try Self.validated { () throws(ValidationError) in try WireValidation.token(body.token) }
             let created = try await store.register(DeviceRegistration(token: token), at: now())
-            context.logger.info("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
+            context.logger.debug("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
             return JSONResponse(.created, ["status": "registered"])
         }
 
@@ -48,7 +48,7 @@ public struct DeviceRoutes: Sendable {
                 return (token, coordinate, try PlaceName(body.location.name))
             }
             let removed = try await store.unsubscribe(token, at: coordinate, named: name)
-            context.logger.info("location removed", metadata: ["token": "\(token.redacted)", "removed": "\(removed)"])
+            context.logger.debug("location removed", metadata: ["token": "\(token.redacted)", "removed": "\(removed)"])
             return JSONResponse(.ok, ["removed": removed])
         }
 
@@ -62,7 +62,7 @@ public struct DeviceRoutes: Sendable {
             guard let device = try await store.device(token) else {
                 throw APIError.notFound("device \(token.redacted) vanished while registering")
             }
-            context.logger.info("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
+            context.logger.debug("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
             return JSONResponse(created ? .created : .ok, DeviceResponse(device))
         }
 
@@ -71,7 +71,7 @@ public struct DeviceRoutes: Sendable {
             guard try await store.deleteDevice(token) else {
                 throw APIError.notFound("unknown device")
             }
-            context.logger.info("device deleted", metadata: ["token": "\(token.redacted)"])
+            context.logger.debug("device deleted", metadata: ["token": "\(token.redacted)"])
             return Response(status: .noContent)
         }
 
@@ -111,7 +111,7 @@ public struct DeviceRoutes: Sendable {
     func subscribe(_ token: DeviceToken, _ new: NewSubscription, logger: Logger) async throws -> SubscriptionChange {
         do {
             let change = try await store.subscribe(token, to: new, at: now())
-            logger.info(
+            logger.debug(
                 "location added",
                 metadata: ["token": "\(token.redacted)", "box": "\(change.subscription.box)", "new": "\(change.created)"])
             return change
