@@ -1,0 +1,98 @@
+import FrostboxCore
+import FrostboxSQLite
+import Foundation
+import Logging
+import Synchronization
+
+/// The logic behind `frostbox import geonames` and `frostbox search`, so that the CLI
+/// commands stay thin.
+public enum PlaceCommands {
+    /// Parses `P,A` / `FI,SE` lists into upper-case sets; nil for nil or empty.
+    public static func codeSet(_ raw: String?) -> Set<String>? {
+        guard let raw else { return nil }
+        let codes = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty }
+        return codes.isEmpty ? nil : Set(codes)
+    }
+
+    /// Imports GeoNames files into the database at `databasePath`, drawing progress on
+    /// standard error (a live line on a terminal, a plain line every 5 s otherwise).
+    public static func importGeoNames(
+        paths: [String], options: PlaceImportOptions, databasePath: String, logger: Logger
+    ) async throws -> PlaceImportSummary {
+        let database = try FrostboxDatabase(path: databasePath, logger: logger)
+        let printer = ProgressPrinter(live: isatty(STDERR_FILENO) == 1)
+        let summary = try await PlaceImport.run(
+            paths: paths, options: options, database: database, logger: logger, progress: printer.report)
+        printer.end()
+        return summary
+    }
+
+    /// Runs a search and formats one line per result.
+    public static func search(
+        text: String, near: String?, limit: Int, radiusKilometres: Double, databasePath: String, logger: Logger
+    ) async throws -> String {
+        var point: Coordinate?
+        if let near {
+            let parts = near.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 2, let lat = parts[0], let lon = parts[1] else {
+                throw ValidationError(.invalidCoordinate, field: "near", "--near must be LAT,LON, e.g. 60.19,25.01")
+            }
+            point = try Coordinate(latitude: lat, longitude: lon)
+        }
+        let query = try PlaceQuery(text: text, near: point, limit: limit, radiusKilometres: radiusKilometres)
+        let database = try FrostboxDatabase(path: databasePath, logger: logger)
+        let matches = try await GRDBPlaceIndex(database: database).search(query)
+        guard !matches.isEmpty else { return "no places match \"\(text)\"" }
+        return matches.enumerated().map { index, match in
+            let place = match.place
+            var where_ = [match.admin1Name, match.countryName ?? place.countryCode].compactMap { $0 }.filter { !$0.isEmpty }
+            if where_.first == place.name { where_.removeFirst() }
+            let distance = match.distanceKilometres.map { String(format: "%7.1f km", $0) } ?? ""
+            let matched = match.matchedName == place.name ? "" : " [\(match.matchedName)]"
+            return String(
+                format: "%2d. %@%@ — %@  pop %lld  %@  %@ (id %lld)", index + 1, place.name, matched,
+                where_.joined(separator: ", "), place.population, place.featureCode, distance, place.id)
+        }.joined(separator: "\n")
+    }
+}
+
+/// Draws import progress on standard error.
+final class ProgressPrinter: Sendable {
+    let live: Bool
+    private let lastPlain = Mutex<Double>(-1)
+
+    init(live: Bool) { self.live = live }
+
+    func report(_ progress: PlaceImportProgress) {
+        let line = Self.format(progress)
+        if live {
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+            return
+        }
+        let due = lastPlain.withLock { last -> Bool in
+            guard progress.phase != nil || last < 0 || progress.elapsedSeconds - last >= 5 else { return false }
+            last = progress.elapsedSeconds
+            return true
+        }
+        if due { FileHandle.standardError.write(Data("\(line)\n".utf8)) }
+    }
+
+    func end() {
+        if live { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+
+    static func format(_ progress: PlaceImportProgress) -> String {
+        let rate = progress.elapsedSeconds > 0 ? Double(progress.rowsRead) / progress.elapsedSeconds : 0
+        var line = "\(progress.rowsRead) rows, \(Int(rate)) rows/s"
+        if progress.totalBytes > 0 {
+            let fraction = min(Double(progress.bytesRead) / Double(progress.totalBytes), 1)
+            line += String(format: ", %.1f%%", fraction * 100)
+            if fraction > 0.001 && progress.phase == nil {
+                let remaining = progress.elapsedSeconds * (1 - fraction) / fraction
+                line += ", ETA \(Int(remaining) / 60)m\(String(format: "%02d", Int(remaining) % 60))s"
+            }
+        }
+        if let phase = progress.phase { line += " — \(phase)" }
+        return line
+    }
+}

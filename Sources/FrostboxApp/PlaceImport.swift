@@ -1,0 +1,312 @@
+import FrostboxCore
+import FrostboxGeoNames
+import FrostboxSQLite
+import Foundation
+import Logging
+
+/// What to import and which rows to keep.
+public struct PlaceImportOptions: Sendable {
+    /// Keep only these feature classes (`P`, `A`, …); nil keeps all.
+    public var featureClasses: Set<String>?
+    /// Keep only these country codes; nil keeps all.
+    public var countries: Set<String>?
+    /// Keep only places with at least this population.
+    public var minimumPopulation: Int64 = 0
+    /// Drop every stored place first (not only those with an imported geonameid).
+    public var replace = false
+    /// Places per staging transaction.
+    public var batchSize = 5_000
+
+    public init() {}
+
+    /// Whether a parsed place passes the filters.
+    func keeps(_ place: Place) -> Bool {
+        if let featureClasses, !featureClasses.contains(place.featureClass) { return false }
+        if let countries, !countries.contains(place.countryCode) { return false }
+        return place.population >= minimumPopulation
+    }
+}
+
+/// Where an import stands, for progress lines.
+public struct PlaceImportProgress: Sendable {
+    public var rowsRead: Int
+    public var bytesRead: Int64
+    public var totalBytes: Int64
+    public var elapsedSeconds: Double
+    /// Set while the indexes are built after reading.
+    public var phase: String?
+}
+
+/// The outcome of an import: counts, and for each skip reason how many lines and where
+/// the first of them are.
+public struct PlaceImportSummary: Sendable {
+    /// Skipped lines of one reason.
+    public struct Skips: Sendable {
+        public var count = 0
+        /// `file:line` of the first few.
+        public var firstLines: [String] = []
+    }
+
+    public var rowsRead = 0
+    /// Rows that passed the filters and were staged.
+    public var accepted = 0
+    /// Valid rows left out by `--feature-classes`, `--countries` or `--min-population`.
+    public var filtered = 0
+    public var skipped: [GeoNamesSkipReason: Skips] = [:]
+    public var admin1Read = 0
+    public var countriesRead = 0
+    public var result: PlaceImportResult?
+    public var elapsedSeconds = 0.0
+
+    public var skippedCount: Int { skipped.values.reduce(0) { $0 + $1.count } }
+
+    mutating func skip(_ reason: GeoNamesSkipReason, file: String, line: Int) {
+        var entry = skipped[reason, default: Skips()]
+        entry.count += 1
+        if entry.firstLines.count < 5 { entry.firstLines.append("\(file):\(line)") }
+        skipped[reason] = entry
+    }
+
+    /// The summary as the CLI prints it.
+    public var text: String {
+        var lines: [String] = []
+        let rate = elapsedSeconds > 0 ? Int(Double(rowsRead) / elapsedSeconds) : 0
+        lines.append("rows read: \(rowsRead) in \(String(format: "%.1f", elapsedSeconds)) s (\(rate) rows/s)")
+        lines.append("imported: \(accepted)" + (filtered > 0 ? ", left out by filters: \(filtered)" : ""))
+        if let result {
+            lines.append("replaced existing: \(result.replaced); places stored: \(result.total); names indexed: \(result.names)")
+            if admin1Read + countriesRead > 0 {
+                lines.append("admin1 divisions stored: \(result.admin1); countries stored: \(result.countries)")
+            }
+        }
+        lines.append("skipped: \(skippedCount)")
+        for reason in skipped.keys.sorted() {
+            let entry = skipped[reason]!
+            lines.append("  \(reason.rawValue): \(entry.count) (first: \(entry.firstLines.joined(separator: ", ")))")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Runs a GeoNames import: one thread reads, parses and folds; another writes to SQLite
+/// (so the two cores overlap); then the importer builds the indexes and swaps them in.
+public enum PlaceImport {
+    /// Imports `paths` into `database`. Dirty lines are skipped and counted; unreadable files
+    /// fail the whole import before anything is swapped in.
+    public static func run(
+        paths: [String], options: PlaceImportOptions, database: FrostboxDatabase, logger: Logger,
+        progress: @escaping @Sendable (PlaceImportProgress) -> Void = { _ in }
+    ) async throws -> PlaceImportSummary {
+        let files = try paths.map { path throws -> GeoNamesFile in
+            try GeoNamesFile(url: URL(fileURLWithPath: path))
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(
+                    with: Result {
+                        try runBlocking(files: files, options: options, database: database, logger: logger, progress: progress)
+                    })
+            }
+            thread.name = "frostbox-import-read"
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    enum Item: Sendable {
+        case places(PlaceBatch)
+        case admin1([Admin1Division])
+        case countries([CountryInfo])
+    }
+
+    static func runBlocking(
+        files: [GeoNamesFile], options: PlaceImportOptions, database: FrostboxDatabase, logger: Logger,
+        progress: @escaping @Sendable (PlaceImportProgress) -> Void
+    ) throws -> PlaceImportSummary {
+        let start = ContinuousClock.now
+        func elapsed() -> Double {
+            let duration = ContinuousClock.now - start
+            return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        let importer = GRDBPlaceImporter(database: database, replace: options.replace, logger: logger)
+        try importer.begin()
+        let queue = BlockingQueue<Item>(capacity: 4)
+        let writer = WriterThread(importer: importer, queue: queue)
+        writer.start()
+
+        var summary = PlaceImportSummary()
+        do {
+            let totalBytes = try files.filter { $0.kind == .geonames }.reduce(Int64(0)) { $0 + (try $1.totalBytes()) }
+            var bytesBefore: Int64 = 0
+            var lastReport = ContinuousClock.now
+            for file in files {
+                let name = file.url.lastPathComponent
+                switch file.kind {
+                case .admin1:
+                    let divisions = try GeoNamesTables.admin1(file)
+                    summary.admin1Read += divisions.count
+                    guard queue.put(.admin1(divisions)) else { throw writer.failure ?? CancellationError() }
+                case .countries:
+                    let countries = try GeoNamesTables.countries(file)
+                    summary.countriesRead += countries.count
+                    guard queue.put(.countries(countries)) else { throw writer.failure ?? CancellationError() }
+                case .geonames:
+                    var batch = PlaceBatch()
+                    var bytesInFile: Int64 = 0
+                    try file.forEachLine(progress: { bytesInFile = $0 }) { line, number in
+                        summary.rowsRead += 1
+                        do throws(GeoNamesSkipReason) {
+                            let place = try GeoNamesRow.parse(line)
+                            if options.keeps(place) {
+                                batch.append(place)
+                                summary.accepted += 1
+                            } else {
+                                summary.filtered += 1
+                            }
+                        } catch {
+                            summary.skip(error, file: name, line: number)
+                        }
+                        if batch.count >= options.batchSize {
+                            guard queue.put(.places(batch)) else { throw writer.failure ?? CancellationError() }
+                            batch = PlaceBatch()
+                            let now = ContinuousClock.now
+                            if now - lastReport >= .milliseconds(200) {
+                                lastReport = now
+                                progress(PlaceImportProgress(
+                                    rowsRead: summary.rowsRead, bytesRead: bytesBefore + bytesInFile,
+                                    totalBytes: totalBytes, elapsedSeconds: elapsed()))
+                            }
+                        }
+                    }
+                    if !batch.isEmpty, !queue.put(.places(batch)) { throw writer.failure ?? CancellationError() }
+                    bytesBefore += bytesInFile
+                }
+            }
+            progress(PlaceImportProgress(
+                rowsRead: summary.rowsRead, bytesRead: bytesBefore, totalBytes: totalBytes, elapsedSeconds: elapsed(),
+                phase: "building indexes"))
+            queue.close()
+            writer.join()
+            if let failure = writer.failure { throw failure }
+            summary.result = try importer.finish { phase in
+                progress(PlaceImportProgress(
+                    rowsRead: summary.rowsRead, bytesRead: totalBytes, totalBytes: totalBytes, elapsedSeconds: elapsed(), phase: phase))
+            }
+        } catch {
+            queue.close()
+            writer.join()
+            importer.abandon()
+            throw error
+        }
+        summary.elapsedSeconds = elapsed()
+        logger.info(
+            "places imported",
+            metadata: [
+                "rows": "\(summary.rowsRead)", "imported": "\(summary.accepted)", "skipped": "\(summary.skippedCount)",
+                "seconds": "\(String(format: "%.1f", summary.elapsedSeconds))",
+            ])
+        return summary
+    }
+
+    /// Imports the bundled extract when no place is stored yet (first start of `serve`).
+    /// A missing file is logged and ignored: the service runs without place search data.
+    public static func seedIfEmpty(path: String, database: FrostboxDatabase, logger: Logger) async {
+        do {
+            guard try await GRDBPlaceIndex(database: database).isEmpty() else { return }
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                logger.warning("no places stored and the seed file is missing; place search stays empty", metadata: ["path": "\(path)"])
+                return
+            }
+            let summary = try await run(paths: [path], options: PlaceImportOptions(), database: database, logger: logger)
+            logger.info("seeded places", metadata: ["path": "\(path)", "places": "\(summary.accepted)"])
+        } catch {
+            logger.error("seeding places failed; place search stays empty", metadata: ["path": "\(path)", "error": "\(error)"])
+        }
+    }
+}
+
+/// Drains the queue into the importer on its own thread.
+final class WriterThread: @unchecked Sendable {
+    // @unchecked Sendable: `importer` is used only by this thread until `join()` returns;
+    // `failure` is written by the thread before it signals `done` and read after `join()`.
+    let importer: GRDBPlaceImporter
+    let queue: BlockingQueue<PlaceImport.Item>
+    private(set) var failure: (any Error)?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(importer: GRDBPlaceImporter, queue: BlockingQueue<PlaceImport.Item>) {
+        self.importer = importer
+        self.queue = queue
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            defer { done.signal() }
+            while let item = queue.take() {
+                do {
+                    switch item {
+                    case .places(let batch): try importer.add(batch)
+                    case .admin1(let divisions): try importer.addAdmin1(divisions)
+                    case .countries(let countries): try importer.addCountries(countries)
+                    }
+                } catch {
+                    failure = error
+                    queue.fail()
+                    return
+                }
+            }
+        }
+        thread.name = "frostbox-import-write"
+        thread.start()
+    }
+
+    func join() { done.wait() }
+}
+
+/// A bounded blocking FIFO between two threads.
+final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: every field is read and written only while holding `condition`.
+    private let condition = NSCondition()
+    private var items: [Element] = []
+    private var closed = false
+    private var failed = false
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Waits for room; false when the consumer has failed.
+    func put(_ item: Element) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity && !failed { condition.wait() }
+        guard !failed else { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// The next item; nil once closed and drained (or failed).
+    func take() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && !closed && !failed { condition.wait() }
+        guard !failed, !items.isEmpty else { return nil }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func fail() {
+        condition.lock()
+        failed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

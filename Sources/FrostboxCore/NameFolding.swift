@@ -1,0 +1,139 @@
+/// Folds place names and queries into one comparable form, so that what a user types on any
+/// keyboard finds the name as GeoNames spells it:
+///
+/// 1. Unicode NFKD, combining marks removed, full case folding (`Zürich` → `zurich`,
+///    `São Paulo` → `sao paulo`, `Ｔｏｋｙｏ` → `tokyo`, Hangul syllables into jamo);
+/// 2. letters without a decomposition: ß→ss, æ→ae, ø→o, œ→oe, ł→l, đ→d, ð→d, þ→th, ı→i;
+/// 3. `.` `,` `'` `’` removed; `-` and the Unicode hyphens become a space;
+/// 4. white space collapsed to single spaces and trimmed.
+///
+/// Non-Latin scripts stay themselves apart from case and marks (`Москва` → `москва`).
+/// The per-scalar table is generated from the Unicode data by `tools/fold-table/generate.py`.
+public enum NameFolding {
+    /// The folded form of `text`.
+    public static func fold(_ text: some StringProtocol) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80 {
+                appendASCII(UInt8(truncatingIfNeeded: value), to: &output, pendingSpace: &pendingSpace)
+                continue
+            }
+            if (0xAC00...0xD7A3).contains(value) {
+                for jamo in decomposeHangul(value) {
+                    appendScalar(jamo, to: &output, pendingSpace: &pendingSpace)
+                }
+                continue
+            }
+            if let range = Table.shared.ranges[value] {
+                for index in range {
+                    let folded = Table.shared.scalars[index]
+                    if folded < 0x80 {
+                        appendASCII(UInt8(truncatingIfNeeded: folded), to: &output, pendingSpace: &pendingSpace)
+                    } else {
+                        appendScalar(folded, to: &output, pendingSpace: &pendingSpace)
+                    }
+                }
+                continue
+            }
+            appendScalar(value, to: &output, pendingSpace: &pendingSpace)
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    @inline(__always)
+    static func appendASCII(_ byte: UInt8, to output: inout [UInt8], pendingSpace: inout Bool) {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            flushSpace(&output, &pendingSpace)
+            output.append(byte + 32)
+        case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: "'"):
+            return
+        case UInt8(ascii: "-"), UInt8(ascii: " "), 0x09...0x0D:
+            pendingSpace = !output.isEmpty
+        case 0x00...0x08, 0x0E...0x1F, 0x7F:
+            return
+        default:
+            flushSpace(&output, &pendingSpace)
+            output.append(byte)
+        }
+    }
+
+    @inline(__always)
+    static func appendScalar(_ value: UInt32, to output: inout [UInt8], pendingSpace: inout Bool) {
+        switch value {
+        case 0x2019, 0x2018, 0x02BC:
+            // Typographic apostrophes go the way of `'`.
+            return
+        case 0x2010, 0x2011, 0x2012, 0x2013, 0x2014, 0x2212, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029,
+            0x202F, 0x205F, 0x3000:
+            pendingSpace = !output.isEmpty
+            return
+        case 0x200B...0x200D, 0xFEFF, 0x80...0x9F:
+            return
+        default:
+            break
+        }
+        guard let scalar = Unicode.Scalar(value) else { return }
+        flushSpace(&output, &pendingSpace)
+        output.append(contentsOf: UTF8.encode(scalar)!)
+    }
+
+    @inline(__always)
+    static func flushSpace(_ output: inout [UInt8], _ pendingSpace: inout Bool) {
+        if pendingSpace {
+            output.append(UInt8(ascii: " "))
+            pendingSpace = false
+        }
+    }
+
+    /// Hangul syllables decompose algorithmically (Unicode §3.12) into leading, vowel and
+    /// optional trailing jamo.
+    static func decomposeHangul(_ value: UInt32) -> [UInt32] {
+        let index = value - 0xAC00
+        let leading = 0x1100 + index / 588
+        let vowel = 0x1161 + (index % 588) / 28
+        let trailing = index % 28
+        return trailing == 0 ? [leading, vowel] : [leading, vowel, 0x11A7 + trailing]
+    }
+
+    /// The decoded per-scalar table: `ranges[scalar]` indexes the folded scalars.
+    struct Table: Sendable {
+        let ranges: [UInt32: Range<Int>]
+        let scalars: [UInt32]
+
+        static let shared = Table(encoded: NameFolding.encodedTable)
+
+        init(encoded: String) {
+            var ranges: [UInt32: Range<Int>] = [:]
+            var scalars: [UInt32] = []
+            ranges.reserveCapacity(10_000)
+            for entry in encoded.split(separator: ";") {
+                let parts = entry.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, let source = UInt32(parts[0], radix: 16) else { continue }
+                let start = scalars.count
+                for piece in parts[1].split(separator: ".") {
+                    if let folded = UInt32(piece, radix: 16) { scalars.append(folded) }
+                }
+                ranges[source] = start..<scalars.count
+            }
+            self.ranges = ranges
+            self.scalars = scalars
+        }
+    }
+}
+
+extension NameFolding {
+    /// Whether a folded name starts with a folded query.
+    public static func hasPrefix(_ folded: String, _ foldedQuery: String) -> Bool {
+        folded.utf8.starts(with: foldedQuery.utf8)
+    }
+
+    /// The smallest string greater than every string starting with `foldedPrefix`, for index
+    /// range scans (`folded >= prefix AND folded < upperBound`) in byte (UTF-8) order.
+    public static func upperBound(ofPrefix foldedPrefix: String) -> String {
+        foldedPrefix + "\u{10FFFF}"
+    }
+}

@@ -1,0 +1,114 @@
+/// A place from a GeoNames "geoname" dump: what search answers need, nothing more.
+public struct Place: Sendable, Hashable {
+    /// The GeoNames id (`geonameid`): stable across dumps, so re-imports replace by it.
+    public var id: Int64
+    /// The name in the local language (UTF-8).
+    public var name: String
+    /// The name in plain ASCII.
+    public var asciiName: String
+    /// Alternate names, comma-separated, as in the dump (may be empty).
+    public var alternateNames: String
+    public var coordinate: Coordinate
+    /// GeoNames feature class, one letter (`P` populated place, `A` administrative area, …); may be empty.
+    public var featureClass: String
+    /// GeoNames feature code (`PPLC` capital, `PPL` populated place, `ADM1`, …); may be empty.
+    public var featureCode: String
+    /// ISO 3166 alpha-2 country code; may be empty (e.g. undersea features).
+    public var countryCode: String
+    /// First-level administrative division code, as in `admin1CodesASCII.txt` after the country.
+    public var admin1Code: String
+    /// Inhabitants; 0 when unknown. 64-bit as in the dump.
+    public var population: Int64
+    /// IANA time zone id, e.g. `Europe/Helsinki`; may be empty.
+    public var timezone: String
+    /// Last modification date in the dump (`yyyy-MM-dd`); may be empty.
+    public var modified: String
+
+    public init(
+        id: Int64, name: String, asciiName: String = "", alternateNames: String = "", coordinate: Coordinate,
+        featureClass: String = "P", featureCode: String = "PPL", countryCode: String = "", admin1Code: String = "",
+        population: Int64 = 0, timezone: String = "", modified: String = ""
+    ) {
+        self.id = id
+        self.name = name
+        self.asciiName = asciiName
+        self.alternateNames = alternateNames
+        self.coordinate = coordinate
+        self.featureClass = featureClass
+        self.featureCode = featureCode
+        self.countryCode = countryCode
+        self.admin1Code = admin1Code
+        self.population = population
+        self.timezone = timezone
+        self.modified = modified
+    }
+
+    /// The 0.05° box the place lies in.
+    public var box: GeoBox { coordinate.box }
+
+    /// Every written form of the name: name, ASCII name, then each alternate name, empty ones
+    /// left out.
+    public var nameForms: [String] {
+        var forms: [String] = [name]
+        if !asciiName.isEmpty { forms.append(asciiName) }
+        if !alternateNames.isEmpty {
+            for part in alternateNames.split(separator: ",") where !part.isEmpty {
+                forms.append(String(part))
+            }
+        }
+        return forms
+    }
+
+    /// The distinct folded forms of every name (what the index holds for this place).
+    public var foldedNames: [String] {
+        var seen = Set<String>()
+        var result: [String] = []
+        for form in nameForms {
+            let folded = NameFolding.fold(form)
+            if !folded.isEmpty, seen.insert(folded).inserted { result.append(folded) }
+        }
+        return result
+    }
+
+    /// Whether the place belongs in the coarse search levels (1° cells and population tiers):
+    /// settlements (`P`), administrative areas (`A`) and anything with a population. Other
+    /// features (lakes, hills, …) are found near the searcher only.
+    public var isSettlementLike: Bool {
+        featureClass == "P" || featureClass == "A" || population > 0
+    }
+}
+
+/// The name of a first-level administrative division (`admin1CodesASCII.txt`).
+public struct Admin1Division: Sendable, Hashable {
+    /// `country.admin1`, e.g. `FI.01`.
+    public var code: String
+    public var name: String
+    public var asciiName: String
+    /// The division's own geonameid, when given.
+    public var geonameID: Int64?
+
+    public init(code: String, name: String, asciiName: String, geonameID: Int64?) {
+        self.code = code
+        self.name = name
+        self.asciiName = asciiName
+        self.geonameID = geonameID
+    }
+}
+
+/// A country from `countryInfo.txt`.
+public struct CountryInfo: Sendable, Hashable {
+    /// ISO 3166 alpha-2, e.g. `FI`.
+    public var code: String
+    public var name: String
+    public var capital: String
+    public var population: Int64
+    public var continent: String
+
+    public init(code: String, name: String, capital: String = "", population: Int64 = 0, continent: String = "") {
+        self.code = code
+        self.name = name
+        self.capital = capital
+        self.population = population
+        self.continent = continent
+    }
+}

@@ -1,0 +1,83 @@
+/// A validated place search: what the user typed, where they are, how many results.
+public struct PlaceQuery: Sendable, Hashable {
+    /// Longest query accepted, in characters.
+    public static let maximumLength = 100
+    /// Allowed result counts.
+    public static let limits = 1...50
+    /// Default and allowed search radius around `near`, in kilometres.
+    public static let defaultRadiusKilometres = 200.0
+    public static let radiusKilometres = 1.0...1000.0
+
+    /// The text as typed (trimmed).
+    public let text: String
+    /// The folded text that is matched against folded names.
+    public let folded: String
+    /// Where the user is; nil searches worldwide by population.
+    public let near: Coordinate?
+    /// Most results to answer.
+    public let limit: Int
+    /// Farthest a result may lie from `near`.
+    public let radiusKilometres: Double
+
+    /// Validates a query; every failure names the parameter at fault.
+    public init(
+        text: String, near: Coordinate? = nil, limit: Int = 10, radiusKilometres: Double = Self.defaultRadiusKilometres
+    ) throws(ValidationError) {
+        let trimmed = text.trimmingWhitespace()
+        guard !trimmed.isEmpty else {
+            throw ValidationError(.invalidQuery, field: "q", "q must not be empty")
+        }
+        guard trimmed.count <= Self.maximumLength else {
+            throw ValidationError(.invalidQuery, field: "q", "q must be at most \(Self.maximumLength) characters")
+        }
+        let folded = NameFolding.fold(trimmed)
+        guard !folded.isEmpty else {
+            throw ValidationError(.invalidQuery, field: "q", "q must contain letters or digits")
+        }
+        guard Self.limits.contains(limit) else {
+            throw ValidationError(
+                .invalidField, field: "limit", "limit must be between \(Self.limits.lowerBound) and \(Self.limits.upperBound)")
+        }
+        guard radiusKilometres.isFinite, Self.radiusKilometres.contains(radiusKilometres) else {
+            throw ValidationError(
+                .invalidField, field: "radius_km",
+                "radius_km must be between \(Int(Self.radiusKilometres.lowerBound)) and \(Int(Self.radiusKilometres.upperBound))")
+        }
+        self.text = trimmed
+        self.folded = folded
+        self.near = near
+        self.limit = limit
+        self.radiusKilometres = radiusKilometres
+    }
+}
+
+/// One search result: the place, the name form that matched, and how it ranked.
+public struct PlaceMatch: Sendable, Hashable {
+    public var place: Place
+    /// The place's best-matching written form of the name (exact before prefix, the main
+    /// name before the ASCII name before alternates).
+    public var matchedName: String
+    /// Whether a name form equals the query after folding.
+    public var isExact: Bool
+    /// Great-circle distance from the query point; nil for worldwide searches.
+    public var distanceKilometres: Double?
+    /// The ranking score (higher is better; see `PlaceRanking`).
+    public var score: Double
+    /// Name of the first-level division, when `admin1CodesASCII.txt` was imported.
+    public var admin1Name: String?
+    /// Name of the country, when `countryInfo.txt` was imported.
+    public var countryName: String?
+
+    public init(
+        place: Place, matchedName: String, isExact: Bool, distanceKilometres: Double?, score: Double,
+        admin1Name: String? = nil, countryName: String? = nil
+    ) {
+        self.place = place
+        self.matchedName = matchedName
+        self.isExact = isExact
+        self.distanceKilometres = distanceKilometres
+        self.score = score
+        self.admin1Name = admin1Name
+        self.countryName = countryName
+    }
+}

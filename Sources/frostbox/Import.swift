@@ -1,0 +1,36 @@
+import ArgumentParser
+import FrostboxApp
+import Foundation
+import Logging
+
+/// `frostbox import geonames FILE…`: loads GeoNames dumps into the place index.
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import data.", subcommands: [GeoNames.self])
+
+    struct GeoNames: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "geonames",
+            abstract: "Import GeoNames dumps (.txt or .zip), admin1CodesASCII.txt and countryInfo.txt.")
+
+        @Argument(help: "Files to import.") var files: [String]
+        @Option(help: "Keep only these feature classes, e.g. P,A.") var featureClasses: String?
+        @Option(help: "Keep only these countries, e.g. FI,SE.") var countries: String?
+        @Option(help: "Keep only places with at least this population.") var minPopulation: Int64 = 0
+        @Flag(help: "Drop every stored place first.") var replace = false
+        @Option(help: "SQLite database file (env FROSTBOX_DB; default ./frostbox.sqlite).") var db: String?
+
+        func run() async throws {
+            var options = PlaceImportOptions()
+            options.featureClasses = PlaceCommands.codeSet(featureClasses)
+            options.countries = PlaceCommands.codeSet(countries)
+            options.minimumPopulation = minPopulation
+            options.replace = replace
+            var logger = Logger(label: "frostbox.import")
+            logger.logLevel = .warning
+            let path = db ?? ProcessInfo.processInfo.environment["FROSTBOX_DB"] ?? FrostboxConfig().databasePath
+            let summary = try await PlaceCommands.importGeoNames(paths: files, options: options, databasePath: path, logger: logger)
+            print(summary.text)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import FrostboxApp
+import Foundation
+import Logging
+
+/// `frostbox search hel --near 60.19,25.01`: the place search from the command line.
+struct Search: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Search places by name prefix, near a point or worldwide.")
+
+    @Argument(help: "The start of a place name.") var text: String
+    @Option(help: "LAT,LON to search around, e.g. 60.19,25.01.") var near: String?
+    @Option(help: "Most results (1–50).") var limit = 10
+    @Option(help: "Search radius in km around --near.") var radiusKm = 200.0
+    @Option(help: "SQLite database file (env FROSTBOX_DB; default ./frostbox.sqlite).") var db: String?
+
+    func run() async throws {
+        var logger = Logger(label: "frostbox.search")
+        logger.logLevel = .warning
+        let path = db ?? ProcessInfo.processInfo.environment["FROSTBOX_DB"] ?? FrostboxConfig().databasePath
+        do {
+            print(try await PlaceCommands.search(
+                text: text, near: near, limit: limit, radiusKilometres: radiusKm, databasePath: path, logger: logger))
+        } catch let error as CustomStringConvertible & Error {
+            throw ValidationError(error.description)
+        }
+    }
+}
