@@ -65,6 +65,8 @@ let package = Package(
             dependencies: [
                 "FrostboxCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -132,6 +134,8 @@ let package = Package(
             dependencies: [
                 "FrostboxCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "tools/MockOpenMeteo"
@@ -179,7 +183,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FrostboxOpenMeteoTests",
-            dependencies: ["FrostboxOpenMeteo", "FrostboxCore", "MockOpenMeteo"]
+            dependencies: [
+                "FrostboxOpenMeteo", "FrostboxCore", "MockOpenMeteo", "FrostboxDoubles",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "FrostboxAPNsTests",

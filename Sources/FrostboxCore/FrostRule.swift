@@ -103,13 +103,18 @@ public struct NightVerdict: Sendable, Hashable, Codable {
     public var coldest: ForecastHour?
     /// End of the counted window, UTC epoch seconds (cut by the horizon when it ends earlier).
     public var windowEnd: Int64
+    /// Whether the series covers the night's whole window, every hour with a temperature.
+    /// A night cut by the horizon (or by `evaluate(_:from:)` at its start) is not complete:
+    /// its frost is real, but its "no frost" proves nothing.
+    public var isComplete: Bool
 
-    public init(night: LocalDate, level: FrostLevel, firstAtLevel: ForecastHour?, coldest: ForecastHour?, windowEnd: Int64) {
+    public init(night: LocalDate, level: FrostLevel, firstAtLevel: ForecastHour?, coldest: ForecastHour?, windowEnd: Int64, isComplete: Bool = true) {
         self.night = night
         self.level = level
         self.firstAtLevel = firstAtLevel
         self.coldest = coldest
         self.windowEnd = windowEnd
+        self.isComplete = isComplete
     }
 
     /// Lowest temperature of the night, °C.

@@ -1,0 +1,297 @@
+import FrostboxCore
+import Logging
+
+/// The forecast capability: each box from the cache while fresh, else fetched in batches
+/// of up to `batchSize` boxes, every request charged to the quota ledger before it starts.
+/// A batch is packed to what the budgets allow; when only the minute window is in the way
+/// and it frees within `maximumQuotaWaitSeconds` the provider waits for it, otherwise the
+/// boxes left come back as `.budgetExhausted` (or `.rateLimited` while the source's pause
+/// holds) for the caller to retry first next run.
+public struct CachedForecastProvider: ForecastProvider {
+    let fetcher: any ForecastFetcher
+    let cache: any ForecastCache
+    let ledger: any QuotaLedger
+    let freshness: ForecastFreshness
+    let timekeeper: any Timekeeper
+    let settings: Settings
+    let logger: Logger
+
+    /// Tuning of a provider run.
+    public struct Settings: Sendable, Hashable {
+        /// Longest wait for a quota window to free before giving up on the boxes left, seconds.
+        public var maximumQuotaWaitSeconds: Double
+        /// Requests in flight at once.
+        public var maximumConcurrentRequests: Int
+        /// Batches failing in a row (after their retries) before the run stops asking.
+        public var maximumConsecutiveFailures: Int
+        /// Cache entries older than this are deleted after a run, seconds.
+        public var cacheRetentionSeconds: Int64
+
+        public init(maximumQuotaWaitSeconds: Double = 60, maximumConcurrentRequests: Int = 2, maximumConsecutiveFailures: Int = 3, cacheRetentionSeconds: Int64 = 7 * 86_400) {
+            self.maximumQuotaWaitSeconds = maximumQuotaWaitSeconds
+            self.maximumConcurrentRequests = max(1, maximumConcurrentRequests)
+            self.maximumConsecutiveFailures = max(1, maximumConsecutiveFailures)
+            self.cacheRetentionSeconds = cacheRetentionSeconds
+        }
+    }
+
+    public init(
+        fetcher: any ForecastFetcher, cache: any ForecastCache, ledger: any QuotaLedger, freshness: ForecastFreshness = ForecastFreshness(),
+        timekeeper: any Timekeeper = SystemTimekeeper(), settings: Settings = Settings(), logger: Logger = Logger(label: "frostbox.forecasts")
+    ) {
+        self.fetcher = fetcher
+        self.cache = cache
+        self.ledger = ledger
+        self.freshness = freshness
+        self.timekeeper = timekeeper
+        self.settings = settings
+        self.logger = logger
+    }
+
+    public func forecasts(for boxes: [GeoBox], now: Int64) async -> ForecastBatch {
+        var seen = Set<GeoBox>()
+        let unique = boxes.filter { seen.insert($0).inserted }
+        var batch = ForecastBatch()
+        let cached: [GeoBox: BoxForecast]
+        do {
+            cached = try await cache.forecasts(for: unique, fetchedSince: freshness.freshSince(now: now))
+        } catch {
+            logger.error("forecast cache unreadable, fetching everything", metadata: ["error": "\(error)"])
+            cached = [:]
+        }
+        var missing: [GeoBox] = []
+        for box in unique {
+            if let forecast = cached[box], freshness.isFresh(fetchedAt: forecast.fetchedAt, now: now) {
+                batch.forecasts[box] = SourcedForecast(forecast: forecast, source: .cache)
+            } else {
+                missing.append(box)
+            }
+        }
+        if !missing.isEmpty {
+            let run = FetchRun(provider: self, clock: RunClock(now: now, timekeeper: timekeeper))
+            await run.fetch(missing, into: &batch)
+        }
+        if settings.cacheRetentionSeconds > 0 {
+            _ = try? await cache.purge(fetchedBefore: now - settings.cacheRetentionSeconds)
+        }
+        logger.info(
+            "forecasts",
+            metadata: [
+                "boxes": "\(unique.count)", "cached": "\(cached.count)", "fetched": "\(batch.forecasts.count - cached.count)",
+                "failed": "\(batch.failures.count)", "requests": "\(batch.requestsMade)", "weight": "\(batch.weightUsed)",
+            ])
+        return batch
+    }
+}
+
+/// The caller's `now`, advanced by the time the run has taken (waits included).
+struct RunClock: Sendable {
+    let now: Int64
+    let started: Int64
+    let timekeeper: any Timekeeper
+
+    init(now: Int64, timekeeper: any Timekeeper) {
+        self.now = now
+        self.timekeeper = timekeeper
+        self.started = timekeeper.now()
+    }
+
+    func current() -> Int64 { now + max(0, timekeeper.now() - started) }
+}
+
+/// Requests made and weight charged during one run, across concurrent batches.
+actor RunTally {
+    var requests = 0
+    var weight = 0.0
+
+    func add(requests: Int = 0, weight: Double = 0) {
+        self.requests += requests
+        self.weight += weight
+    }
+}
+
+/// One provider run's fetching: reserve, request, settle, cache.
+struct FetchRun: Sendable {
+    let provider: CachedForecastProvider
+    let clock: RunClock
+    let tally = RunTally()
+
+    /// The outcome of one batch.
+    struct Outcome: Sendable {
+        let boxes: [GeoBox]
+        let result: Result<[BoxForecast], ForecastFailure>
+    }
+
+    func fetch(_ boxes: [GeoBox], into batch: inout ForecastBatch) async {
+        var missing = boxes[...]
+        var stop: ForecastFailure?
+        var consecutiveFailures = 0
+        let settings = provider.settings
+        let weightPerUnit = provider.fetcher.weightPerLocation
+
+        func absorb(_ outcome: Outcome, into batch: inout ForecastBatch) {
+            switch outcome.result {
+            case .success(let forecasts):
+                consecutiveFailures = 0
+                for forecast in forecasts {
+                    if let box = forecast.box { batch.forecasts[box] = SourcedForecast(forecast: forecast, source: .fetched) }
+                }
+            case .failure(let failure):
+                for box in outcome.boxes { batch.failures[box] = failure }
+                consecutiveFailures += 1
+                if consecutiveFailures >= settings.maximumConsecutiveFailures, stop == nil {
+                    provider.logger.error("forecast source keeps failing, stopping this run", metadata: ["failure": "\(failure)"])
+                    stop = failure
+                }
+            }
+        }
+
+        await withTaskGroup(of: Outcome.self) { group in
+            var inFlight = 0
+            while !missing.isEmpty, stop == nil {
+                if inFlight >= settings.maximumConcurrentRequests, let outcome = await group.next() {
+                    inFlight -= 1
+                    absorb(outcome, into: &batch)
+                    continue
+                }
+                let at = clock.current()
+                let grant: QuotaGrant
+                do {
+                    grant = try await provider.ledger.reserve(
+                        units: min(provider.fetcher.batchSize, missing.count), weightPerUnit: weightPerUnit, minimumUnits: 1, at: at)
+                } catch {
+                    provider.logger.error("quota ledger unavailable: no request started", metadata: ["error": "\(error)"])
+                    stop = .transport("quota ledger unavailable: \(error)")
+                    break
+                }
+                switch grant {
+                case .granted(let reservation):
+                    let take = Array(missing.prefix(reservation.units))
+                    missing = missing.dropFirst(reservation.units)
+                    inFlight += 1
+                    group.addTask { await fetchBatch(take, reservation: reservation) }
+                case .exhausted(let retryAfter):
+                    if inFlight > 0, let outcome = await group.next() {
+                        // A batch in flight may settle to less than it reserved; look again after it.
+                        inFlight -= 1
+                        absorb(outcome, into: &batch)
+                    } else if let retryAfter, await wait(until: retryAfter, from: at) {
+                        continue
+                    } else {
+                        stop = .budgetExhausted(retryAfter: retryAfter)
+                    }
+                case .held(let hold):
+                    if inFlight > 0, let outcome = await group.next() {
+                        inFlight -= 1
+                        absorb(outcome, into: &batch)
+                    } else if await wait(until: hold.until, from: at) {
+                        continue
+                    } else {
+                        stop = .rateLimited(reason: hold.reason, retryAfter: hold.until)
+                    }
+                }
+            }
+            for await outcome in group { absorb(outcome, into: &batch) }
+        }
+        let failure = stop ?? .budgetExhausted(retryAfter: nil)
+        for box in missing { batch.failures[box] = failure }
+        batch.requestsMade += await tally.requests
+        batch.weightUsed += await tally.weight
+    }
+
+    /// Waits until `until` when that is within the allowed quota wait; false when it is not.
+    func wait(until: Int64, from at: Int64) async -> Bool {
+        let seconds = Double(until - at)
+        guard seconds <= provider.settings.maximumQuotaWaitSeconds else { return false }
+        provider.logger.info("waiting for the forecast quota window", metadata: ["seconds": "\(seconds)"])
+        do {
+            try await provider.timekeeper.sleep(seconds: max(0, seconds))
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// One batch through the fetcher, its attempts gated by the ledger; caches what it gets.
+    func fetchBatch(_ boxes: [GeoBox], reservation: QuotaReservation) async -> Outcome {
+        let gate = LedgerGate(ledger: provider.ledger, reserved: reservation, weightPerUnit: provider.fetcher.weightPerLocation, clock: clock, tally: tally, logger: provider.logger)
+        let result = await provider.fetcher.forecasts(for: boxes, gate: gate)
+        switch result {
+        case .success(let forecasts):
+            do {
+                try await provider.cache.store(forecasts)
+            } catch {
+                provider.logger.error("forecast cache write failed", metadata: ["error": "\(error)", "boxes": "\(boxes.count)"])
+            }
+        case .failure(.rateLimited(let reason, let retryAfter)):
+            // The source asked for a pause: no request of ours (this process or another) starts before it ends.
+            let until = retryAfter ?? clock.current() + 60
+            do {
+                try await provider.ledger.hold(QuotaHold(until: until, reason: reason), at: clock.current())
+            } catch {
+                provider.logger.error("could not record the source's pause", metadata: ["error": "\(error)"])
+            }
+        case .failure:
+            break
+        }
+        return Outcome(boxes: boxes, result: result)
+    }
+}
+
+/// Charges every HTTP attempt of one batch to the ledger: the first uses the batch's
+/// reservation, each retry needs a reservation of its own; an attempt that fails is settled
+/// to a weight of 1, one that succeeds keeps its full weight.
+actor LedgerGate: RequestGate {
+    let ledger: any QuotaLedger
+    let weightPerUnit: Double
+    let clock: RunClock
+    let tally: RunTally
+    let logger: Logger
+    var reserved: QuotaReservation?
+    var current: QuotaReservation?
+
+    init(ledger: any QuotaLedger, reserved: QuotaReservation, weightPerUnit: Double, clock: RunClock, tally: RunTally, logger: Logger) {
+        self.ledger = ledger
+        self.reserved = reserved
+        self.weightPerUnit = weightPerUnit
+        self.clock = clock
+        self.tally = tally
+        self.logger = logger
+    }
+
+    func admit(locations: Int, attempt: Int) async -> ForecastFailure? {
+        if let reservation = reserved {
+            reserved = nil
+            current = reservation
+            await tally.add(requests: 1)
+            return nil
+        }
+        do {
+            switch try await ledger.reserve(units: locations, weightPerUnit: weightPerUnit, minimumUnits: locations, at: clock.current()) {
+            case .granted(let reservation):
+                current = reservation
+                await tally.add(requests: 1)
+                return nil
+            case .exhausted(let retryAfter):
+                return .budgetExhausted(retryAfter: retryAfter)
+            case .held(let hold):
+                return .rateLimited(reason: hold.reason, retryAfter: hold.until)
+            }
+        } catch {
+            return .transport("quota ledger unavailable: \(error)")
+        }
+    }
+
+    func settle(locations: Int, attempt: Int, succeeded: Bool) async {
+        guard let reservation = current else { return }
+        current = nil
+        let weight = succeeded ? reservation.weight : 1
+        await tally.add(weight: weight)
+        do {
+            try await ledger.settle(reservation, weight: weight)
+        } catch {
+            // The reservation keeps its full weight: the ledger errs on the side of spending less.
+            logger.error("could not settle a quota charge", metadata: ["error": "\(error)"])
+        }
+    }
+}

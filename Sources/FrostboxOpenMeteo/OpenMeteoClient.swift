@@ -1,0 +1,230 @@
+import AsyncHTTPClient
+import Foundation
+import FrostboxCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The Open-Meteo `/v1/forecast` client: many boxes per request (their centres as
+/// comma-separated `latitude` / `longitude` lists, a form-encoded POST when the URL would
+/// be too long), hourly temperature, dew point, cloud cover and wind (°C, %, km/h),
+/// `timezone=auto`, `timeformat=unixtime`. Every request has a deadline and a body-size
+/// cap; 5xx, timeouts and connection failures are retried with exponential backoff and
+/// jitter; a 429 naming the minutely limit is waited out, the hourly and daily ones are
+/// reported as `rateLimited`. An answer that does not decode, is truncated or has another
+/// number of locations fails the whole batch.
+public struct OpenMeteoClient: Sendable {
+    let httpClient: HTTPClient
+    /// How this client talks to its server.
+    public let configuration: OpenMeteoConfiguration
+    let timekeeper: any Timekeeper
+    let logger: Logger
+
+    /// A client over a shared `HTTPClient` (one per purpose, shut down by its owner).
+    public init(httpClient: HTTPClient, configuration: OpenMeteoConfiguration = OpenMeteoConfiguration(), timekeeper: any Timekeeper = SystemTimekeeper(), logger: Logger = Logger(label: "frostbox.open-meteo")) {
+        self.httpClient = httpClient
+        self.configuration = configuration
+        self.timekeeper = timekeeper
+        self.logger = logger
+    }
+
+    /// The charge per location of this client's requests.
+    public var weightPerLocation: Double { configuration.weightPerLocation }
+
+    /// Forecasts for `boxes` (at most `batchSize`; one request plus retries), in their order.
+    /// `gate` is consulted before and after every attempt.
+    public func forecasts(for boxes: [GeoBox], gate: (any RequestGate)? = nil) async -> Result<[BoxForecast], ForecastFailure> {
+        guard !boxes.isEmpty else { return .success([]) }
+        guard boxes.count <= configuration.batchSize else {
+            return .failure(.invalidResponse("a request may carry at most \(configuration.batchSize) locations"))
+        }
+        var attempt = 1
+        while true {
+            if let refusal = await gate?.admit(locations: boxes.count, attempt: attempt) { return .failure(refusal) }
+            let outcome = await requestOnce(boxes)
+            let succeeded: Bool
+            if case .success = outcome { succeeded = true } else { succeeded = false }
+            await gate?.settle(locations: boxes.count, attempt: attempt, succeeded: succeeded)
+            switch outcome {
+            case .success(let forecasts):
+                return .success(forecasts)
+            case .failure(let failure, let retry):
+                guard let delay = retryDelay(retry, attempt: attempt) else { return .failure(failure) }
+                logger.warning(
+                    "forecast request failed, retrying",
+                    metadata: ["failure": "\(failure)", "attempt": "\(attempt)", "delay_s": "\(delay)", "locations": "\(boxes.count)"])
+                do {
+                    try await timekeeper.sleep(seconds: delay)
+                } catch {
+                    return .failure(failure)
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    /// How a failed attempt may be retried.
+    enum Retry {
+        /// Not at all (4xx, undecodable 200, hourly / daily 429).
+        case never
+        /// With exponential backoff, at least `after` seconds when the server said so.
+        case backoff(after: Double?)
+        /// After the minutely limit resets, `seconds` from now.
+        case rateLimit(seconds: Double)
+    }
+
+    /// One attempt's outcome.
+    enum Attempt {
+        case success([BoxForecast])
+        case failure(ForecastFailure, Retry)
+    }
+
+    func retryDelay(_ retry: Retry, attempt: Int) -> Double? {
+        guard attempt < configuration.maximumAttempts else { return nil }
+        switch retry {
+        case .never:
+            return nil
+        case .backoff(let after):
+            let ceiling = min(configuration.backoffMaximumSeconds, configuration.backoffBaseSeconds * pow(2, Double(attempt - 1)))
+            // "Equal jitter": half the delay fixed, half random, so retries of many clients spread out.
+            let delay = ceiling / 2 + ceiling / 2 * timekeeper.randomFraction()
+            guard let after else { return delay }
+            return after <= configuration.maximumRateLimitWaitSeconds ? max(delay, after) : nil
+        case .rateLimit(let seconds):
+            return seconds <= configuration.maximumRateLimitWaitSeconds ? seconds : nil
+        }
+    }
+
+    /// One HTTP request for `boxes`, no retries.
+    func requestOnce(_ boxes: [GeoBox]) async -> Attempt {
+        let request = makeRequest(boxes)
+        let started = timekeeper.now()
+        let deadline = NIODeadline.now() + .milliseconds(Int64(configuration.requestTimeoutSeconds * 1_000))
+        do {
+            let response = try await httpClient.execute(request, deadline: deadline, logger: logger)
+            let body = try await response.body.collect(upTo: configuration.maximumBodyBytes)
+            let data = Data(body.readableBytesView)
+            return interpret(status: Int(response.status.code), headers: response.headers, body: data, boxes: boxes, at: started)
+        } catch let error as HTTPClientError {
+            return classify(error)
+        } catch let error as NIOTooManyBytesError {
+            return .failure(.invalidResponse("body larger than \(configuration.maximumBodyBytes) bytes (\(error))"), .never)
+        } catch is CancellationError {
+            return .failure(.transport("cancelled"), .never)
+        } catch {
+            return .failure(.transport("\(error)"), .backoff(after: nil))
+        }
+    }
+
+    func classify(_ error: HTTPClientError) -> Attempt {
+        switch error {
+        case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .getConnectionFromPoolTimeout, .tlsHandshakeTimeout:
+            return .failure(.timeout, .backoff(after: nil))
+        case .cancelled:
+            return .failure(.transport("cancelled"), .never)
+        case .invalidURL, .emptyHost, .emptyScheme:
+            return .failure(.transport("bad base URL \(configuration.baseURL): \(error)"), .never)
+        default:
+            return .failure(.transport(error.description), .backoff(after: nil))
+        }
+    }
+
+    /// What an HTTP answer means.
+    func interpret(status: Int, headers: HTTPHeaders, body: Data, boxes: [GeoBox], at now: Int64) -> Attempt {
+        switch status {
+        case 200:
+            do {
+                let forecasts = try OpenMeteoDecoder.forecasts(
+                    from: body, for: boxes, fetchedAt: now, maximumGridDistance: configuration.maximumGridDistanceDegrees)
+                return .success(forecasts)
+            } catch {
+                return .failure(.invalidResponse(error.description), .never)
+            }
+        case 429:
+            let reason = Self.reason(in: body) ?? "Too many requests"
+            let window = RateLimitReason(reason: reason)
+            let headerWait = headers.first(name: "retry-after").flatMap(Double.init)
+            switch window {
+            case .minute:
+                let retryAfter = max(window.retryAfter(now: now) ?? now + 60, now + Int64(headerWait ?? 0))
+                return .failure(.rateLimited(reason: reason, retryAfter: retryAfter), .rateLimit(seconds: Double(retryAfter - now)))
+            case .hour, .day:
+                return .failure(.rateLimited(reason: reason, retryAfter: window.retryAfter(now: now)), .never)
+            case .other:
+                return .failure(.rateLimited(reason: reason, retryAfter: headerWait.map { now + Int64($0) }), .backoff(after: headerWait))
+            }
+        case 500...599:
+            let reason = Self.reason(in: body) ?? HTTPResponseStatus(statusCode: status).reasonPhrase
+            return .failure(.remote(status: status, reason: reason), .backoff(after: headers.first(name: "retry-after").flatMap(Double.init)))
+        default:
+            let reason = Self.reason(in: body) ?? HTTPResponseStatus(statusCode: status).reasonPhrase
+            return .failure(.remote(status: status, reason: reason), .never)
+        }
+    }
+
+    /// The `reason` of an Open-Meteo error body, if the body is one.
+    static func reason(in body: Data) -> String? {
+        guard let payload = try? JSONDecoder().decode(OpenMeteoErrorPayload.self, from: body) else { return nil }
+        return payload.reason
+    }
+
+    // MARK: Request
+
+    /// The query (without `?`) for `boxes`: the same text goes in a GET's URL or a POST's body.
+    public func query(for boxes: [GeoBox]) -> String {
+        var parts = [
+            "latitude=" + boxes.map { Self.degrees(index: $0.latitudeIndex) }.joined(separator: ","),
+            "longitude=" + boxes.map { Self.degrees(index: $0.longitudeIndex) }.joined(separator: ","),
+            "hourly=" + OpenMeteoConfiguration.hourlyVariables.joined(separator: ","),
+            "timezone=auto",
+            "forecast_days=\(configuration.forecastDays)",
+            "timeformat=unixtime",
+        ]
+        if let key = configuration.apiKey, !key.isEmpty { parts.append("apikey=" + Self.formEscape(key)) }
+        return parts.joined(separator: "&")
+    }
+
+    /// A GET, or a form-encoded POST when the URL would pass `maximumURLBytes`.
+    public func makeRequest(_ boxes: [GeoBox]) -> HTTPClientRequest {
+        let query = query(for: boxes)
+        let endpoint = configuration.endpoint
+        var request: HTTPClientRequest
+        if endpoint.utf8.count + 1 + query.utf8.count <= configuration.maximumURLBytes {
+            request = HTTPClientRequest(url: endpoint + "?" + query)
+            request.method = .GET
+        } else {
+            request = HTTPClientRequest(url: endpoint)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: query))
+        }
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "frostbox")
+        return request
+    }
+
+    /// A box index as degrees with two decimals (`1203` → `60.15`).
+    static func degrees(index: Int) -> String {
+        let hundredths = abs(index) * 5
+        let fraction = hundredths % 100
+        return "\(index < 0 ? "-" : "")\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
+    /// Percent-escapes everything but RFC 3986's unreserved characters.
+    static func formEscape(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(Character(Unicode.Scalar(byte)))
+            default:
+                let hex = Array("0123456789ABCDEF")
+                out.append("%")
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,75 @@
+/// How the Open-Meteo client talks to its server.
+public struct OpenMeteoConfiguration: Sendable, Hashable {
+    /// Scheme and host (and optional path prefix) of the API: the free
+    /// `https://api.open-meteo.com`, the commercial `https://customer-api.open-meteo.com`,
+    /// or a self-hosted instance. `/v1/forecast` is appended unless already there.
+    public var baseURL: String
+    /// API key for the commercial API, sent as `apikey`; nil for the free API.
+    public var apiKey: String?
+    /// Days of hourly forecast to ask for (1–16).
+    public var forecastDays: Int
+    /// Most locations per request (1–1,000). A request's weight is still one per location
+    /// (at the default variables): batching saves round trips, not quota.
+    public var batchSize: Int
+    /// Deadline of one HTTP request, body included, seconds.
+    public var requestTimeoutSeconds: Double
+    /// Largest response body accepted, bytes.
+    public var maximumBodyBytes: Int
+    /// A query longer than this goes as a form-encoded POST instead of a GET.
+    public var maximumURLBytes: Int
+    /// Attempts per batch, the first included (5xx, timeouts and connection failures are retried).
+    public var maximumAttempts: Int
+    /// First retry delay, seconds; doubles each attempt, with jitter.
+    public var backoffBaseSeconds: Double
+    /// Longest retry delay, seconds.
+    public var backoffMaximumSeconds: Double
+    /// Longest wait for a 429 "minutely limit" to pass before retrying; a longer wait (the
+    /// hourly and daily limits) fails the batch as rate-limited instead.
+    public var maximumRateLimitWaitSeconds: Double
+    /// How far (degrees) the grid cell in an answer may lie from the box asked for before the
+    /// answer is taken to be about another place.
+    public var maximumGridDistanceDegrees: Double
+
+    public init(
+        baseURL: String = "https://api.open-meteo.com", apiKey: String? = nil, forecastDays: Int = 3, batchSize: Int = 1_000,
+        requestTimeoutSeconds: Double = 30, maximumBodyBytes: Int = 64 << 20, maximumURLBytes: Int = 8_000,
+        maximumAttempts: Int = 4, backoffBaseSeconds: Double = 0.5, backoffMaximumSeconds: Double = 8,
+        maximumRateLimitWaitSeconds: Double = 65, maximumGridDistanceDegrees: Double = 1
+    ) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+        self.forecastDays = min(max(forecastDays, 1), 16)
+        self.batchSize = min(max(batchSize, 1), Self.maximumBatchSize)
+        self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.maximumBodyBytes = maximumBodyBytes
+        self.maximumURLBytes = maximumURLBytes
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.backoffBaseSeconds = backoffBaseSeconds
+        self.backoffMaximumSeconds = backoffMaximumSeconds
+        self.maximumRateLimitWaitSeconds = maximumRateLimitWaitSeconds
+        self.maximumGridDistanceDegrees = maximumGridDistanceDegrees
+    }
+
+    /// Open-Meteo's limit of locations per request.
+    public static let maximumBatchSize = 1_000
+
+    /// The hourly variables asked for: °C, °C, %, km/h.
+    public static let hourlyVariables = ["temperature_2m", "dew_point_2m", "cloud_cover", "wind_speed_10m"]
+
+    /// Open-Meteo's charge per location: max(1, variables / 10 × max(1, days / 14)).
+    public static func weightPerLocation(variables: Int, days: Int) -> Double {
+        max(1, Double(variables) / 10 * max(1, Double(days) / 14))
+    }
+
+    /// The charge per location of this configuration's requests.
+    public var weightPerLocation: Double {
+        Self.weightPerLocation(variables: Self.hourlyVariables.count, days: forecastDays)
+    }
+
+    /// The forecast endpoint's URL, without query.
+    public var endpoint: String {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return base.hasSuffix("/v1/forecast") ? base : base + "/v1/forecast"
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import FrostboxCore
+
+/// One location of a `/v1/forecast` answer, as Open-Meteo writes it.
+struct OpenMeteoLocationPayload: Decodable {
+    var latitude: Double
+    var longitude: Double
+    var elevation: Double?
+    var utcOffsetSeconds: Int?
+    var timezone: String?
+    var locationID: Int?
+    var hourlyUnits: [String: String]?
+    var hourly: Hourly
+
+    struct Hourly: Decodable {
+        var time: TimeAxis
+        var temperature: [Double?]
+        var dewPoint: [Double?]
+        var cloudCover: [Double?]
+        var windSpeed: [Double?]
+
+        enum CodingKeys: String, CodingKey {
+            case time
+            case temperature = "temperature_2m"
+            case dewPoint = "dew_point_2m"
+            case cloudCover = "cloud_cover"
+            case windSpeed = "wind_speed_10m"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case latitude, longitude, elevation, timezone, hourly
+        case utcOffsetSeconds = "utc_offset_seconds"
+        case locationID = "location_id"
+        case hourlyUnits = "hourly_units"
+    }
+}
+
+/// The hourly time axis: epoch seconds with `timeformat=unixtime`, else local ISO 8601
+/// (`YYYY-MM-DDTHH:MM`, shifted by one fixed `utc_offset_seconds` for the whole series).
+enum TimeAxis: Decodable {
+    case unix([Int64])
+    case iso([String])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let seconds = try? container.decode([Int64].self) {
+            self = .unix(seconds)
+        } else {
+            self = .iso(try container.decode([String].self))
+        }
+    }
+
+    var count: Int {
+        switch self {
+        case .unix(let values): values.count
+        case .iso(let values): values.count
+        }
+    }
+}
+
+/// Open-Meteo's error body: `{"error": true, "reason": "…"}`.
+struct OpenMeteoErrorPayload: Decodable {
+    var error: Bool
+    var reason: String?
+}
+
+/// Turns a `/v1/forecast` body into one forecast per box asked, or says why it cannot.
+/// Never partial: any defect fails the whole answer.
+enum OpenMeteoDecoder {
+    /// Decodes `body` as the answer for `boxes` (in request order), fetched at `fetchedAt`.
+    static func forecasts(from body: Data, for boxes: [GeoBox], fetchedAt: Int64, maximumGridDistance: Double) throws(OpenMeteoDecodingError) -> [BoxForecast] {
+        let payloads = try locations(from: body)
+        guard payloads.count == boxes.count else {
+            throw OpenMeteoDecodingError("asked for \(boxes.count) locations, the answer has \(payloads.count)")
+        }
+        let ordered = try inRequestOrder(payloads)
+        var result: [BoxForecast] = []
+        result.reserveCapacity(boxes.count)
+        for (box, payload) in zip(boxes, ordered) {
+            result.append(try forecast(payload, for: box, fetchedAt: fetchedAt, maximumGridDistance: maximumGridDistance))
+        }
+        return result
+    }
+
+    /// The locations of a body, single-object or array shape.
+    static func locations(from body: Data) throws(OpenMeteoDecodingError) -> [OpenMeteoLocationPayload] {
+        guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
+            throw OpenMeteoDecodingError("empty body")
+        }
+        let decoder = JSONDecoder()
+        do {
+            if first == UInt8(ascii: "[") {
+                return try decoder.decode([OpenMeteoLocationPayload].self, from: body)
+            }
+            if let error = try? decoder.decode(OpenMeteoErrorPayload.self, from: body), error.error {
+                throw OpenMeteoDecodingError("error body in a 200 answer: \(error.reason ?? "no reason")")
+            }
+            return [try decoder.decode(OpenMeteoLocationPayload.self, from: body)]
+        } catch let error as OpenMeteoDecodingError {
+            throw error
+        } catch {
+            throw OpenMeteoDecodingError("body does not decode (truncated or not a forecast): \(Self.describe(error))")
+        }
+    }
+
+    /// Orders locations by `location_id` when the answer carries it (absent means 0: Open-Meteo
+    /// may omit it for the first location), else keeps array order.
+    static func inRequestOrder(_ payloads: [OpenMeteoLocationPayload]) throws(OpenMeteoDecodingError) -> [OpenMeteoLocationPayload] {
+        guard payloads.count > 1, payloads.contains(where: { $0.locationID != nil }) else { return payloads }
+        var ordered = [OpenMeteoLocationPayload?](repeating: nil, count: payloads.count)
+        for payload in payloads {
+            let id = payload.locationID ?? 0
+            guard ordered.indices.contains(id), ordered[id] == nil else {
+                throw OpenMeteoDecodingError("location_id values are not 0..<\(payloads.count) each once")
+            }
+            ordered[id] = payload
+        }
+        return ordered.compactMap { $0 }
+    }
+
+    static func forecast(_ payload: OpenMeteoLocationPayload, for box: GeoBox, fetchedAt: Int64, maximumGridDistance: Double) throws(OpenMeteoDecodingError) -> BoxForecast {
+        guard payload.latitude.isFinite, payload.longitude.isFinite, abs(payload.latitude) <= 90, abs(payload.longitude) <= 180 else {
+            throw OpenMeteoDecodingError("location \(box) has an invalid grid cell")
+        }
+        guard abs(payload.latitude - box.latitude) <= maximumGridDistance,
+            GeoBox.longitudeDistance(payload.longitude, box.longitude) <= maximumGridDistance
+        else {
+            throw OpenMeteoDecodingError(
+                "answer for \(box) is about \(payload.latitude),\(payload.longitude): another place (misordered answer?)")
+        }
+        let hourly = payload.hourly
+        let count = hourly.time.count
+        guard count > 0 else { throw OpenMeteoDecodingError("location \(box) has no hours") }
+        guard hourly.temperature.count == count, hourly.dewPoint.count == count, hourly.cloudCover.count == count,
+            hourly.windSpeed.count == count
+        else {
+            throw OpenMeteoDecodingError("location \(box) has series of different lengths")
+        }
+        let units = try Units(payload.hourlyUnits ?? [:])
+        let offset = payload.utcOffsetSeconds ?? 0
+        let times: [Int64]
+        switch hourly.time {
+        case .unix(let seconds):
+            times = seconds
+        case .iso(let texts):
+            var converted: [Int64] = []
+            converted.reserveCapacity(texts.count)
+            for text in texts {
+                guard let local = LocalDateTime(text: text) else {
+                    throw OpenMeteoDecodingError("location \(box) has a bad time \"\(text)\"")
+                }
+                // Open-Meteo shifts the whole ISO axis by one fixed offset, DST or not.
+                converted.append(local.wallClockSeconds - Int64(offset))
+            }
+            times = converted
+        }
+        for i in 1..<max(1, times.count) where times[i] <= times[i - 1] {
+            throw OpenMeteoDecodingError("location \(box) has times out of order")
+        }
+        let timezone = payload.timezone ?? "GMT"
+        let locals = WallClock.localTimes(for: times, timezone: timezone, fallbackOffset: offset)
+        var hours: [ForecastHour] = []
+        hours.reserveCapacity(count)
+        for i in 0..<count {
+            hours.append(
+                ForecastHour(
+                    time: times[i], local: locals[i],
+                    temperatureC: units.celsius(hourly.temperature[i]),
+                    dewPointC: units.dewPointCelsius(hourly.dewPoint[i]),
+                    cloudCoverPercent: finite(hourly.cloudCover[i]),
+                    windSpeedKmh: units.kmh(hourly.windSpeed[i])))
+        }
+        return BoxForecast(
+            box: box, timezone: timezone, utcOffsetSeconds: offset, gridLatitude: payload.latitude,
+            gridLongitude: payload.longitude, elevation: payload.elevation.flatMap { $0.isFinite ? $0 : nil },
+            fetchedAt: fetchedAt, hours: hours)
+    }
+
+    /// The units an answer states; values are converted to °C and km/h.
+    struct Units {
+        var temperatureFahrenheit = false
+        var dewPointFahrenheit = false
+        var windFactor = 1.0
+
+        init(_ units: [String: String]) throws(OpenMeteoDecodingError) {
+            temperatureFahrenheit = try Self.isFahrenheit(units["temperature_2m"])
+            dewPointFahrenheit = try Self.isFahrenheit(units["dew_point_2m"])
+            switch units["wind_speed_10m"] {
+            case nil, "km/h": windFactor = 1
+            case "m/s": windFactor = 3.6
+            case "mp/h", "mph": windFactor = 1.609344
+            case "kn": windFactor = 1.852
+            case let other?: throw OpenMeteoDecodingError("unknown wind unit \(other)")
+            }
+            if let cloud = units["cloud_cover"], cloud != "%" { throw OpenMeteoDecodingError("unknown cloud cover unit \(cloud)") }
+        }
+
+        static func isFahrenheit(_ unit: String?) throws(OpenMeteoDecodingError) -> Bool {
+            switch unit {
+            case nil, "°C": return false
+            case "°F": return true
+            case let other?: throw OpenMeteoDecodingError("unknown temperature unit \(other)")
+            }
+        }
+
+        func celsius(_ value: Double?) -> Double? {
+            finite(value).map { temperatureFahrenheit ? TemperatureUnit.fahrenheit.toCelsius($0) : $0 }
+        }
+
+        func dewPointCelsius(_ value: Double?) -> Double? {
+            finite(value).map { dewPointFahrenheit ? TemperatureUnit.fahrenheit.toCelsius($0) : $0 }
+        }
+
+        func kmh(_ value: Double?) -> Double? { finite(value).map { $0 * windFactor } }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context): "data corrupted: \(context.debugDescription)"
+        case DecodingError.keyNotFound(let key, _): "missing \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context): "type mismatch at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        case DecodingError.valueNotFound(_, let context): "null at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        default: "\(error)"
+        }
+    }
+}
+
+@inline(__always) private func finite(_ value: Double?) -> Double? {
+    guard let value, value.isFinite else { return nil }
+    return value
+}
+
+/// Why an answer could not be used.
+struct OpenMeteoDecodingError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,190 @@
+import FrostboxCore
+import FrostboxDoubles
+import FrostboxOpenMeteo
+import Logging
+import MockOpenMeteo
+import Testing
+
+@Suite("CachedForecastProvider: cache, batches and quota against the mock")
+struct CachedForecastProviderTests {
+    static let now: Int64 = 1_774_000_000
+    static let quiet = Logger(label: "provider", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    static func provider(_ h: MockHarness, cache: InMemoryForecastCache, ledger: InMemoryQuotaLedger, wait: Double = 60) -> CachedForecastProvider {
+        CachedForecastProvider(
+            fetcher: h.client, cache: cache, ledger: ledger, timekeeper: h.timekeeper,
+            settings: .init(maximumQuotaWaitSeconds: wait), logger: quiet)
+    }
+
+    static let roomy = QuotaBudgets(perMinute: 1_000_000, perHour: 1_000_000, perDay: 1_000_000)
+
+    @Test("⌈boxes / batch⌉ requests of one weight per box; a second run within the TTL makes no call; after it, one again")
+    func cacheThenFetch() async throws {
+        let boxes = row(2_500)
+        try await MockHarness.run(MockScenario(now: Self.now)) { h in
+            let cache = InMemoryForecastCache()
+            let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
+            let provider = Self.provider(h, cache: cache, ledger: ledger)
+            let first = await provider.forecasts(for: boxes, now: Self.now)
+            #expect(first.forecasts.count == 2_500)
+            #expect(first.failures.isEmpty)
+            #expect(first.requestsMade == 3)
+            #expect(first.weightUsed == 2_500)
+            #expect(first.forecasts.values.allSatisfy { $0.source == .fetched })
+            #expect(h.mock.counters.batchSizes == [1_000, 1_000, 500])
+            let usage = try await ledger.usage(at: Self.now)
+            #expect(usage.lastDay == 2_500)
+
+            let second = await provider.forecasts(for: boxes, now: Self.now + 3_599)
+            #expect(second.forecasts.count == 2_500)
+            #expect(second.forecasts.values.allSatisfy { $0.source == .cache })
+            #expect(second.requestsMade == 0)
+            #expect(second.weightUsed == 0)
+            #expect(h.mock.counters.requests == 3)
+
+            let third = await provider.forecasts(for: Array(boxes.prefix(10)), now: Self.now + 3_600)
+            #expect(third.forecasts.values.allSatisfy { $0.source == .fetched })
+            #expect(third.requestsMade == 1)
+            #expect(h.mock.counters.requests == 4)
+        }
+    }
+
+    @Test("duplicates are asked for once; every box asked comes back exactly once")
+    func duplicates() async throws {
+        let boxes = row(3)
+        try await MockHarness.run(MockScenario(now: Self.now)) { h in
+            let batch = await Self.provider(h, cache: InMemoryForecastCache(), ledger: InMemoryQuotaLedger(budgets: Self.roomy))
+                .forecasts(for: boxes + boxes, now: Self.now)
+            #expect(Set(batch.forecasts.keys) == Set(boxes))
+            #expect(h.mock.counters.locations == 3)
+        }
+    }
+
+    @Test("a daily budget smaller than the boxes: one request packed to the budget, the rest budget-exhausted, no call the second time")
+    func dailyBudgetSmallerThanBoxes() async throws {
+        let boxes = row(1_200)
+        try await MockHarness.run(MockScenario(now: Self.now)) { h in
+            let cache = InMemoryForecastCache()
+            let ledger = InMemoryQuotaLedger(budgets: QuotaBudgets(perMinute: 600, perHour: 5_000, perDay: 500))
+            let provider = Self.provider(h, cache: cache, ledger: ledger)
+            let first = await provider.forecasts(for: boxes, now: Self.now)
+            #expect(first.forecasts.count == 500)
+            #expect(first.failures.count == 700)
+            #expect(first.requestsMade == 1)
+            #expect(first.weightUsed == 500)
+            #expect(Set(first.failures.values) == [.budgetExhausted(retryAfter: Self.now + 86_400)])
+            #expect(h.mock.counters.locations == 500)
+
+            let second = await provider.forecasts(for: boxes, now: Self.now + 60)
+            #expect(second.forecasts.values.filter { $0.source == .cache }.count == 500)
+            #expect(second.failures.count == 700)
+            #expect(second.requestsMade == 0)
+            #expect(h.mock.counters.requests == 1)
+        }
+    }
+
+    @Test("the minute window paces a run: batches of what fits, waiting for the window to free")
+    func minutePacing() async throws {
+        let boxes = row(250)
+        try await MockHarness.run(MockScenario(now: Self.now)) { h in
+            let ledger = InMemoryQuotaLedger(budgets: QuotaBudgets(perMinute: 100, perHour: 5_000, perDay: 10_000))
+            let batch = await Self.provider(h, cache: InMemoryForecastCache(), ledger: ledger).forecasts(for: boxes, now: Self.now)
+            #expect(batch.forecasts.count == 250)
+            #expect(batch.requestsMade == 3)
+            #expect(h.mock.counters.batchSizes == [100, 100, 50])
+            #expect(h.timekeeper.sleeps == [60, 60])
+            #expect(ledger.charges.map(\.charge.at) == [Self.now, Self.now + 60, Self.now + 120])
+        }
+    }
+
+    @Test("no request is started that would break a budget, even when the wait would be short but is not allowed")
+    func noWaitAllowed() async throws {
+        try await MockHarness.run(MockScenario(now: Self.now)) { h in
+            let ledger = InMemoryQuotaLedger(budgets: QuotaBudgets(perMinute: 100, perHour: 5_000, perDay: 10_000))
+            let batch = await Self.provider(h, cache: InMemoryForecastCache(), ledger: ledger, wait: 0).forecasts(for: row(150), now: Self.now)
+            #expect(batch.forecasts.count == 100)
+            #expect(Set(batch.failures.values) == [.budgetExhausted(retryAfter: Self.now + 60)])
+            #expect(h.mock.counters.requests == 1)
+        }
+    }
+
+    @Test("a failed request counts 1; every attempt is charged before it starts")
+    func failedRequestsCountOne() async throws {
+        try await MockHarness.run(MockScenario(faults: MockFaults(nextStatuses: [503, 503, 503, 503]), now: Self.now)) { h in
+            let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
+            let batch = await Self.provider(h, cache: InMemoryForecastCache(), ledger: ledger).forecasts(for: row(40), now: Self.now)
+            #expect(batch.failures.count == 40)
+            #expect(Set(batch.failures.values) == [.remote(status: 503, reason: "Injected failure 503")])
+            #expect(batch.requestsMade == 4)
+            #expect(batch.weightUsed == 4)
+            #expect(ledger.charges.map(\.charge.weight) == [1, 1, 1, 1])
+            #expect(ledger.charges.allSatisfy { $0.settled })
+        }
+    }
+
+    @Test("a retry that the budget cannot carry is not started")
+    func retryNeedsBudget() async throws {
+        try await MockHarness.run(MockScenario(faults: MockFaults(nextStatuses: [503]), now: Self.now)) { h in
+            let ledger = InMemoryQuotaLedger(budgets: QuotaBudgets(perMinute: 600, perHour: 5_000, perDay: 10))
+            let batch = await Self.provider(h, cache: InMemoryForecastCache(), ledger: ledger).forecasts(for: row(10), now: Self.now)
+            #expect(batch.requestsMade == 1)
+            #expect(batch.weightUsed == 1)
+            #expect(Set(batch.failures.values) == [.budgetExhausted(retryAfter: Self.now + 86_400)])
+            #expect(h.mock.counters.requests == 1)
+        }
+    }
+
+    @Test("a 429 for the hourly limit pauses every later request until the next full hour, this run and the next")
+    func hourlyPause() async throws {
+        let boxes = row(30)
+        try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["hour"]), now: Self.now), configure: { $0.batchSize = 10 }) { h in
+            let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
+            let provider = CachedForecastProvider(
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,
+                settings: .init(maximumConcurrentRequests: 1), logger: Self.quiet)
+            let reason = "Hourly API request limit exceeded. Please try again in the next hour."
+            let nextHour = (Self.now / 3_600 + 1) * 3_600
+            let batch = await provider.forecasts(for: boxes, now: Self.now)
+            #expect(batch.failures.count == 30)
+            #expect(Set(batch.failures.values) == [.rateLimited(reason: reason, retryAfter: nextHour)])
+            #expect(batch.requestsMade == 1)
+            let hold = try await ledger.activeHold(at: Self.now)
+            #expect(hold == QuotaHold(until: nextHour, reason: reason))
+            let again = await provider.forecasts(for: boxes, now: Self.now + 120)
+            #expect(again.requestsMade == 0)
+            #expect(h.mock.counters.requests == 1)
+            let later = await provider.forecasts(for: boxes, now: nextHour)
+            #expect(later.forecasts.count == 30)
+        }
+    }
+
+    @Test("a source that keeps failing stops the run after a few batches instead of trying them all")
+    func circuitBreaker() async throws {
+        try await MockHarness.run(MockScenario(faults: MockFaults(truncateRate: 1), now: Self.now), configure: { $0.batchSize = 10 }) { h in
+            let provider = CachedForecastProvider(
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: InMemoryQuotaLedger(budgets: Self.roomy), timekeeper: h.timekeeper,
+                settings: .init(maximumConcurrentRequests: 1, maximumConsecutiveFailures: 3), logger: Self.quiet)
+            let batch = await provider.forecasts(for: row(100), now: Self.now)
+            #expect(batch.failures.count == 100)
+            #expect(batch.forecasts.isEmpty)
+            #expect(batch.requestsMade == 3)
+        }
+    }
+
+    @Test("frost forced by the scenario shows in the default rule's verdict; other boxes stay clear")
+    func scenarioFrost() async throws {
+        let cold = Coordinate(uncheckedLatitude: 0.0, longitude: 10.0).box
+        let warm = Coordinate(uncheckedLatitude: 0.5, longitude: 10.0).box
+        let scenario = MockScenario(frost: [FrostSpot(latitude: 0.0, longitude: 10.0, minimumC: -3, nights: [1])], now: Self.now)
+        try await MockHarness.run(scenario) { h in
+            let batch = await Self.provider(h, cache: InMemoryForecastCache(), ledger: InMemoryQuotaLedger(budgets: Self.roomy))
+                .forecasts(for: [cold, warm], now: Self.now)
+            let coldVerdict = FrostRule.default.evaluate(try #require(batch.forecasts[cold]).forecast.hours)
+            #expect(coldVerdict.level == .hardFreeze)
+            #expect(coldVerdict.minimumC == -3)
+            #expect(coldVerdict.coldest?.local.hour == 5)
+            #expect(coldVerdict.nights.filter { $0.level > .none }.count == 1)
+            #expect(FrostRule.default.evaluate(try #require(batch.forecasts[warm]).forecast.hours).level == .none)
+        }
+    }
+}

@@ -1,0 +1,320 @@
+import Foundation
+import FrostboxCore
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// A local stand-in for Open-Meteo's `/v1/forecast`: the real response shapes (one object
+/// for one location, an array in request order with `location_id` for several), units,
+/// `timezone=auto` with local or unix times, GET and form-encoded POST, Open-Meteo's
+/// `{"error": true, "reason": …}` bodies, calendar-window budgets answering 429 with the
+/// real reasons, and fault switches. Counters say what it served.
+///
+/// Also serves `GET /mock/counters`, `PUT /mock/faults` (a `MockFaults` JSON) and
+/// `POST /mock/reset` (counters and budgets back to zero).
+public final class MockOpenMeteo: Sendable {
+    struct State {
+        var scenario: MockScenario
+        var counters = MockCounters()
+        var used: [Window: (key: Int64, weight: Double)] = [:]
+        var random = SplitMix(seed: 0x0F05_7B0C)
+    }
+
+    enum Window: CaseIterable {
+        case minute, hour, day
+        var seconds: Int64 {
+            switch self {
+            case .minute: 60
+            case .hour: 3_600
+            case .day: 86_400
+            }
+        }
+        var reason: String {
+            switch self {
+            case .minute: "Minutely API request limit exceeded. Please try again in one minute."
+            case .hour: "Hourly API request limit exceeded. Please try again in the next hour."
+            case .day: "Daily API request limit exceeded. Please try again tomorrow."
+            }
+        }
+    }
+
+    private let state: Mutex<State>
+    let logger: Logger
+
+    public init(scenario: MockScenario = MockScenario(), logger: Logger = Logger(label: "mock-open-meteo")) {
+        state = Mutex(State(scenario: scenario))
+        self.logger = logger
+    }
+
+    /// What has been served so far.
+    public var counters: MockCounters { state.withLock { $0.counters } }
+
+    /// Replaces the faults (e.g. between test steps).
+    public func setFaults(_ faults: MockFaults) { state.withLock { $0.scenario.faults = faults } }
+
+    /// Replaces the budgets; nil: unlimited.
+    public func setBudgets(_ budgets: MockBudgets?) { state.withLock { $0.scenario.budgets = budgets } }
+
+    /// Zeroes counters and budget usage.
+    public func reset() {
+        state.withLock {
+            $0.counters = MockCounters()
+            $0.used = [:]
+        }
+    }
+
+    /// The mock's clock, UTC epoch seconds (the scenario's frozen `now` when it has one).
+    public var now: Int64 { state.withLock { $0.scenario.now } ?? Int64(Date().timeIntervalSince1970) }
+
+    // MARK: Serving
+
+    /// The router: `/v1/forecast` (GET and POST) and the `/mock/…` controls.
+    public func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/v1/forecast") { request, _ in
+            await self.forecast(query: request.uri.query ?? "", method: "GET")
+        }
+        router.post("/v1/forecast") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 4 << 20)
+            return await self.forecast(query: String(buffer: body), method: "POST")
+        }
+        router.get("/mock/counters") { _, _ in
+            Self.json(self.counters, status: .ok)
+        }
+        router.put("/mock/faults") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            guard let faults = try? JSONDecoder().decode(MockFaults.self, from: Data(body.readableBytesView)) else {
+                return Self.error("faults must be a MockFaults JSON object", status: .badRequest)
+            }
+            self.setFaults(faults)
+            return Response(status: .noContent)
+        }
+        router.post("/mock/reset") { _, _ in
+            self.reset()
+            return Response(status: .noContent)
+        }
+        return router
+    }
+
+    /// An application serving the mock on `host:port` (port 0 picks a free one); `onRunning`
+    /// gets the bound port.
+    public func makeApplication(host: String = "127.0.0.1", port: Int = 0, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "mock-open-meteo"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+
+    /// Runs the mock on a free loopback port for the duration of `body`, which gets its base URL.
+    public func withRunning<T: Sendable>(_ body: @Sendable (String) async throws -> T) async throws -> T {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = makeApplication(onRunning: { port in continuation.yield(port) })
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            defer { group.cancelAll() }
+            return try await body("http://127.0.0.1:\(port)")
+        }
+    }
+
+    // MARK: Forecast
+
+    func forecast(query: String, method: String) async -> Response {
+        let parameters = Self.parse(query)
+        let decision = state.withLock { state -> Decision in
+            state.counters.requests += 1
+            if method == "GET" { state.counters.getRequests += 1 } else { state.counters.postRequests += 1 }
+            return self.decide(&state, parameters: parameters)
+        }
+        if decision.latencyMilliseconds > 0 {
+            try? await Task.sleep(for: .milliseconds(decision.latencyMilliseconds))
+        }
+        let response: Response
+        switch decision.kind {
+        case .error(let status, let reason):
+            response = Self.error(reason, status: HTTPResponse.Status(code: status))
+        case .forecast(let request, let fault):
+            response = render(request, fault: fault)
+        }
+        state.withLock { $0.counters.statuses["\(response.status.code)", default: 0] += 1 }
+        return response
+    }
+
+    struct Decision {
+        enum Kind {
+            case error(status: Int, reason: String)
+            case forecast(ForecastRequest, Fault)
+        }
+        var kind: Kind
+        var latencyMilliseconds: Int
+    }
+
+    enum Fault {
+        case none, truncate, dropLocation, scramble
+    }
+
+    /// Validates a request, applies faults and budgets; under the lock.
+    func decide(_ state: inout State, parameters: [String: String]) -> Decision {
+        let latency = state.scenario.faults.latencyMilliseconds
+        func fail(_ status: Int, _ reason: String) -> Decision { Decision(kind: .error(status: status, reason: reason), latencyMilliseconds: latency) }
+        if let required = state.scenario.apiKey {
+            guard let given = parameters["apikey"] else { return fail(401, "API key required. Please add &apikey= to the URL.") }
+            guard given == required else { return fail(400, "The supplied API key is invalid.") }
+        }
+        let request: ForecastRequest
+        switch ForecastRequest.parse(parameters, scenario: state.scenario) {
+        case .failure(let error): return fail(400, error.reason)
+        case .success(let parsed): request = parsed
+        }
+        if !state.scenario.faults.nextRateLimits.isEmpty {
+            let name = state.scenario.faults.nextRateLimits.removeFirst()
+            let reason: String =
+                switch name {
+                case "minute": Window.minute.reason
+                case "hour": Window.hour.reason
+                case "day": Window.day.reason
+                default: name
+                }
+            return fail(429, reason)
+        }
+        if !state.scenario.faults.nextStatuses.isEmpty {
+            let status = state.scenario.faults.nextStatuses.removeFirst()
+            if status != 200 {
+                return fail(status, status == 429 ? Window.minute.reason : "Injected failure \(status)")
+            }
+        } else if state.scenario.faults.serverErrorRate > 0, state.random.nextUnit() < state.scenario.faults.serverErrorRate {
+            return fail(state.scenario.faults.serverErrorStatus, "Injected failure \(state.scenario.faults.serverErrorStatus)")
+        }
+        // Budgets: refused when a window is already used up, as Open-Meteo does; charged once served.
+        let now = state.scenario.now ?? Int64(Date().timeIntervalSince1970)
+        if let budgets = state.scenario.budgets {
+            for window in Window.allCases {
+                let key = now / window.seconds
+                if state.used[window]?.key != key { state.used[window] = (key, 0) }
+                let limit: Double? =
+                    switch window {
+                    case .minute: budgets.minute
+                    case .hour: budgets.hour
+                    case .day: budgets.day
+                    }
+                if let limit, state.used[window]!.weight >= limit { return fail(429, window.reason) }
+            }
+        }
+        let weight = request.weight
+        for window in Window.allCases {
+            let key = now / window.seconds
+            let used = state.used[window]?.key == key ? state.used[window]!.weight : 0
+            state.used[window] = (key, used + weight)
+        }
+        state.counters.locations += request.boxes.count
+        state.counters.weight += weight
+        state.counters.batchSizes.append(request.boxes.count)
+        var fault = Fault.none
+        if state.scenario.faults.truncateNext > 0 {
+            state.scenario.faults.truncateNext -= 1
+            fault = .truncate
+        } else if state.scenario.faults.dropLocationNext > 0 {
+            state.scenario.faults.dropLocationNext -= 1
+            fault = .dropLocation
+        } else if state.scenario.faults.scrambleNext > 0 {
+            state.scenario.faults.scrambleNext -= 1
+            fault = .scramble
+        } else if state.scenario.faults.truncateRate > 0, state.random.nextUnit() < state.scenario.faults.truncateRate {
+            fault = .truncate
+        }
+        var dated = request
+        dated.now = now
+        return Decision(kind: .forecast(dated, fault), latencyMilliseconds: latency)
+    }
+
+    func render(_ request: ForecastRequest, fault: Fault) -> Response {
+        let scenario = state.withLock { $0.scenario }
+        var locations = Array(request.boxes.enumerated())
+        if fault == .dropLocation, locations.count > 0 { locations.removeLast() }
+        let single = request.boxes.count == 1 && fault != .dropLocation
+        var writer = MockResponseWriter(capacity: locations.count * request.hours * 40 + 1_024)
+        if !single { writer.raw("[") }
+        let ordered = fault == .scramble ? Array(locations.reversed()) : locations
+        for (position, (id, box)) in ordered.enumerated() {
+            if position > 0 { writer.raw(",") }
+            writer.location(
+                request: request, box: box, locationID: single || fault == .scramble ? nil : id,
+                timezone: request.timezone(for: id, box: box, scenario: scenario),
+                spot: scenario.frost.first(where: { $0.box == box }))
+        }
+        if !single { writer.raw("]") }
+        var bytes = writer.bytes
+        if fault == .truncate { bytes.removeLast(bytes.count / 2) }
+        var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: buffer))
+    }
+
+    // MARK: Helpers
+
+    static func error(_ reason: String, status: HTTPResponse.Status) -> Response {
+        json(["error": AnyEncodable.bool(true), "reason": .string(reason)], status: status)
+    }
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `a=1&b=x%2Cy` → ["a": "1", "b": "x,y"] (form encoding: `+` is a space).
+    static func parse(_ query: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = decode(parts[0])
+            let value = parts.count > 1 ? decode(parts[1]) : ""
+            result[key] = value
+        }
+        return result
+    }
+
+    static func decode(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}
+
+/// A tiny heterogeneous value for error bodies.
+enum AnyEncodable: Encodable {
+    case bool(Bool)
+    case string(String)
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .bool(let value): try c.encode(value)
+        case .string(let value): try c.encode(value)
+        }
+    }
+}
+
+/// A seeded generator, so that fault rates hit the same requests every run.
+struct SplitMix {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func nextUnit() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Double((z ^ (z >> 31)) >> 11) / Double(UInt64(1) << 53)
+    }
+}

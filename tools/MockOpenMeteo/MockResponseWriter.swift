@@ -1,0 +1,97 @@
+import Foundation
+import FrostboxCore
+
+/// Writes forecast JSON the way Open-Meteo lays it out, straight into bytes (fast enough to
+/// serve 1,000 locations × 16 days per request).
+struct MockResponseWriter {
+    var bytes: [UInt8] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    mutating func integer(_ value: Int64) { raw(String(value)) }
+
+    /// One decimal, as Open-Meteo prints temperatures and wind; `null` for NaN.
+    mutating func tenths(_ value: Double) {
+        guard value.isFinite else { return raw("null") }
+        let scaled = Int64((value * 10).rounded())
+        if scaled < 0 { raw("-") }
+        let magnitude = abs(scaled)
+        integer(magnitude / 10)
+        raw(".")
+        integer(magnitude % 10)
+    }
+
+    mutating func location(request: ForecastRequest, box: GeoBox, locationID: Int?, timezone: String, spot: FrostSpot?) {
+        let zone = TimeZone(identifier: timezone) ?? TimeZone(secondsFromGMT: 0)!
+        let now = request.now
+        // One offset for the whole answer, taken now: Open-Meteo's local ISO times keep it across DST.
+        let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(now))))
+        let midnight = ((now + offset) / 86_400 - ((now + offset) < 0 ? 1 : 0)) * 86_400
+        let start = midnight - offset
+        let firstDate = LocalDateTime(wallClockSeconds: midnight).date
+        let grid = MockWeather.gridCell(box)
+        raw("{\"latitude\":")
+        raw(String(grid.latitude))
+        raw(",\"longitude\":")
+        raw(String(grid.longitude))
+        raw(",\"generationtime_ms\":0.5,\"utc_offset_seconds\":")
+        integer(offset)
+        raw(",\"timezone\":\"\(timezone)\",\"timezone_abbreviation\":\"")
+        raw(zone.abbreviation(for: Date(timeIntervalSince1970: TimeInterval(now))) ?? "GMT")
+        raw("\",\"elevation\":")
+        raw(String(MockWeather.elevation(box)))
+        if let locationID {
+            raw(",\"location_id\":")
+            integer(Int64(locationID))
+        }
+        raw(",\"hourly_units\":{\"time\":\"\(request.unixTime ? "unixtime" : "iso8601")\"")
+        for variable in request.variables {
+            let unit: String =
+                switch variable {
+                case "temperature_2m", "dew_point_2m": request.fahrenheit ? "°F" : "°C"
+                case "cloud_cover": "%"
+                default: request.windUnit.label
+                }
+            raw(",\"\(variable)\":\"\(unit)\"")
+        }
+        raw("},\"hourly\":{\"time\":[")
+        var hours: [MockWeather.Hour] = []
+        hours.reserveCapacity(request.hours)
+        for i in 0..<request.hours {
+            let time = start + Int64(i) * 3_600
+            if i > 0 { raw(",") }
+            if request.unixTime {
+                integer(time)
+            } else {
+                raw("\"")
+                raw(LocalDateTime(wallClockSeconds: time + offset).description)
+                raw("\"")
+            }
+            // The weather follows the true wall clock, DST included.
+            let trueOffset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(time))))
+            let local = LocalDateTime(wallClockSeconds: time + trueOffset)
+            var hour = MockWeather.hour(box: box, time: time, local: local)
+            if let spot {
+                hour = MockWeather.forced(hour, spot: spot, local: local, nightIndex: MockWeather.nightIndex(of: local, firstDate: firstDate))
+            }
+            hours.append(hour)
+        }
+        raw("]")
+        for variable in request.variables {
+            raw(",\"\(variable)\":[")
+            for (i, hour) in hours.enumerated() {
+                if i > 0 { raw(",") }
+                switch variable {
+                case "temperature_2m": tenths(request.fahrenheit ? hour.temperature * 9 / 5 + 32 : hour.temperature)
+                case "dew_point_2m": tenths(request.fahrenheit ? hour.dewPoint * 9 / 5 + 32 : hour.dewPoint)
+                case "cloud_cover": integer(Int64(hour.cloudCover.rounded()))
+                default: tenths(request.windUnit.convert(hour.windSpeed))
+                }
+            }
+            raw("]")
+        }
+        raw("}}")
+    }
+}

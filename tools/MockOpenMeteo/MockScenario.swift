@@ -1,0 +1,206 @@
+import FrostboxCore
+
+/// What the mock Open-Meteo answers, as a JSON scenario file or built in code: frost forced
+/// in chosen boxes, time zones for `timezone=auto`, budgets, faults and a frozen clock.
+public struct MockScenario: Sendable, Codable, Hashable {
+    /// Boxes whose nights are forced cold.
+    public var frost: [FrostSpot]
+    /// Time zones for `timezone=auto` by box; other places use a built-in map, then the
+    /// whole-hour zone of their longitude (`Etc/GMT±N`).
+    public var timezones: [ZoneSpot]
+    /// Weight budgets answering 429 with Open-Meteo's reasons; nil: unlimited.
+    public var budgets: MockBudgets?
+    /// Faults to inject.
+    public var faults: MockFaults
+    /// A frozen clock (UTC epoch seconds) instead of the real one.
+    public var now: Int64?
+    /// When set, requests must carry `apikey` with this value (as the commercial API does).
+    public var apiKey: String?
+
+    public init(frost: [FrostSpot] = [], timezones: [ZoneSpot] = [], budgets: MockBudgets? = nil, faults: MockFaults = MockFaults(), now: Int64? = nil, apiKey: String? = nil) {
+        self.frost = frost
+        self.timezones = timezones
+        self.budgets = budgets
+        self.faults = faults
+        self.now = now
+        self.apiKey = apiKey
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case frost, timezones, budgets, faults, now
+        case apiKey = "apikey"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        frost = try c.decodeIfPresent([FrostSpot].self, forKey: .frost) ?? []
+        timezones = try c.decodeIfPresent([ZoneSpot].self, forKey: .timezones) ?? []
+        budgets = try c.decodeIfPresent(MockBudgets.self, forKey: .budgets)
+        faults = try c.decodeIfPresent(MockFaults.self, forKey: .faults) ?? MockFaults()
+        now = try c.decodeIfPresent(Int64.self, forKey: .now)
+        apiKey = try c.decodeIfPresent(String.self, forKey: .apiKey)
+    }
+}
+
+/// A box whose nights (local 18:00–10:00) are forced cold: the temperature falls to
+/// `minimumC` at 05:00 local under `cloudCover` % and `windSpeed` km/h.
+public struct FrostSpot: Sendable, Codable, Hashable {
+    public var latitude: Double
+    public var longitude: Double
+    /// Lowest temperature of each forced night, °C.
+    public var minimumC: Double
+    /// Cloud cover during forced nights, %.
+    public var cloudCover: Double
+    /// Wind during forced nights, km/h.
+    public var windSpeed: Double
+    /// Which nights, counted from the first evening of the answer (0); nil: every night.
+    public var nights: [Int]?
+
+    public init(latitude: Double, longitude: Double, minimumC: Double = -4, cloudCover: Double = 5, windSpeed: Double = 3, nights: [Int]? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.minimumC = minimumC
+        self.cloudCover = cloudCover
+        self.windSpeed = windSpeed
+        self.nights = nights
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case latitude, longitude, nights
+        case minimumC = "minimum_c"
+        case cloudCover = "cloud_cover"
+        case windSpeed = "wind_speed"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        latitude = try c.decode(Double.self, forKey: .latitude)
+        longitude = try c.decode(Double.self, forKey: .longitude)
+        minimumC = try c.decodeIfPresent(Double.self, forKey: .minimumC) ?? -4
+        cloudCover = try c.decodeIfPresent(Double.self, forKey: .cloudCover) ?? 5
+        windSpeed = try c.decodeIfPresent(Double.self, forKey: .windSpeed) ?? 3
+        nights = try c.decodeIfPresent([Int].self, forKey: .nights)
+    }
+
+    var box: GeoBox { Coordinate(uncheckedLatitude: latitude, longitude: longitude).box }
+}
+
+/// The IANA zone `timezone=auto` resolves to in a box.
+public struct ZoneSpot: Sendable, Codable, Hashable {
+    public var latitude: Double
+    public var longitude: Double
+    public var timezone: String
+
+    public init(latitude: Double, longitude: Double, timezone: String) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.timezone = timezone
+    }
+
+    var box: GeoBox { Coordinate(uncheckedLatitude: latitude, longitude: longitude).box }
+}
+
+/// Weight budgets per calendar minute, hour and UTC day, as the free API counts them
+/// (weight per location = max(1, variables / 10 × max(1, days / 14))); nil: unlimited.
+public struct MockBudgets: Sendable, Codable, Hashable {
+    public var minute: Double?
+    public var hour: Double?
+    public var day: Double?
+
+    public init(minute: Double? = nil, hour: Double? = nil, day: Double? = nil) {
+        self.minute = minute
+        self.hour = hour
+        self.day = day
+    }
+
+    /// The free API's limits.
+    public static let openMeteoFree = MockBudgets(minute: 600, hour: 5_000, day: 10_000)
+}
+
+/// Faults the mock injects. Rates are applied deterministically (a fixed-seed generator),
+/// the `next…` queues to the next requests in order.
+public struct MockFaults: Sendable, Codable, Hashable {
+    /// Fraction of requests answered with `serverErrorStatus`.
+    public var serverErrorRate: Double
+    /// The status of injected server errors.
+    public var serverErrorStatus: Int
+    /// Fraction of 200 answers cut in half (a well-formed HTTP message, broken JSON).
+    public var truncateRate: Double
+    /// Delay before every answer, milliseconds.
+    public var latencyMilliseconds: Int
+    /// Statuses for the next requests, one each (e.g. `[503, 503]`); 429 uses the minutely reason.
+    public var nextStatuses: [Int]
+    /// 429 reasons for the next requests, one each (`minute`, `hour`, `day` or a literal reason).
+    public var nextRateLimits: [String]
+    /// The next this-many 200 answers are truncated.
+    public var truncateNext: Int
+    /// The next this-many 200 answers leave out their last location.
+    public var dropLocationNext: Int
+    /// The next this-many 200 answers come in reverse order without `location_id`.
+    public var scrambleNext: Int
+
+    public init(
+        serverErrorRate: Double = 0, serverErrorStatus: Int = 503, truncateRate: Double = 0, latencyMilliseconds: Int = 0, nextStatuses: [Int] = [],
+        nextRateLimits: [String] = [], truncateNext: Int = 0, dropLocationNext: Int = 0, scrambleNext: Int = 0
+    ) {
+        self.serverErrorRate = serverErrorRate
+        self.serverErrorStatus = serverErrorStatus
+        self.truncateRate = truncateRate
+        self.latencyMilliseconds = latencyMilliseconds
+        self.nextStatuses = nextStatuses
+        self.nextRateLimits = nextRateLimits
+        self.truncateNext = truncateNext
+        self.dropLocationNext = dropLocationNext
+        self.scrambleNext = scrambleNext
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case serverErrorRate = "server_error_rate"
+        case serverErrorStatus = "server_error_status"
+        case truncateRate = "truncate_rate"
+        case latencyMilliseconds = "latency_ms"
+        case nextStatuses = "next_statuses"
+        case nextRateLimits = "next_rate_limits"
+        case truncateNext = "truncate_next"
+        case dropLocationNext = "drop_location_next"
+        case scrambleNext = "scramble_next"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        serverErrorRate = try c.decodeIfPresent(Double.self, forKey: .serverErrorRate) ?? 0
+        serverErrorStatus = try c.decodeIfPresent(Int.self, forKey: .serverErrorStatus) ?? 503
+        truncateRate = try c.decodeIfPresent(Double.self, forKey: .truncateRate) ?? 0
+        latencyMilliseconds = try c.decodeIfPresent(Int.self, forKey: .latencyMilliseconds) ?? 0
+        nextStatuses = try c.decodeIfPresent([Int].self, forKey: .nextStatuses) ?? []
+        nextRateLimits = try c.decodeIfPresent([String].self, forKey: .nextRateLimits) ?? []
+        truncateNext = try c.decodeIfPresent(Int.self, forKey: .truncateNext) ?? 0
+        dropLocationNext = try c.decodeIfPresent(Int.self, forKey: .dropLocationNext) ?? 0
+        scrambleNext = try c.decodeIfPresent(Int.self, forKey: .scrambleNext) ?? 0
+    }
+}
+
+/// What the mock has served, for tests and benchmarks to read.
+public struct MockCounters: Sendable, Codable, Hashable {
+    /// Requests to `/v1/forecast`, whatever the answer.
+    public var requests = 0
+    public var getRequests = 0
+    public var postRequests = 0
+    /// Locations in requests answered 200.
+    public var locations = 0
+    /// Weight charged (200 answers only, as Open-Meteo counts).
+    public var weight = 0.0
+    /// Answers by status.
+    public var statuses: [String: Int] = [:]
+    /// Locations per request answered 200, in order.
+    public var batchSizes: [Int] = []
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case requests, locations, weight, statuses
+        case getRequests = "get_requests"
+        case postRequests = "post_requests"
+        case batchSizes = "batch_sizes"
+    }
+}
