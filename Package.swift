@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        // Tests only: reading docs/openapi.yaml to check it against the routes.
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // MARK: Core (pure)
@@ -90,7 +92,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+            ],
+            // docs/openapi.yaml (symlinked), compiled in so that the binary serves its own API description.
+            resources: [.embedInCode("openapi.yaml")]
         ),
 
         // MARK: Application
@@ -127,7 +131,7 @@ let package = Package(
         // MARK: Test doubles
         .target(
             name: "FrostboxDoubles",
-            dependencies: ["FrostboxCore"]
+            dependencies: ["FrostboxCore", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "MockOpenMeteo",
@@ -179,6 +183,7 @@ let package = Package(
             dependencies: [
                 "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxApp", "FrostboxSQLite",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .testTarget(

@@ -4,6 +4,7 @@ import FrostboxSQLite
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// The composition root: opens the live adapters and wires them into the HTTP application.
 public enum FrostboxApplication {
@@ -15,12 +16,18 @@ public enum FrostboxApplication {
         public let database: FrostboxDatabase
         public let subscriptions: GRDBSubscriptionStore
         public let clock: @Sendable () -> Int64
+        /// Place search over the GeoNames tables (`PlaceImport` fills them).
+        public let places: GRDBPlaceIndex
+        /// Metrics, report, limits and admin access (`FrostboxApplication+Operations.swift`).
+        public let operations: OperationsComponents
 
         public init(config: FrostboxConfig, logger: Logger) throws {
             database = try FrostboxDatabase(path: config.databasePath, logger: logger)
             subscriptions = GRDBSubscriptionStore(
                 database: database, maximumSubscriptionsPerDevice: config.maximumSubscriptionsPerDevice)
             clock = { Int64(Date().timeIntervalSince1970) }
+            places = GRDBPlaceIndex(database: database)
+            operations = OperationsComponents(config: config)
         }
     }
 
@@ -30,16 +37,31 @@ public enum FrostboxApplication {
         return FrostboxAPI(groups: [
             HealthRoutes(ready: { (try? await database.isMigrated()) ?? false }).add(to:),
             DeviceRoutes(store: components.subscriptions, now: components.clock).add(to:),
-        ])
+            PlaceRoutes(index: components.places).add(to:),
+        ] + operationsRoutes(components.operations, admin: AdminRoutes.Operations(stats: adminStats(database: database))),
+            requestTimeout: components.operations.requestTimeout,
+            middlewares: operationsMiddlewares(components.operations))
     }
 
     /// Builds the HTTP application for `config`.
     public static func build(config: FrostboxConfig, logger: Logger) async throws -> App {
-        let components = try Components(config: config, logger: logger)
-        let router = makeAPI(components).makeRouter()
-        return Application(
-            router: router,
-            configuration: .init(address: .hostname(config.host, port: config.port), serverName: "frostbox"),
-            logger: logger)
+        try await build(config: config, components: Components(config: config, logger: logger), logger: logger)
+    }
+
+    /// Long-running services that run beside the HTTP server in `serve` (each stops on
+    /// graceful shutdown; they stop after the server, in reverse order of this list).
+    static func backgroundServices(_ components: Components, config: FrostboxConfig, logger: Logger) -> [any Service] {
+        [
+            OperationsReportService(
+                report: components.operations.report, interval: components.operations.reportInterval, logger: logger),
+        ]
+    }
+
+    /// Builds the HTTP application for `config` over already opened `components`.
+    public static func build(config: FrostboxConfig, components: Components, logger: Logger) async throws -> App {
+        if let seed = config.placesSeedPath {
+            await PlaceImport.seedIfEmpty(path: seed, database: components.database, logger: logger)
+        }
+        return makeApplication(router: makeAPI(components).makeRouter(), config: config, logger: logger)
     }
 }

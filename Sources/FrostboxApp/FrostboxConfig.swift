@@ -1,3 +1,4 @@
+import FrostboxHTTP
 import Logging
 
 /// Everything the composition root needs to wire a Frostbox. Defaults are the embedded
@@ -13,6 +14,23 @@ public struct FrostboxConfig: Sendable {
     public var maximumSubscriptionsPerDevice = 50
     /// Log level of the service.
     public var logLevel: Logger.Level = .info
+    /// GeoNames extract imported by `serve` when no place is stored yet (relative paths are
+    /// resolved against the working directory); nil or a missing file: no seeding.
+    public var placesSeedPath: String? = "data/geonames/nordic-cities1000.txt"
+
+    // MARK: Operations and limits
+    /// Bearer token of the admin API; nil leaves `/admin` unregistered.
+    public var adminToken: AdminToken?
+    /// Per-client token bucket on the API (`burst` 0 disables it).
+    public var rateLimit = RateLimitSettings()
+    /// Longest time a request may take to be answered (body read included); 503 after it.
+    public var requestTimeout: Duration = .seconds(15)
+    /// An HTTP connection idle this long is closed.
+    public var idleTimeout: Duration = .seconds(60)
+    /// Most HTTP connections open at once; more wait in the accept backlog.
+    public var maximumConnections = 1_024
+    /// How often the operations report line is logged.
+    public var reportInterval: Duration = .seconds(300)
 
     public init() {}
 }

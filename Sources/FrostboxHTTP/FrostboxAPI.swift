@@ -10,11 +10,18 @@ public struct FrostboxAPI: Sendable {
 
     public let registry = RouteRegistry()
     let groups: [RouteGroup]
-    let middlewares: @Sendable (Router<FrostboxRequestContext>) -> Void
+    let middlewares: @Sendable (Router<FrostboxRequestContext>, RouteRegistry) -> Void
+    /// Deadline on every handler (see `RequestDeadline`); nil: none.
+    let requestTimeout: Duration?
 
-    /// `middlewares` adds middleware after the JSON error middleware (metrics, rate limits…).
-    public init(groups: [RouteGroup], middlewares: @escaping @Sendable (Router<FrostboxRequestContext>) -> Void = { _ in }) {
+    /// `middlewares` adds middleware after the JSON error middleware (metrics, rate limits…);
+    /// it gets the registry so that it can tell known routes from unknown ones.
+    public init(
+        groups: [RouteGroup], requestTimeout: Duration? = nil,
+        middlewares: @escaping @Sendable (Router<FrostboxRequestContext>, RouteRegistry) -> Void = { _, _ in }
+    ) {
         self.groups = groups
+        self.requestTimeout = requestTimeout
         self.middlewares = middlewares
     }
 
@@ -22,33 +29,11 @@ public struct FrostboxAPI: Sendable {
     public func makeRouter() -> Router<FrostboxRequestContext> {
         let router = Router(context: FrostboxRequestContext.self)
         router.add(middleware: JSONErrorMiddleware(routes: registry))
-        middlewares(router)
-        let builder = RouteBuilder(router: router, registry: registry)
+        middlewares(router, registry)
+        let builder = RouteBuilder(router: router, registry: registry, requestTimeout: requestTimeout)
         for group in groups {
             group(builder)
         }
         return router
-    }
-}
-
-/// `GET /health`: the process is alive.
-public struct HealthRoutes: Sendable {
-    /// Whether the service can do its work (database reachable, migrations applied).
-    let ready: @Sendable () async -> Bool
-
-    public init(ready: @escaping @Sendable () async -> Bool) {
-        self.ready = ready
-    }
-
-    public func add(to routes: RouteBuilder) {
-        routes.on(.get, "/health") { _, _ in
-            JSONResponse(.ok, ["status": "ok"])
-        }
-        routes.on(.get, "/ready") { _, _ in
-            guard await ready() else {
-                throw APIError(.serviceUnavailable, code: "not_ready", "database not reachable or not migrated")
-            }
-            return JSONResponse(.ok, ["status": "ready"])
-        }
     }
 }

@@ -6,10 +6,13 @@ import Hummingbird
 public struct RouteBuilder {
     public let router: Router<FrostboxRequestContext>
     public let registry: RouteRegistry
+    /// Longest time a handler may take to answer (see `RequestDeadline`); nil: no deadline.
+    public let requestTimeout: Duration?
 
-    public init(router: Router<FrostboxRequestContext>, registry: RouteRegistry) {
+    public init(router: Router<FrostboxRequestContext>, registry: RouteRegistry, requestTimeout: Duration? = nil) {
         self.router = router
         self.registry = registry
+        self.requestTimeout = requestTimeout
     }
 
     /// Adds `method path` (path in `{parameter}` form) handled by `handler`.
@@ -18,6 +21,14 @@ public struct RouteBuilder {
         use handler: @Sendable @escaping (Request, FrostboxRequestContext) async throws -> some ResponseGenerator
     ) {
         registry.add(method, path)
-        router.on(RouterPath(path), method: method, use: handler)
+        guard let timeout = requestTimeout else {
+            router.on(RouterPath(path), method: method, use: handler)
+            return
+        }
+        router.on(RouterPath(path), method: method) { request, context in
+            try await RequestDeadline.run(timeout, request: request, context: context) { request, context in
+                try await handler(request, context).response(from: request, context: context)
+            }
+        }
     }
 }

@@ -18,7 +18,6 @@ struct Serve: AsyncParsableCommand {
         config.databasePath = db ?? ProcessInfo.processInfo.environment["FROSTBOX_DB"] ?? config.databasePath
         var logger = Logger(label: "frostbox")
         logger.logLevel = config.logLevel
-        let app = try await FrostboxApplication.build(config: config, logger: logger)
-        try await app.runService()
+        try await FrostboxApplication.serve(config: config, logger: logger)
     }
 }

@@ -1,0 +1,48 @@
+import FrostboxHTTP
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+extension FrostboxApplication {
+    /// Runs `frostbox serve`: the HTTP server and every background service in one
+    /// `ServiceGroup`. On SIGTERM or SIGINT the services stop in reverse order: first the
+    /// server (no new connections, in-flight requests finish), then the background services
+    /// (a notify run finishes its current batch), so the outbox is left consistent.
+    public static func serve(config: FrostboxConfig, logger: Logger) async throws {
+        let components = try Components(config: config, logger: logger)
+        let app = try await build(config: config, components: components, logger: logger)
+        let background = backgroundServices(components, config: config, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: background.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [.init(service: app)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+        logger.notice("stopped")
+    }
+
+    /// The Hummingbird application over `router` with the server-level limits of `config`:
+    /// idle connections are closed, concurrent connections are capped, and the bound address
+    /// is logged (useful with `--port 0`).
+    static func makeApplication(router: Router<FrostboxRequestContext>, config: FrostboxConfig, logger: Logger) -> App {
+        Application(
+            router: router,
+            server: .http1(configuration: .init(idleTimeout: config.idleTimeout > .zero ? timeAmount(config.idleTimeout) : nil)),
+            configuration: .init(
+                address: .hostname(config.host, port: config.port), serverName: "frostbox",
+                availableConnectionsDelegate: MaximumAvailableConnections(max(1, config.maximumConnections))),
+            onServerRunning: { channel in
+                logger.notice(
+                    "listening",
+                    metadata: ["host": "\(config.host)", "port": "\(channel.localAddress?.port ?? config.port)"])
+            },
+            logger: logger)
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

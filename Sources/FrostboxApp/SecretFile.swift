@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+
+/// Reads secrets (APNs `.p8` keys, TLS keys, the admin token) from files. Contents are never
+/// logged; a file that group or others may read gets a warning naming only its path.
+public enum SecretFile {
+    /// Why a secret could not be read.
+    public struct ReadError: Error, Sendable, CustomStringConvertible {
+        /// The file.
+        public let path: String
+        /// What went wrong (never the contents).
+        public let problem: String
+        public var description: String { "cannot read secret file \(path): \(problem)" }
+    }
+
+    /// Largest secret file read (keys and certificates are a few KiB).
+    public static let maximumSize = 1 << 20
+
+    /// The file's bytes, after checking its permissions.
+    public static func read(_ path: String, logger: Logger) throws(ReadError) -> Data {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            throw ReadError(path: path, problem: "no such file or not accessible")
+        }
+        if (attributes[.type] as? FileAttributeType) == .typeDirectory {
+            throw ReadError(path: path, problem: "is a directory")
+        }
+        if let size = attributes[.size] as? Int, size > maximumSize {
+            throw ReadError(path: path, problem: "larger than \(maximumSize) bytes")
+        }
+        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, let warning = permissionWarning(mode: mode) {
+            logger.warning(
+                "secret file is readable by other users; restrict it with chmod 600",
+                metadata: ["path": "\(path)", "mode": "\(String(mode & 0o777, radix: 8))", "problem": "\(warning)"])
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ReadError(path: path, problem: "cannot be read")
+        }
+        return data
+    }
+
+    /// The file as UTF-8 text with surrounding white space removed.
+    public static func readText(_ path: String, logger: Logger) throws(ReadError) -> String {
+        let data = try read(path, logger: logger)
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ReadError(path: path, problem: "is not UTF-8 text")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Why `mode` is too open for a secret, or nil when only the owner may read it.
+    public static func permissionWarning(mode: Int) -> String? {
+        switch (mode & 0o040 != 0, mode & 0o004 != 0) {
+        case (_, true): "readable by everyone"
+        case (true, false): "readable by the group"
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// The names and label keys of every metric Frostbox exports, in one place so that the
+/// emitters (HTTP middleware, decorators around the ports, services) and the dashboards agree.
+/// Names follow Prometheus conventions: `frostbox_` prefix, base units, `_total` on counters.
+public enum FrostboxMetrics {
+    /// Metric names.
+    public enum Name {
+        // HTTP
+        /// Counter: HTTP requests answered, by `route`, `method`, `status`.
+        public static let httpRequests = "frostbox_http_requests_total"
+        /// Histogram (seconds): time to answer an HTTP request, by `route`, `method`, `status`.
+        public static let httpRequestDuration = "frostbox_http_request_duration_seconds"
+        /// Counter: requests refused by the per-client rate limit.
+        public static let httpRateLimited = "frostbox_http_rate_limited_total"
+        /// Gauge: clients currently tracked by the rate limiter.
+        public static let httpRateLimitClients = "frostbox_http_rate_limit_clients"
+
+        // Forecasts
+        /// Counter: HTTP requests made to the forecast source.
+        public static let forecastRequests = "frostbox_forecast_requests_total"
+        /// Counter: quota weight charged by the forecast source.
+        public static let forecastWeight = "frostbox_forecast_weight_total"
+        /// Counter: boxes whose forecast failed, by `reason`.
+        public static let forecastFailures = "frostbox_forecast_failures_total"
+        /// Counter: boxes answered, by `source` (`cache`, `fetched`).
+        public static let forecastBoxes = "frostbox_forecast_boxes_total"
+        /// Gauge: quota weight left in the tightest budget window, by `window`.
+        public static let forecastQuotaLeft = "frostbox_forecast_quota_left"
+
+        // Alerts and push
+        /// Counter: alerts planned by a notify run, by `level` (the alert class).
+        public static let alertsPlanned = "frostbox_alerts_planned_total"
+        /// Counter: alerts APNs accepted, by `level`.
+        public static let alertsDelivered = "frostbox_alerts_delivered_total"
+        /// Counter: alerts that failed for good, by `level` and `class` (`PushOutcome.failureClass`).
+        public static let alertsFailed = "frostbox_alerts_failed_total"
+        /// Counter: device tokens removed because APNs said they are dead.
+        public static let tokensPruned = "frostbox_tokens_pruned_total"
+        /// Counter: push attempts, by `outcome` (`PushOutcome.failureClass`).
+        public static let pushes = "frostbox_push_total"
+        /// Histogram (seconds): time from handing a push to the sender to its outcome.
+        public static let pushDuration = "frostbox_push_duration_seconds"
+        /// Gauge: pushes handed to the sender and not yet answered (HTTP/2 streams in flight).
+        public static let pushStreamsInFlight = "frostbox_apns_streams_in_flight"
+        /// Gauge: open APNs connections.
+        public static let apnsConnections = "frostbox_apns_connections"
+        /// Counter: pushes sent again (retries and resends after a restart).
+        public static let pushResends = "frostbox_push_resends_total"
+
+        // Notifier
+        /// Histogram (seconds): duration of a whole notify run, by `result`.
+        public static let notifyRunDuration = "frostbox_notify_run_duration_seconds"
+        /// Counter: notify runs, by `result` (`completed`, `failed`, `skipped`).
+        public static let notifyRuns = "frostbox_notify_runs_total"
+        /// Gauge: alerts waiting in the outbox.
+        public static let outboxPending = "frostbox_outbox_pending"
+    }
+
+    /// Label (dimension) keys.
+    public enum Label {
+        public static let route = "route"
+        public static let method = "method"
+        public static let status = "status"
+        public static let reason = "reason"
+        public static let source = "source"
+        public static let level = "level"
+        public static let failureClass = "class"
+        public static let outcome = "outcome"
+        public static let result = "result"
+        public static let window = "window"
+    }
+
+    /// The route label used for requests that matched no route, so unknown paths never become
+    /// label values of their own.
+    public static let unmatchedRoute = "unmatched"
+}

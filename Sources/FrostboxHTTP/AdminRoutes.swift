@@ -1,0 +1,270 @@
+import FrostboxCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The operator API under `/admin`, registered only when an admin token is configured. Every
+/// request needs `Authorization: Bearer <token>`, compared in constant time; anything else is a
+/// 401 JSON error.
+public struct AdminRoutes: Sendable {
+    /// What a manual notify request led to.
+    public enum NotifyTrigger: Sendable, Equatable {
+        /// A run was started (its id when the notifier assigns one up front).
+        case started(runID: Int64?)
+        /// A run is already going; nothing new was started.
+        case alreadyRunning
+        /// No notifier is configured in this process.
+        case unavailable
+    }
+
+    /// What the admin API can see and do; the composition root wires each part.
+    public struct Operations: Sendable {
+        /// Counts and recent runs for `GET /admin/stats`.
+        public var stats: @Sendable () async throws -> AdminStats
+        /// Starts a notify run now, unless one is running.
+        public var notify: @Sendable () async throws -> NotifyTrigger
+        /// Where `POST /admin/push-test` sends; nil when push is not configured.
+        public var pushSender: (any PushSender)?
+
+        public init(
+            stats: @escaping @Sendable () async throws -> AdminStats,
+            notify: @escaping @Sendable () async throws -> NotifyTrigger = { .unavailable },
+            pushSender: (any PushSender)? = nil
+        ) {
+            self.stats = stats
+            self.notify = notify
+            self.pushSender = pushSender
+        }
+    }
+
+    let token: AdminToken
+    let operations: Operations
+
+    public init(token: AdminToken, operations: Operations) {
+        self.token = token
+        self.operations = operations
+    }
+
+    public func add(to routes: RouteBuilder) {
+        routes.on(.get, "/admin/stats") { request, context in
+            try authorize(request, context)
+            return JSONResponse(.ok, try await operations.stats())
+        }
+
+        routes.on(.post, "/admin/notify") { request, context in
+            try authorize(request, context)
+            switch try await operations.notify() {
+            case .started(let runID):
+                context.logger.notice("notify run started by admin", metadata: ["run": "\(runID.map(String.init) ?? "-")"])
+                return JSONResponse(.accepted, NotifyStarted(status: "started", runID: runID))
+            case .alreadyRunning:
+                throw APIError(.conflict, code: "run_in_progress", "a notify run is already in progress")
+            case .unavailable:
+                throw APIError(.serviceUnavailable, code: "notifier_unavailable", "no notifier is configured in this process")
+            }
+        }
+
+        routes.on(.post, "/admin/push-test") { request, context in
+            try authorize(request, context)
+            let body = try await JSONBody.decode(PushTestBody.self, from: request, context: context)!
+            let notification = try DeviceRoutes.validated { () throws(ValidationError) in try body.notification() }
+            guard let sender = operations.pushSender else {
+                throw APIError(.serviceUnavailable, code: "push_unavailable", "no APNs app is configured in this process")
+            }
+            let outcome = await sender.send(notification)
+            context.logger.notice(
+                "push test sent", metadata: ["token": "\(notification.token.redacted)", "outcome": "\(outcome.failureClass)"])
+            return JSONResponse(.ok, PushTestResult(notification: notification, outcome: outcome))
+        }
+    }
+
+    /// Throws a 401 unless the request carries the admin bearer token.
+    func authorize(_ request: Request, _ context: FrostboxRequestContext) throws {
+        let header = request.headers[.authorization] ?? ""
+        let prefix = "bearer "
+        let presented = header.lowercased().hasPrefix(prefix) ? String(header.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) : ""
+        guard token.matches(presented) else {
+            context.logger.warning(
+                "admin request refused", metadata: ["path": "\(request.uri.path)", "credentials": "\(header.isEmpty ? "none" : "wrong")"])
+            var headers = HTTPFields()
+            headers[.wwwAuthenticate] = #"Bearer realm="frostbox-admin""#
+            throw APIError(.unauthorized, code: "unauthorized", "a valid admin bearer token is required", headers: headers)
+        }
+    }
+}
+
+/// The admin bearer secret. Its description never shows the value.
+public struct AdminToken: Sendable, CustomStringConvertible {
+    let bytes: [UInt8]
+
+    /// Shortest token accepted, so a guessable one cannot be configured by mistake.
+    public static let minimumLength = 16
+
+    /// Nil when `value` is shorter than `minimumLength`.
+    public init?(_ value: String) {
+        guard value.utf8.count >= Self.minimumLength else { return nil }
+        bytes = Array(value.utf8)
+    }
+
+    /// Compares in time that depends only on the configured token's length, never on where
+    /// the first differing byte is.
+    public func matches(_ presented: String) -> Bool {
+        let other = Array(presented.utf8)
+        var difference = UInt8(truncatingIfNeeded: other.count ^ bytes.count)
+        if other.count != bytes.count { difference |= 1 }
+        for index in bytes.indices {
+            let theirs = index < other.count ? other[index] : 0
+            difference |= bytes[index] ^ theirs
+        }
+        return difference == 0
+    }
+
+    public var description: String { "AdminToken(\(bytes.count) bytes)" }
+}
+
+/// The body of `GET /admin/stats`.
+public struct AdminStats: Sendable, Encodable, Equatable {
+    /// Registered devices.
+    public var devices: Int
+    /// Subscriptions over all devices.
+    public var subscriptions: Int
+    /// Distinct forecast boxes the subscriptions fall in.
+    public var boxes: Int
+    /// Places in the search index.
+    public var places: Int
+    /// Alerts waiting in the outbox.
+    public var outboxPending: Int
+    /// The latest notify runs, newest first.
+    public var recentRuns: [AdminRunSummary]
+
+    public init(devices: Int, subscriptions: Int, boxes: Int, places: Int, outboxPending: Int = 0, recentRuns: [AdminRunSummary] = []) {
+        self.devices = devices
+        self.subscriptions = subscriptions
+        self.boxes = boxes
+        self.places = places
+        self.outboxPending = outboxPending
+        self.recentRuns = recentRuns
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case devices, subscriptions, boxes, places
+        case outboxPending = "outbox_pending"
+        case recentRuns = "recent_runs"
+    }
+}
+
+/// One notify run as the admin API shows it.
+public struct AdminRunSummary: Sendable, Encodable, Equatable {
+    public var id: Int64
+    /// `running`, `completed`, `failed`, `interrupted`.
+    public var status: String
+    /// UTC epoch seconds.
+    public var startedAt: Int64
+    public var finishedAt: Int64?
+    public var boxes: Int
+    public var planned: Int
+    public var delivered: Int
+    public var failed: Int
+
+    public init(id: Int64, status: String, startedAt: Int64, finishedAt: Int64?, boxes: Int, planned: Int, delivered: Int, failed: Int) {
+        self.id = id
+        self.status = status
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.boxes = boxes
+        self.planned = planned
+        self.delivered = delivered
+        self.failed = failed
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, boxes, planned, delivered, failed
+        case startedAt = "started_at"
+        case finishedAt = "finished_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(status, forKey: .status)
+        try container.encode(Timestamp.iso8601(startedAt), forKey: .startedAt)
+        try container.encode(finishedAt.map(Timestamp.iso8601), forKey: .finishedAt)
+        try container.encode(boxes, forKey: .boxes)
+        try container.encode(planned, forKey: .planned)
+        try container.encode(delivered, forKey: .delivered)
+        try container.encode(failed, forKey: .failed)
+    }
+}
+
+/// `202` body of `POST /admin/notify`.
+struct NotifyStarted: Encodable {
+    let status: String
+    let runID: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case status
+        case runID = "run_id"
+    }
+}
+
+/// The body of `POST /admin/push-test`.
+struct PushTestBody: Decodable {
+    let token: String
+    let topic: String?
+    let environment: String?
+    let title: String?
+    let body: String?
+
+    func notification() throws(ValidationError) -> PushNotification {
+        let registration = try WireValidation.registration(
+            token: try WireValidation.token(token), body: DeviceBody(topic: topic, environment: environment, locale: nil))
+        for (field, value) in [("title", title), ("body", body)] {
+            if let value, value.utf8.count > 200 || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw ValidationError(.invalidField, field: field, "\(field) must be at most 200 bytes without control characters")
+            }
+        }
+        let alert = APSPayload.Alert(title: title ?? "Frostbox test", body: body ?? "Push delivery works.")
+        return PushNotification(
+            token: registration.token, topic: registration.topic, environment: registration.environment,
+            apnsID: UUID().uuidString.lowercased(), pushType: .alert, priority: .immediate, expiration: 0,
+            payload: PushPayload(aps: APSPayload(alert: alert, sound: "default")))
+    }
+}
+
+/// The answer of `POST /admin/push-test`: what APNs made of the push.
+struct PushTestResult: Encodable {
+    let outcome: String
+    let apnsID: String
+    let status: Int?
+    let reason: String?
+    let token: String
+
+    init(notification: PushNotification, outcome: PushOutcome) {
+        self.outcome = outcome.failureClass
+        token = notification.token.redacted
+        switch outcome {
+        case .delivered(let apnsID):
+            self.apnsID = apnsID
+            status = 200
+            reason = nil
+        case .invalidToken(let reason, _):
+            apnsID = notification.apnsID
+            status = nil
+            self.reason = reason
+        case .permanentFailure(let status, let reason):
+            apnsID = notification.apnsID
+            self.status = status
+            self.reason = reason
+        case .authFailure(let reason), .temporaryFailure(let reason):
+            apnsID = notification.apnsID
+            status = nil
+            self.reason = reason
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case outcome, status, reason, token
+        case apnsID = "apns_id"
+    }
+}

@@ -1,0 +1,35 @@
+import GRDB
+
+/// Counts for the operator (`GET /admin/stats`, the report line), read in one snapshot.
+/// Tables that belong to parts not installed in this database count as zero.
+public struct DatabaseStatistics: Sendable, Equatable {
+    public var devices = 0
+    public var subscriptions = 0
+    /// Distinct forecast boxes with at least one subscription.
+    public var boxes = 0
+    public var places = 0
+
+    public init(devices: Int = 0, subscriptions: Int = 0, boxes: Int = 0, places: Int = 0) {
+        self.devices = devices
+        self.subscriptions = subscriptions
+        self.boxes = boxes
+        self.places = places
+    }
+}
+
+extension FrostboxDatabase {
+    /// Row counts of the main tables.
+    public func statistics() async throws -> DatabaseStatistics {
+        try await pool.read { db in
+            func count(_ sql: String, table: String) throws -> Int {
+                guard try db.tableExists(table) else { return 0 }
+                return try Int.fetchOne(db, sql: sql) ?? 0
+            }
+            return DatabaseStatistics(
+                devices: try count("SELECT count(*) FROM device", table: "device"),
+                subscriptions: try count("SELECT count(*) FROM subscription", table: "subscription"),
+                boxes: try count("SELECT count(DISTINCT box) FROM subscription", table: "subscription"),
+                places: try count("SELECT count(*) FROM place", table: "place"))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import FrostboxApp
+import FrostboxCore
+import FrostboxDoubles
+import FrostboxHTTP
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+
+/// The composition root's API over a real SQLite file in a temporary directory, with a
+/// configuration the test adjusts and every log line captured in memory.
+struct OperationsHarness {
+    static let adminSecret = "s3cr3t-admin-token-0123456789"
+
+    let directory: URL
+    let config: FrostboxConfig
+    let logs = RecordingLogHandler.Store()
+    let components: FrostboxApplication.Components
+    let api: FrostboxAPI
+
+    init(_ configure: (inout FrostboxConfig) -> Void = { _ in }) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-ops-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var config = FrostboxConfig()
+        config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
+        configure(&config)
+        self.config = config
+        components = try FrostboxApplication.Components(config: config, logger: logs.logger(label: "frostbox"))
+        api = FrostboxApplication.makeAPI(components)
+    }
+
+    /// Runs `body` against the router (no socket).
+    func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(router: api.makeRouter(), logger: logs.logger(label: "frostbox.http"))
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await app.test(.router, body)
+    }
+
+    /// The metrics page as text.
+    var metricsText: String { String(decoding: components.operations.telemetry.render(), as: UTF8.self) }
+}
+
+extension TestClientProtocol {
+    /// A request with optional JSON body and extra headers.
+    @discardableResult
+    func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, headers extra: HTTPFields) async throws -> TestResponse {
+        var headers = extra
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+    }
+}
+
+/// `Authorization: Bearer <token>`.
+func bearer(_ token: String) -> HTTPFields {
+    var headers = HTTPFields()
+    headers[.authorization] = "Bearer \(token)"
+    return headers
+}
