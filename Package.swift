@@ -104,6 +104,7 @@ let package = Package(
                 "FrostboxCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -200,7 +201,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FrostboxNotifierTests",
-            dependencies: ["FrostboxNotifier", "FrostboxCore", "FrostboxDoubles"]
+            dependencies: [
+                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "FrostboxEndToEndTests",

@@ -15,6 +15,7 @@ public enum FrostboxMigrations {
     static let all: [(String, @Sendable (Database) throws -> Void)] = [
         ("v1-devices-subscriptions", v1DevicesSubscriptions),
         ("v3-forecasts", v3Forecasts),
+        ("v4-notifier", v4Notifier),
     ]
 
     static func v1DevicesSubscriptions(_ db: Database) throws {

@@ -1,0 +1,314 @@
+/// A frost event: one box, one local night, one level. An all-clear is recorded as the
+/// night's event at level `.none`, so it too goes out at most once.
+public struct FrostEvent: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var box: GeoBox
+    /// Local date of the evening the night starts on.
+    public var night: LocalDate
+    public var level: FrostLevel
+
+    public init(box: GeoBox, night: LocalDate, level: FrostLevel) {
+        self.box = box
+        self.night = night
+        self.level = level
+    }
+
+    /// `60.20#25.05/2026-05-12/freeze`.
+    public var description: String { "\(box)/\(night)/\(level)" }
+
+    public static func < (a: FrostEvent, b: FrostEvent) -> Bool {
+        (a.box.key, a.night, a.level) < (b.box.key, b.night, b.level)
+    }
+}
+
+/// What an alert says: first frost of a night, a colder level later that night, or the all-clear.
+public enum AlertKind: String, Sendable, Hashable, Codable, CaseIterable {
+    case frost
+    case escalation
+    case allClear = "all-clear"
+}
+
+/// One subscription as alert planning needs it, with the facts of its device.
+public struct SubscribedPlace: Sendable, Hashable {
+    /// The subscription's id; a device's places are named oldest first.
+    public var subscriptionID: Int64
+    public var token: DeviceToken
+    public var name: String
+    public var unit: TemperatureUnit
+    public var settings: AlertSettings
+    /// The device's APNs topic (nil: the configured default app).
+    public var topic: String?
+    /// The device's APNs environment (nil: the configured default).
+    public var environment: APNsEnvironment?
+
+    public init(subscriptionID: Int64, token: DeviceToken, name: String, unit: TemperatureUnit, settings: AlertSettings = .default, topic: String? = nil, environment: APNsEnvironment? = nil) {
+        self.subscriptionID = subscriptionID
+        self.token = token
+        self.name = name
+        self.unit = unit
+        self.settings = settings
+        self.topic = topic
+        self.environment = environment
+    }
+}
+
+/// An event a device has already been sent (or has queued in the outbox).
+public struct AlertedEvent: Sendable, Hashable {
+    public var token: DeviceToken
+    public var event: FrostEvent
+    public var kind: AlertKind
+
+    public init(token: DeviceToken, event: FrostEvent, kind: AlertKind) {
+        self.token = token
+        self.event = event
+        self.kind = kind
+    }
+}
+
+/// Which night an alert is about, as seen from the time of planning at the place.
+public enum RelativeNight: Sendable, Hashable {
+    case tonight
+    case tomorrowNight
+    /// A later night, named by its date.
+    case later
+}
+
+/// An alert decided by planning: one device, one box, one event. Turned into a push by
+/// `notification(apnsID:)` (see `PlannedAlert+Payload.swift`).
+public struct PlannedAlert: Sendable, Hashable {
+    public var token: DeviceToken
+    public var topic: String?
+    public var environment: APNsEnvironment?
+    public var event: FrostEvent
+    public var kind: AlertKind
+    /// The device's place names in this box that the alert is about, oldest subscription first.
+    public var places: [String]
+    /// The unit of the first named place's subscription.
+    public var unit: TemperatureUnit
+    /// The night's lowest temperature over the named places, °C.
+    public var minimumC: Double?
+    /// When that low is forecast, on the place's wall clock.
+    public var coldestAt: LocalDateTime?
+    /// End of the frost window (UTC epoch seconds): after it the alert is stale.
+    public var windowEnd: Int64
+    public var relativeNight: RelativeNight
+
+    public init(token: DeviceToken, topic: String? = nil, environment: APNsEnvironment? = nil, event: FrostEvent, kind: AlertKind, places: [String], unit: TemperatureUnit, minimumC: Double?, coldestAt: LocalDateTime?, windowEnd: Int64, relativeNight: RelativeNight) {
+        self.token = token
+        self.topic = topic
+        self.environment = environment
+        self.event = event
+        self.kind = kind
+        self.places = places
+        self.unit = unit
+        self.minimumC = minimumC
+        self.coldestAt = coldestAt
+        self.windowEnd = windowEnd
+        self.relativeNight = relativeNight
+    }
+}
+
+/// The outcome of planning one box.
+public struct BoxPlan: Sendable {
+    /// At most one alert per (device, event), devices in token order, nights in time order.
+    public var alerts: [PlannedAlert]
+    /// How many verdicts were computed: one per distinct rule among the box's subscriptions.
+    public var verdictsComputed: Int
+
+    public init(alerts: [PlannedAlert] = [], verdictsComputed: Int = 0) {
+        self.alerts = alerts
+        self.verdictsComputed = verdictsComputed
+    }
+}
+
+/// Alert planning: from a box's forecast, the subscriptions in that box and what each device
+/// has already been sent, the alerts to send now. Pure: the same inputs give the same plan.
+public struct AlertPlanner: Sendable {
+    /// Rule presets by name.
+    public var rules: [String: FrostRule]
+    /// The preset used when a subscription names none (or an unknown one).
+    public var defaultRuleName: String
+    /// How many nights after the current one are alerted (1: tonight and tomorrow night).
+    public var nightsAhead: Int
+    /// An alerted event clears when the night's low rises above the level's threshold by more than this, °C.
+    public var allClearMarginC: Double
+
+    public init(rules: [String: FrostRule] = FrostRule.presets, defaultRuleName: String = "default", nightsAhead: Int = 1, allClearMarginC: Double = 1) {
+        self.rules = rules
+        self.defaultRuleName = defaultRuleName
+        self.nightsAhead = max(0, nightsAhead)
+        self.allClearMarginC = allClearMarginC
+    }
+
+    /// The effective rule of a subscription: its preset (or the default) with its thresholds applied.
+    public func rule(for settings: AlertSettings) -> FrostRule {
+        let preset = settings.rule.flatMap { rules[$0] } ?? rules[defaultRuleName] ?? .default
+        return preset.applying(settings)
+    }
+
+    /// The alerts for one box at `now` (UTC epoch seconds).
+    ///
+    /// - A device gets one alert per event; places of the device in the box are named together.
+    /// - A night alerted before gets another alert only at a higher level (an escalation).
+    /// - With `allClear` set on one of the device's places in the box, an alerted night whose
+    ///   low now lies above the alerted level's threshold + `allClearMarginC` at every place
+    ///   gets one all-clear.
+    /// - Hours already over are ignored, and only nights up to `nightsAhead` after the current
+    ///   one are considered.
+    public func plan(forecast: BoxForecast, places: [SubscribedPlace], alerted: [AlertedEvent], now: Int64) -> BoxPlan {
+        guard let box = forecast.box, !places.isEmpty else { return BoxPlan() }
+        let hours = forecast.hours.filter { $0.time + 3600 > now }
+        guard !hours.isEmpty else { return BoxPlan() }
+
+        let localNow = Self.localTime(at: now, in: forecast)
+        let currentNight = localNow.hour < 12 ? localNow.date.previous : localNow.date
+        var nights: [LocalDate] = [currentNight]
+        for _ in 0..<nightsAhead { nights.append(nights[nights.count - 1].next) }
+
+        // One verdict per distinct effective rule, not per subscription.
+        var distinctRules: [FrostRule] = []
+        var verdicts: [[LocalDate: NightVerdict]] = []
+        var ruleOfPlace: [Int] = []
+        ruleOfPlace.reserveCapacity(places.count)
+        for place in places {
+            let rule = rule(for: place.settings)
+            if let index = distinctRules.firstIndex(of: rule) {
+                ruleOfPlace.append(index)
+            } else {
+                distinctRules.append(rule)
+                let verdict = rule.evaluate(hours)
+                var byNight: [LocalDate: NightVerdict] = [:]
+                for night in verdict.nights where nights.contains(night.night) { byNight[night.night] = night }
+                verdicts.append(byNight)
+                ruleOfPlace.append(distinctRules.count - 1)
+            }
+        }
+
+        var history: [DeviceNight: NightHistory] = [:]
+        for event in alerted where event.event.box == box {
+            let key = DeviceNight(token: event.token, night: event.event.night)
+            var entry = history[key] ?? NightHistory()
+            if event.kind == .allClear {
+                entry.allClearSent = true
+            } else {
+                entry.level = max(entry.level, event.event.level)
+            }
+            history[key] = entry
+        }
+
+        let order = places.indices.sorted {
+            (places[$0].token, places[$0].subscriptionID) < (places[$1].token, places[$1].subscriptionID)
+        }
+        var alerts: [PlannedAlert] = []
+        var start = 0
+        while start < order.count {
+            var end = start + 1
+            while end < order.count, places[order[end]].token == places[order[start]].token { end += 1 }
+            let device = order[start..<end]
+            for night in nights {
+                let context = NightContext(
+                    box: box, night: night, places: places, device: device, ruleOfPlace: ruleOfPlace,
+                    verdicts: verdicts, rules: distinctRules,
+                    relative: night == currentNight ? .tonight : night == currentNight.next ? .tomorrowNight : .later)
+                if let alert = planNight(context, history: history[DeviceNight(token: places[order[start]].token, night: night)]) {
+                    alerts.append(alert)
+                }
+            }
+            start = end
+        }
+        return BoxPlan(alerts: alerts, verdictsComputed: distinctRules.count)
+    }
+
+    // MARK: One device, one night
+
+    private struct DeviceNight: Hashable {
+        var token: DeviceToken
+        var night: LocalDate
+    }
+
+    private struct NightHistory {
+        var level: FrostLevel = .none
+        var allClearSent = false
+    }
+
+    private struct NightContext {
+        var box: GeoBox
+        var night: LocalDate
+        var places: [SubscribedPlace]
+        /// Indices into `places` of one device, oldest subscription first.
+        var device: ArraySlice<Int>
+        var ruleOfPlace: [Int]
+        var verdicts: [[LocalDate: NightVerdict]]
+        var rules: [FrostRule]
+        var relative: RelativeNight
+
+        func verdict(_ place: Int) -> NightVerdict? { verdicts[ruleOfPlace[place]][night] }
+    }
+
+    private func planNight(_ c: NightContext, history: NightHistory?) -> PlannedAlert? {
+        let alertedLevel = history?.level ?? .none
+        var level = FrostLevel.none
+        for place in c.device { level = max(level, c.verdict(place)?.level ?? .none) }
+
+        if level >= .frostRisk, level > alertedLevel {
+            let named = c.device.filter { (c.verdict($0)?.level ?? .none) >= .frostRisk }
+            return makeAlert(c, named: Array(named), level: level, kind: alertedLevel == .none ? .frost : .escalation)
+        }
+
+        guard alertedLevel >= .frostRisk, history?.allClearSent != true,
+            c.device.contains(where: { c.places[$0].settings.allClear })
+        else { return nil }
+        for place in c.device {
+            guard let minimum = c.verdict(place)?.minimumC,
+                let threshold = c.rules[c.ruleOfPlace[place]].thresholds.threshold(of: alertedLevel),
+                minimum > threshold + allClearMarginC
+            else { return nil }
+        }
+        return makeAlert(c, named: Array(c.device), level: .none, kind: .allClear)
+    }
+
+    private func makeAlert(_ c: NightContext, named: [Int], level: FrostLevel, kind: AlertKind) -> PlannedAlert {
+        var names: [String] = []
+        var minimum: Double?
+        var coldestAt: LocalDateTime?
+        var windowEnd: Int64 = 0
+        for place in named {
+            let name = c.places[place].name
+            if !names.contains(name) { names.append(name) }
+            guard let verdict = c.verdict(place) else { continue }
+            windowEnd = max(windowEnd, verdict.windowEnd)
+            if let t = verdict.minimumC, minimum.map({ t < $0 }) ?? true {
+                minimum = t
+                coldestAt = verdict.coldest?.local
+            }
+        }
+        let first = c.places[named[0]]
+        return PlannedAlert(
+            token: first.token, topic: first.topic, environment: first.environment,
+            event: FrostEvent(box: c.box, night: c.night, level: level), kind: kind, places: names,
+            unit: first.unit, minimumC: minimum, coldestAt: coldestAt, windowEnd: windowEnd, relativeNight: c.relative)
+    }
+
+    // MARK: Local time
+
+    /// The wall clock at the forecast's place at `now`, from the hour covering `now` (so DST
+    /// is right), else from the series' UTC offset.
+    public static func localTime(at now: Int64, in forecast: BoxForecast) -> LocalDateTime {
+        var offset = Int64(forecast.utcOffsetSeconds)
+        if let hour = forecast.hours.last(where: { $0.time <= now }) ?? forecast.hours.first {
+            offset = hour.local.wallClockSeconds - hour.time
+        }
+        return LocalDateTime(wallClockSeconds: now + offset)
+    }
+}
+
+extension FrostThresholds {
+    /// The °C threshold at or below which `level` starts; nil for `.none`.
+    public func threshold(of level: FrostLevel) -> Double? {
+        switch level {
+        case .none: nil
+        case .frostRisk: frostRiskC
+        case .freeze: freezeC
+        case .hardFreeze: hardFreezeC
+        }
+    }
+}

@@ -1,0 +1,113 @@
+/// A planned alert with its push decided, as kept in the durable outbox until delivered.
+public struct OutboxEntry: Sendable, Hashable {
+    /// Store-assigned id; 0 before the entry is stored.
+    public var id: Int64
+    public var event: FrostEvent
+    public var kind: AlertKind
+    /// The exact request to send, apns-id and collapse-id included; a resend is the same request.
+    public var notification: PushNotification
+    /// Sends tried so far, over all runs.
+    public var attempts: Int
+    /// When it was planned, UTC epoch seconds.
+    public var createdAt: Int64
+
+    public init(id: Int64 = 0, event: FrostEvent, kind: AlertKind, notification: PushNotification, attempts: Int = 0, createdAt: Int64) {
+        self.id = id
+        self.event = event
+        self.kind = kind
+        self.notification = notification
+        self.attempts = attempts
+        self.createdAt = createdAt
+    }
+
+    /// The device the entry is for.
+    public var token: DeviceToken { notification.token }
+}
+
+/// Why an outbox entry was not delivered, as counted in run summaries.
+public enum DeliveryFailureClass: String, Sendable, Hashable, Codable, CaseIterable {
+    /// 429, 5xx, connection errors: retried within the run, then carried over to the next.
+    case temporary
+    /// Refused for good (other 4xx); the reason is kept.
+    case permanent
+    /// The token is dead (400 BadDeviceToken, 410 Unregistered).
+    case invalidToken = "invalid-token"
+    /// The provider credentials were refused; entries stay pending until sending works again.
+    case auth
+    /// The frost window ended before the entry could be delivered.
+    case expired
+
+    /// The class of a push outcome; nil for a delivery.
+    public init?(_ outcome: PushOutcome) {
+        switch outcome {
+        case .delivered: return nil
+        case .invalidToken: self = .invalidToken
+        case .permanentFailure: self = .permanent
+        case .authFailure: self = .auth
+        case .temporaryFailure: self = .temporary
+        }
+    }
+
+    /// Whether an entry failing this way stays pending for a later attempt.
+    public var keepsEntryPending: Bool { self == .temporary || self == .auth }
+}
+
+/// What became of one send of an outbox entry.
+public enum OutboxOutcome: Sendable, Hashable {
+    /// Accepted by APNs at `at` (UTC epoch seconds) with the apns-id it answered.
+    case delivered(at: Int64, apnsID: String)
+    /// Not delivered. Classes that `keepsEntryPending` leave the entry pending; others end it.
+    case failed(DeliveryFailureClass, reason: String, at: Int64)
+}
+
+/// Where the notifier keeps its state: which boxes to ask for, who subscribes where, what was
+/// alerted, the outbox, fetch state of boxes and the run history. Every write is durable
+/// when the method returns.
+public protocol NotifierStore: Sendable {
+    /// The distinct boxes with at least one subscription, in the order a run asks for them:
+    /// boxes whose last fetch failed or was left out first (failing longest first), then boxes
+    /// never fetched, then the rest by oldest successful fetch.
+    func boxesToNotify() async throws -> [GeoBox]
+
+    /// The subscriptions in `boxes`, with their devices' facts, by box.
+    func places(in boxes: [GeoBox]) async throws -> [GeoBox: [SubscribedPlace]]
+
+    /// Events alerted (or queued) in `boxes` whose frost window has not ended by `now`, by box.
+    func alertedEvents(in boxes: [GeoBox], now: Int64) async throws -> [GeoBox: [AlertedEvent]]
+
+    /// Records the outcome of asking for forecasts: `failed` maps a box to the reason.
+    func recordFetches(succeeded: [GeoBox], failed: [GeoBox: String], at now: Int64) async throws
+
+    /// In one transaction, puts `entries` in the outbox and marks their events alerted for
+    /// their devices. An entry whose (device, event) is already there is skipped. Returns the
+    /// entries stored, with their ids.
+    func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry]
+
+    /// Pending outbox entries with `after < id` (and `id <= through` when given), by id, at most `limit`.
+    func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry]
+
+    /// The highest outbox id so far (0 when the outbox was never used).
+    func lastOutboxID() async throws -> Int64
+
+    /// Records a send of entry `id`: counts the attempt and stores the outcome.
+    func record(_ outcome: OutboxOutcome, for id: Int64) async throws
+
+    /// Deletes the device and everything stored about it (subscriptions, outbox, alerted
+    /// events), unless it registered after `cutoff` (UTC epoch seconds). True when deleted.
+    func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool
+
+    /// Opens a run in the runs table; returns its id. Runs still marked running (their process
+    /// died) are marked interrupted first.
+    func startRun(at now: Int64) async throws -> Int64
+
+    /// Stores a run's final summary under `summary.id`.
+    func finishRun(_ summary: NotifyRunSummary) async throws
+
+    /// The latest runs, newest first.
+    func recentRuns(limit: Int) async throws -> [NotifyRunSummary]
+
+    /// Deletes finished outbox entries and alerted events whose window ended before
+    /// `before`, and fetch state of boxes nobody subscribes to any more. Returns rows deleted.
+    @discardableResult
+    func purge(before: Int64) async throws -> Int
+}

@@ -1,0 +1,96 @@
+/// What one notify run did, as logged and kept in the runs table.
+public struct NotifyRunSummary: Sendable, Hashable, Codable {
+    /// Which way a run ended.
+    public enum Status: String, Sendable, Hashable, Codable {
+        case running
+        case completed
+        case failed
+        /// The process stopped (crash, kill) while the run was going.
+        case interrupted
+    }
+
+    /// Id in the runs table (0 for a dry run, which stores nothing).
+    public var id: Int64
+    public var startedAt: Int64
+    public var finishedAt: Int64?
+    public var status: Status
+    public var dryRun: Bool
+    /// Distinct boxes with subscriptions.
+    public var boxes: Int
+    public var forecastsCached: Int
+    public var forecastsFetched: Int
+    /// Boxes whose fetch failed (left-out boxes not included).
+    public var boxesFailed: Int
+    /// Boxes not asked for because the quota budget was spent.
+    public var boxesLeftOut: Int
+    /// Forecast HTTP requests started.
+    public var forecastRequests: Int
+    /// Quota weight used.
+    public var weightUsed: Double
+    /// Verdicts computed (one per box and distinct rule).
+    public var verdicts: Int
+    /// Alerts newly planned and queued in this run.
+    public var alertsPlanned: Int
+    /// Entries from earlier runs that were still pending at the start of this one.
+    public var alertsCarriedOver: Int
+    public var alertsDelivered: Int
+    /// Sends that failed, by class (an entry retried within the run counts once per final outcome).
+    public var failed: [DeliveryFailureClass: Int]
+    public var tokensPruned: Int
+    /// Time spent resending entries left pending by earlier runs, milliseconds.
+    public var resendMilliseconds: Int
+    /// Time spent waiting for forecasts, milliseconds.
+    public var forecastMilliseconds: Int
+    /// Time spent computing verdicts and planning alerts (pure work), milliseconds.
+    public var planningMilliseconds: Int
+    /// Time spent reading subscriptions and writing the outbox, milliseconds.
+    public var storeMilliseconds: Int
+    /// Time spent delivering this run's alerts (retries included), milliseconds.
+    public var deliveryMilliseconds: Int
+    public var durationMilliseconds: Int
+    /// Why the run failed, when it did.
+    public var error: String?
+
+    public init(id: Int64 = 0, startedAt: Int64, dryRun: Bool = false) {
+        self.id = id
+        self.startedAt = startedAt
+        self.finishedAt = nil
+        self.status = .running
+        self.dryRun = dryRun
+        self.boxes = 0
+        self.forecastsCached = 0
+        self.forecastsFetched = 0
+        self.boxesFailed = 0
+        self.boxesLeftOut = 0
+        self.forecastRequests = 0
+        self.weightUsed = 0
+        self.verdicts = 0
+        self.alertsPlanned = 0
+        self.alertsCarriedOver = 0
+        self.alertsDelivered = 0
+        self.failed = [:]
+        self.tokensPruned = 0
+        self.resendMilliseconds = 0
+        self.forecastMilliseconds = 0
+        self.planningMilliseconds = 0
+        self.storeMilliseconds = 0
+        self.deliveryMilliseconds = 0
+        self.durationMilliseconds = 0
+        self.error = nil
+    }
+
+    /// Failed sends over all classes.
+    public var alertsFailed: Int { failed.values.reduce(0, +) }
+
+    /// One line for logs and the CLI.
+    public var line: String {
+        let failures = DeliveryFailureClass.allCases.map { "\($0.rawValue)=\(failed[$0] ?? 0)" }.joined(separator: " ")
+        let weight = (weightUsed * 100).rounded() / 100
+        return "run \(id)\(dryRun ? " (dry run)" : "") \(status.rawValue): boxes=\(boxes) cached=\(forecastsCached) fetched=\(forecastsFetched)"
+            + " box-failures=\(boxesFailed) left-out=\(boxesLeftOut) requests=\(forecastRequests) weight=\(weight)"
+            + " verdicts=\(verdicts) planned=\(alertsPlanned) carried-over=\(alertsCarriedOver) delivered=\(alertsDelivered)"
+            + " failed[\(failures)] pruned=\(tokensPruned) resend=\(resendMilliseconds)ms forecasts=\(forecastMilliseconds)ms"
+            + " planning=\(planningMilliseconds)ms store=\(storeMilliseconds)ms delivery=\(deliveryMilliseconds)ms duration=\(durationMilliseconds)ms"
+            + (error.map { " error=\($0)" } ?? "")
+    }
+}

@@ -1,0 +1,139 @@
+extension PlannedAlert {
+    /// The push for this alert. `apnsID` is generated once per alert and stored with it, so
+    /// that a resend after a crash is the same request.
+    public func notification(apnsID: String) -> PushNotification {
+        let text = self.text
+        let alert = APSPayload.Alert(
+            title: text.title, body: text.body,
+            titleLocKey: titleLocKey, titleLocArgs: nil,
+            locKey: bodyLocKey, locArgs: locArgs)
+        let aps = APSPayload(
+            alert: alert,
+            sound: kind == .allClear ? nil : "default",
+            threadID: threadID,
+            interruptionLevel: interruptionLevel)
+        let frost = PushPayload.FrostData(
+            box: event.box.description, night: event.night.description, level: event.level.description,
+            minimumC: minimumC.map { ($0 * 10).rounded() / 10 })
+        return PushNotification(
+            token: token, topic: topic, environment: environment, apnsID: apnsID,
+            collapseID: collapseID, pushType: .alert,
+            priority: kind == .allClear ? .throttled : .immediate,
+            expiration: windowEnd, payload: PushPayload(aps: aps, frost: frost))
+    }
+
+    /// `apns-collapse-id`: one per device, box and night, so an escalation or all-clear
+    /// replaces the earlier alert on the lock screen. At most 27 bytes (APNs allows 64).
+    public var collapseID: String { "frost-\(event.box.key)-\(event.night.compactNumber)" }
+
+    /// `thread-id`: one notification group per box.
+    public var threadID: String { "frost-box-\(event.box)" }
+
+    /// `interruption-level`: time-sensitive from freeze up, quiet for the all-clear.
+    public var interruptionLevel: String {
+        switch (kind, event.level) {
+        case (.allClear, _): "passive"
+        case (_, .freeze), (_, .hardFreeze): "time-sensitive"
+        default: "active"
+        }
+    }
+
+    /// The English title and body, in the subscription's unit.
+    public var text: (title: String, body: String) {
+        let places = self.places.joined(separator: ", ")
+        let low = minimumC.map { unit.format(celsius: $0) }
+        switch kind {
+        case .allClear:
+            let body = "Frost no longer expected \(whenText) at \(places)" + (low.map { ": low now \($0)" } ?? "")
+            return ("All clear", body)
+        case .frost, .escalation:
+            var body = "\(levelWord) \(whenText) at \(places)"
+            if let low {
+                body += ": low \(low)"
+                if let coldestAt { body += " around \(coldestAt.clockText)" }
+            }
+            let title = kind == .escalation ? "Colder than forecast" : levelTitle
+            return (title, body)
+        }
+    }
+
+    /// The body's localisation key, `FROST_<LEVEL>_<WHEN>` or `FROST_ALL_CLEAR_<WHEN>`, with
+    /// LEVEL one of RISK, FREEZE, HARD_FREEZE and WHEN one of TONIGHT, TOMORROW_NIGHT, NIGHT_OF.
+    /// Its arguments are always `locArgs`.
+    public var bodyLocKey: String {
+        let what = kind == .allClear ? "ALL_CLEAR" : levelKey
+        return "FROST_\(what)_\(whenKey)"
+    }
+
+    /// The title's localisation key: `FROST_TITLE_<LEVEL>`, `FROST_TITLE_ESCALATION` or `FROST_TITLE_ALL_CLEAR`.
+    public var titleLocKey: String {
+        switch kind {
+        case .frost: "FROST_TITLE_\(levelKey)"
+        case .escalation: "FROST_TITLE_ESCALATION"
+        case .allClear: "FROST_TITLE_ALL_CLEAR"
+        }
+    }
+
+    /// `[places, low with unit, time of the low (HH:MM), night date (YYYY-MM-DD)]`; empty
+    /// strings where a value is unknown.
+    public var locArgs: [String] {
+        [
+            places.joined(separator: ", "),
+            minimumC.map { unit.format(celsius: $0) } ?? "",
+            coldestAt?.clockText ?? "",
+            event.night.description,
+        ]
+    }
+
+    private var levelKey: String {
+        switch event.level {
+        case .none, .frostRisk: "RISK"
+        case .freeze: "FREEZE"
+        case .hardFreeze: "HARD_FREEZE"
+        }
+    }
+
+    private var whenKey: String {
+        switch relativeNight {
+        case .tonight: "TONIGHT"
+        case .tomorrowNight: "TOMORROW_NIGHT"
+        case .later: "NIGHT_OF"
+        }
+    }
+
+    private var levelWord: String {
+        switch event.level {
+        case .none, .frostRisk: "Frost risk"
+        case .freeze: "Frost"
+        case .hardFreeze: "Hard frost"
+        }
+    }
+
+    private var levelTitle: String {
+        switch event.level {
+        case .none, .frostRisk: "Frost risk"
+        case .freeze: "Frost warning"
+        case .hardFreeze: "Hard frost warning"
+        }
+    }
+
+    private var whenText: String {
+        switch relativeNight {
+        case .tonight: "tonight"
+        case .tomorrowNight: "tomorrow night"
+        case .later: "on the night of \(event.night.day) \(Self.monthNames[event.night.month - 1])"
+        }
+    }
+
+    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+}
+
+extension TemperatureUnit {
+    /// A Celsius value in this unit, rounded to a whole degree, with a true minus sign:
+    /// `−2 °C`, `28 °F`.
+    public func format(celsius: Double) -> String {
+        let value = Int(fromCelsius(celsius).rounded())
+        let number = value < 0 ? "\u{2212}\(-value)" : "\(value)"
+        return "\(number) °\(rawValue)"
+    }
+}

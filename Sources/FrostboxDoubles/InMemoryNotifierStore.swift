@@ -1,0 +1,252 @@
+import FrostboxCore
+import Synchronization
+
+/// A `NotifierStore` in memory, with the same rules as the SQLite one: one outbox entry per
+/// (device, event), enqueue and alert-marking together, pruning by registration time, device
+/// deletion taking everything of the device with it. `snapshot()` copies the whole state, so a
+/// test can "kill" a notifier and restart another on what was durable at that moment.
+public final class InMemoryNotifierStore: NotifierStore {
+    /// One stored outbox row.
+    public struct Row: Sendable, Hashable {
+        public var entry: OutboxEntry
+        public var status: Status
+        public var deliveredAt: Int64?
+        public var deliveredAPNsID: String?
+        public var failure: DeliveryFailureClass?
+        public var failureReason: String?
+        public var runID: Int64?
+
+        /// Where a row stands.
+        public enum Status: String, Sendable, Hashable {
+            case pending, delivered, failed
+        }
+    }
+
+    /// Fetch bookkeeping of one box.
+    public struct FetchState: Sendable, Hashable {
+        public var lastAttemptAt: Int64
+        public var lastSuccessAt: Int64?
+        public var failingSince: Int64?
+        public var failure: String?
+    }
+
+    struct DeviceFacts: Sendable {
+        var registeredAt: Int64
+        var topic: String?
+        var environment: APNsEnvironment?
+    }
+
+    struct State: Sendable {
+        var devices: [DeviceToken: DeviceFacts] = [:]
+        var places: [(box: GeoBox, place: SubscribedPlace)] = []
+        var nextSubscriptionID: Int64 = 1
+        var alerted: [AlertedEvent: Int64] = [:]
+        var outbox: [Row] = []
+        var nextOutboxID: Int64 = 1
+        var fetches: [GeoBox: FetchState] = [:]
+        var runs: [NotifyRunSummary] = []
+        var nextRunID: Int64 = 1
+    }
+
+    private let state: Mutex<State>
+
+    public init() { state = Mutex(State()) }
+
+    private init(_ copy: State) { state = Mutex(copy) }
+
+    /// An independent copy of everything stored now.
+    public func snapshot() -> InMemoryNotifierStore { InMemoryNotifierStore(state.withLock { $0 }) }
+
+    // MARK: Seeding and inspection (tests)
+
+    /// Registers (or re-registers) a device at `registeredAt`.
+    public func register(_ token: DeviceToken, at registeredAt: Int64, topic: String? = nil, environment: APNsEnvironment? = nil) {
+        state.withLock { $0.devices[token] = DeviceFacts(registeredAt: registeredAt, topic: topic, environment: environment) }
+    }
+
+    /// Adds a subscription (registering its device at 0 when unknown); returns its id.
+    @discardableResult
+    public func subscribe(_ token: DeviceToken, box: GeoBox, name: String, unit: TemperatureUnit = .celsius, settings: AlertSettings = .default) -> Int64 {
+        state.withLock { state in
+            if state.devices[token] == nil { state.devices[token] = DeviceFacts(registeredAt: 0) }
+            let id = state.nextSubscriptionID
+            state.nextSubscriptionID += 1
+            state.places.append((box, SubscribedPlace(subscriptionID: id, token: token, name: name, unit: unit, settings: settings)))
+            return id
+        }
+    }
+
+    /// Whether the device is still stored.
+    public func hasDevice(_ token: DeviceToken) -> Bool { state.withLock { $0.devices[token] != nil } }
+
+    /// Every outbox row, by id.
+    public var outbox: [Row] { state.withLock { $0.outbox } }
+
+    /// Every alerted event.
+    public var alerted: Set<AlertedEvent> { state.withLock { Set($0.alerted.keys) } }
+
+    /// Fetch state by box.
+    public var fetchStates: [GeoBox: FetchState] { state.withLock { $0.fetches } }
+
+    /// Every run, oldest first.
+    public var runs: [NotifyRunSummary] { state.withLock { $0.runs } }
+
+    // MARK: NotifierStore
+
+    public func boxesToNotify() async throws -> [GeoBox] {
+        state.withLock { state in
+            let boxes = Set(state.places.map(\.box))
+            return boxes.sorted { a, b in
+                Self.order(state.fetches[a], a) < Self.order(state.fetches[b], b)
+            }
+        }
+    }
+
+    /// Failing first (longest failing first), then never fetched, then oldest success; box key last.
+    static func order(_ fetch: FetchState?, _ box: GeoBox) -> (Int64, Int64, Int64) {
+        guard let fetch else { return (1, 0, box.key) }
+        if let since = fetch.failingSince { return (0, since, box.key) }
+        return (2, fetch.lastSuccessAt ?? 0, box.key)
+    }
+
+    public func places(in boxes: [GeoBox]) async throws -> [GeoBox: [SubscribedPlace]] {
+        let wanted = Set(boxes)
+        return state.withLock { state in
+            var result: [GeoBox: [SubscribedPlace]] = [:]
+            for (box, place) in state.places where wanted.contains(box) {
+                var place = place
+                let device = state.devices[place.token]
+                place.topic = device?.topic
+                place.environment = device?.environment
+                result[box, default: []].append(place)
+            }
+            return result
+        }
+    }
+
+    public func alertedEvents(in boxes: [GeoBox], now: Int64) async throws -> [GeoBox: [AlertedEvent]] {
+        let wanted = Set(boxes)
+        return state.withLock { state in
+            var result: [GeoBox: [AlertedEvent]] = [:]
+            for (event, expiresAt) in state.alerted where wanted.contains(event.event.box) && expiresAt > now {
+                result[event.event.box, default: []].append(event)
+            }
+            return result
+        }
+    }
+
+    public func recordFetches(succeeded: [GeoBox], failed: [GeoBox: String], at now: Int64) async throws {
+        state.withLock { state in
+            for box in succeeded {
+                state.fetches[box] = FetchState(lastAttemptAt: now, lastSuccessAt: now, failingSince: nil, failure: nil)
+            }
+            for (box, reason) in failed {
+                var fetch = state.fetches[box] ?? FetchState(lastAttemptAt: now)
+                fetch.lastAttemptAt = now
+                fetch.failingSince = fetch.failingSince ?? now
+                fetch.failure = reason
+                state.fetches[box] = fetch
+            }
+        }
+    }
+
+    public func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry] {
+        state.withLock { state in
+            var stored: [OutboxEntry] = []
+            for var entry in entries {
+                guard state.devices[entry.token] != nil else { continue }
+                let duplicate = state.outbox.contains { $0.entry.token == entry.token && $0.entry.event == entry.event }
+                if duplicate { continue }
+                entry.id = state.nextOutboxID
+                state.nextOutboxID += 1
+                state.outbox.append(Row(entry: entry, status: .pending, runID: runID))
+                let alerted = AlertedEvent(token: entry.token, event: entry.event, kind: entry.kind)
+                state.alerted[alerted] = entry.notification.expiration ?? (entry.createdAt + 86_400)
+                stored.append(entry)
+            }
+            return stored
+        }
+    }
+
+    public func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry] {
+        state.withLock { state in
+            Array(
+                state.outbox.lazy
+                    .filter { $0.status == .pending && $0.entry.id > after && $0.entry.id <= (through ?? .max) }
+                    .map(\.entry)
+                    .prefix(limit))
+        }
+    }
+
+    public func lastOutboxID() async throws -> Int64 { state.withLock { $0.nextOutboxID - 1 } }
+
+    public func record(_ outcome: OutboxOutcome, for id: Int64) async throws {
+        state.withLock { state in
+            guard let index = state.outbox.firstIndex(where: { $0.entry.id == id }) else { return }
+            var row = state.outbox[index]
+            row.entry.attempts += 1
+            switch outcome {
+            case .delivered(let at, let apnsID):
+                row.status = .delivered
+                row.deliveredAt = at
+                row.deliveredAPNsID = apnsID
+            case .failed(let failure, let reason, _):
+                row.status = failure.keepsEntryPending ? .pending : .failed
+                row.failure = failure
+                row.failureReason = reason
+            }
+            state.outbox[index] = row
+        }
+    }
+
+    public func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool {
+        state.withLock { state in
+            guard let device = state.devices[token], device.registeredAt <= cutoff else { return false }
+            state.devices[token] = nil
+            state.places.removeAll { $0.place.token == token }
+            state.outbox.removeAll { $0.entry.token == token }
+            state.alerted = state.alerted.filter { $0.key.token != token }
+            return true
+        }
+    }
+
+    public func startRun(at now: Int64) async throws -> Int64 {
+        state.withLock { state in
+            let id = state.nextRunID
+            state.nextRunID += 1
+            for index in state.runs.indices where state.runs[index].status == .running {
+                state.runs[index].status = .interrupted
+            }
+            state.runs.append(NotifyRunSummary(id: id, startedAt: now))
+            return id
+        }
+    }
+
+    public func finishRun(_ summary: NotifyRunSummary) async throws {
+        state.withLock { state in
+            if let index = state.runs.firstIndex(where: { $0.id == summary.id }) { state.runs[index] = summary }
+        }
+    }
+
+    public func recentRuns(limit: Int) async throws -> [NotifyRunSummary] {
+        state.withLock { Array($0.runs.reversed().prefix(limit)) }
+    }
+
+    @discardableResult
+    public func purge(before: Int64) async throws -> Int {
+        state.withLock { state in
+            let before0 = state.outbox.count + state.alerted.count + state.fetches.count
+            state.outbox.removeAll { $0.status != .pending && ($0.entry.notification.expiration ?? 0) < before }
+            state.alerted = state.alerted.filter { $0.value >= before }
+            let boxes = Set(state.places.map(\.box))
+            state.fetches = state.fetches.filter { boxes.contains($0.key) }
+            return before0 - (state.outbox.count + state.alerted.count + state.fetches.count)
+        }
+    }
+}
+
+extension InMemoryNotifierStore.FetchState {
+    init(lastAttemptAt: Int64) {
+        self.init(lastAttemptAt: lastAttemptAt, lastSuccessAt: nil, failingSince: nil, failure: nil)
+    }
+}

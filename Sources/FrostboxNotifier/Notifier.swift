@@ -1,0 +1,91 @@
+import FrostboxCore
+import Logging
+
+/// The notifier: runs notify runs over the core's ports, one at a time. A run resends what
+/// earlier runs left pending, plans the alerts of every subscribed box into the outbox, then
+/// delivers them (see `NotifyRun`). Schedule it with `NotifierService`.
+public actor Notifier {
+    /// What asking for a run led to.
+    public enum RunResult: Sendable, Equatable {
+        /// The run happened; its summary.
+        case completed(NotifyRunSummary)
+        /// Another run (in this process or another one on the same database) is going.
+        case alreadyRunning
+    }
+
+    /// What asking for a background run led to.
+    public enum TriggerResult: Sendable, Equatable {
+        /// A run was started with this id in the runs table.
+        case started(runID: Int64)
+        case alreadyRunning
+    }
+
+    let work: NotifyRun
+    let runLock: (any NotifierRunLock)?
+    private var running = false
+    private var triggered: Task<NotifyRunSummary, Never>?
+
+    /// - Parameters:
+    ///   - now: UTC epoch seconds (injected so tests control time).
+    ///   - sleep: waits between retry rounds (injected so tests need not wait).
+    ///   - makeID: a new apns-id (canonical UUID text) per planned alert.
+    public init(
+        store: any NotifierStore, forecasts: any ForecastProvider, push: any PushSender,
+        planner: AlertPlanner = AlertPlanner(), configuration: NotifierConfiguration = NotifierConfiguration(),
+        runLock: (any NotifierRunLock)? = nil, logger: Logger,
+        now: @escaping @Sendable () -> Int64,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        makeID: @escaping @Sendable () -> String
+    ) {
+        work = NotifyRun(
+            store: store, forecasts: forecasts, push: push, planner: planner, configuration: configuration,
+            logger: logger, now: now, sleep: sleep, makeID: makeID)
+        self.runLock = runLock
+    }
+
+    /// Whether a run is going in this process.
+    public var isRunning: Bool { running }
+
+    /// Runs once now and returns its summary. A dry run plans but stores and sends nothing;
+    /// `onPlanned` sees each chunk of planned entries.
+    public func run(dryRun: Bool = false, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)? = nil) async throws -> RunResult {
+        guard begin() else { return .alreadyRunning }
+        defer { end() }
+        let id = dryRun ? 0 : try await work.store.startRun(at: work.now())
+        return .completed(await work.perform(runID: id, dryRun: dryRun, onPlanned: onPlanned))
+    }
+
+    /// Starts a run in the background and returns at once (for `POST /admin/notify`).
+    public func trigger() async throws -> TriggerResult {
+        guard begin() else { return .alreadyRunning }
+        let id: Int64
+        do {
+            id = try await work.store.startRun(at: work.now())
+        } catch {
+            end()
+            throw error
+        }
+        let work = self.work
+        triggered = Task {
+            let summary = await work.perform(runID: id, dryRun: false, onPlanned: nil)
+            self.end()
+            return summary
+        }
+        return .started(runID: id)
+    }
+
+    /// Waits for the run started by the latest `trigger()`; nil when there was none.
+    public func triggeredRun() async -> NotifyRunSummary? { await triggered?.value }
+
+    private func begin() -> Bool {
+        if running { return false }
+        if let runLock, !runLock.tryLock() { return false }
+        running = true
+        return true
+    }
+
+    private func end() {
+        running = false
+        runLock?.unlock()
+    }
+}

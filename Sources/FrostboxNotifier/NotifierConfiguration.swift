@@ -1,0 +1,35 @@
+/// How the notifier schedules, batches and retries.
+public struct NotifierConfiguration: Sendable, Hashable {
+    /// Time between the starts of scheduled runs.
+    public var interval: Duration = .seconds(3600)
+    /// Delay before the first scheduled run after start (it also resends whatever a crash left pending).
+    public var firstRunDelay: Duration = .seconds(10)
+    /// When a scheduled run finds another run going, it tries again after this long.
+    public var busyRetryDelay: Duration = .seconds(60)
+    /// Pushes in flight at once.
+    public var concurrency = 32
+    /// Sends of one entry within a run (the first send included); temporary failures past it
+    /// carry over to the next run.
+    public var attemptsPerRun = 3
+    /// Wait before the first in-run retry round; doubles each round up to `maximumRetryBackoff`.
+    public var retryBackoff: Duration = .seconds(2)
+    public var maximumRetryBackoff: Duration = .seconds(60)
+    /// Boxes asked for, planned and queued together. Keep it a multiple of the forecast
+    /// source's batch size, so a run makes ⌈boxes / batch⌉ requests.
+    public var boxesPerChunk = 1000
+    /// Outbox entries read at a time for delivery.
+    public var outboxPageSize = 1000
+    /// Finished outbox entries and alerted events are kept this long after their frost window, seconds.
+    public var retentionSeconds: Int64 = 7 * 86_400
+
+    public init() {}
+}
+
+/// Keeps notify runs of different processes on one database from overlapping (a `frostbox
+/// notify --once` next to a running `frostbox serve`). Released by the system when the process dies.
+public protocol NotifierRunLock: Sendable {
+    /// Takes the lock when no other process holds it; false otherwise. Never blocks.
+    func tryLock() -> Bool
+    /// Releases a lock taken by `tryLock`.
+    func unlock()
+}

@@ -1,0 +1,59 @@
+import FrostboxCore
+import Logging
+import ServiceLifecycle
+
+/// Runs the notifier on a schedule inside `frostbox serve`: a first run shortly after start
+/// (which also resends whatever a crash left in the outbox), then one every `interval`. Runs
+/// never overlap: a run that would start while another is going (a manual trigger, another
+/// process) is retried after `busyRetryDelay`. Graceful shutdown stops the loop; a run cut
+/// short leaves its entries pending in the outbox for the next start.
+public struct NotifierService: Service {
+    let notifier: Notifier
+    let configuration: NotifierConfiguration
+    let sleep: @Sendable (Duration) async throws -> Void
+    let logger: Logger
+
+    public init(
+        notifier: Notifier, configuration: NotifierConfiguration, logger: Logger,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.notifier = notifier
+        self.configuration = configuration
+        self.sleep = sleep
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        logger.info(
+            "notifier scheduled",
+            metadata: ["first_run_in": "\(configuration.firstRunDelay)", "interval": "\(configuration.interval)"])
+        try? await cancelWhenGracefulShutdown {
+            try await loop()
+        }
+    }
+
+    private func loop() async throws {
+        try await sleep(configuration.firstRunDelay)
+        while !Task.isCancelled {
+            let started = ContinuousClock.now
+            let result: Notifier.RunResult
+            do {
+                result = try await notifier.run()
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.error("notify run could not start", metadata: ["error": "\(error)"])
+                try await sleep(configuration.busyRetryDelay)
+                continue
+            }
+            switch result {
+            case .completed:
+                let elapsed = ContinuousClock.now - started
+                try await sleep(elapsed < configuration.interval ? configuration.interval - elapsed : .zero)
+            case .alreadyRunning:
+                logger.info("a notify run is already going; trying again later", metadata: ["in": "\(configuration.busyRetryDelay)"])
+                try await sleep(configuration.busyRetryDelay)
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+import FrostboxCore
+import Logging
+import Metrics
+
+/// The work of one notify run, without the scheduling:
+///
+/// 1. resend the outbox entries earlier runs left pending (a crash, temporary failures), with
+///    their original apns-id and collapse-id;
+/// 2. for the distinct subscribed boxes, chunk by chunk (failed and left-out boxes first): get
+///    forecasts, compute one verdict per box and distinct rule, plan one alert per device and
+///    event, and queue the alerts in the outbox in the transaction that marks them alerted;
+/// 3. deliver the new entries with bounded concurrency, retrying temporary failures with
+///    backoff, pruning dead tokens;
+/// 4. purge what has aged out, and store the summary.
+struct NotifyRun: Sendable {
+    let store: any NotifierStore
+    let forecasts: any ForecastProvider
+    let push: any PushSender
+    let planner: AlertPlanner
+    let configuration: NotifierConfiguration
+    let logger: Logger
+    let now: @Sendable () -> Int64
+    let sleep: @Sendable (Duration) async throws -> Void
+    let makeID: @Sendable () -> String
+
+    func perform(runID: Int64, dryRun: Bool, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?) async -> NotifyRunSummary {
+        let started = ContinuousClock.now
+        var summary = NotifyRunSummary(id: runID, startedAt: now(), dryRun: dryRun)
+        var logger = self.logger
+        logger[metadataKey: "run"] = "\(runID)"
+        do {
+            var backlogThrough: Int64 = 0
+            if !dryRun {
+                backlogThrough = try await store.lastOutboxID()
+                let clock = ContinuousClock.now
+                summary.alertsCarriedOver = try await deliver(after: 0, through: backlogThrough, summary: &summary, logger: logger)
+                summary.resendMilliseconds = Self.milliseconds(since: clock)
+            }
+            try await plan(runID: runID, dryRun: dryRun, summary: &summary, onPlanned: onPlanned)
+            if !dryRun {
+                let clock = ContinuousClock.now
+                _ = try await deliver(after: backlogThrough, through: nil, summary: &summary, logger: logger)
+                summary.deliveryMilliseconds = Self.milliseconds(since: clock)
+                try await store.purge(before: now() - configuration.retentionSeconds)
+            }
+            summary.status = .completed
+        } catch is CancellationError {
+            summary.status = .interrupted
+            summary.error = "cancelled"
+        } catch {
+            summary.status = .failed
+            summary.error = String(describing: error)
+        }
+        summary.finishedAt = now()
+        summary.durationMilliseconds = Self.milliseconds(since: started)
+        if !dryRun {
+            do {
+                try await store.finishRun(summary)
+            } catch {
+                logger.error("could not store the run summary", metadata: ["error": "\(error)"])
+            }
+        }
+        let result = summary.status == .completed ? "completed" : "failed"
+        Counter(label: FrostboxMetrics.Name.notifyRuns, dimensions: [(FrostboxMetrics.Label.result, result)]).increment()
+        Timer(label: FrostboxMetrics.Name.notifyRunDuration, dimensions: [(FrostboxMetrics.Label.result, result)])
+            .recordMilliseconds(summary.durationMilliseconds)
+        if summary.status == .completed {
+            logger.notice("notify run completed", metadata: ["summary": "\(summary.line)"])
+        } else {
+            logger.error("notify run did not complete", metadata: ["summary": "\(summary.line)"])
+        }
+        return summary
+    }
+
+    // MARK: Planning
+
+    private func plan(runID: Int64, dryRun: Bool, summary: inout NotifyRunSummary, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?) async throws {
+        var clock = ContinuousClock.now
+        let boxes = try await store.boxesToNotify()
+        summary.storeMilliseconds += Self.milliseconds(since: clock)
+        summary.boxes = boxes.count
+        let chunkSize = max(1, configuration.boxesPerChunk)
+        var start = 0
+        while start < boxes.count {
+            try Task.checkCancellation()
+            let chunk = Array(boxes[start..<min(start + chunkSize, boxes.count)])
+            start += chunkSize
+            let runNow = now()
+
+            clock = ContinuousClock.now
+            let batch = await forecasts.forecasts(for: chunk, now: runNow)
+            summary.forecastMilliseconds += Self.milliseconds(since: clock)
+            summary.forecastRequests += batch.requestsMade
+            summary.weightUsed += batch.weightUsed
+            var failed: [GeoBox: String] = [:]
+            for box in chunk where batch.forecasts[box] == nil {
+                let failure = batch.failures[box]
+                if case .budgetExhausted = failure { summary.boxesLeftOut += 1 } else { summary.boxesFailed += 1 }
+                failed[box] = failure.map(Self.describe) ?? "no answer"
+            }
+            let withForecast = chunk.filter { batch.forecasts[$0] != nil }
+            for box in withForecast {
+                if batch.forecasts[box]?.source == .cache { summary.forecastsCached += 1 } else { summary.forecastsFetched += 1 }
+            }
+
+            clock = ContinuousClock.now
+            if !dryRun { try await store.recordFetches(succeeded: withForecast, failed: failed, at: runNow) }
+            let places = try await store.places(in: withForecast)
+            let alerted = try await store.alertedEvents(in: withForecast, now: runNow)
+            summary.storeMilliseconds += Self.milliseconds(since: clock)
+
+            clock = ContinuousClock.now
+            var entries: [OutboxEntry] = []
+            for box in withForecast {
+                guard let forecast = batch.forecasts[box]?.forecast, let boxPlaces = places[box] else { continue }
+                let plan = planner.plan(forecast: forecast, places: boxPlaces, alerted: alerted[box] ?? [], now: runNow)
+                summary.verdicts += plan.verdictsComputed
+                for alert in plan.alerts {
+                    entries.append(
+                        OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(apnsID: makeID()), createdAt: runNow))
+                }
+            }
+            summary.planningMilliseconds += Self.milliseconds(since: clock)
+
+            if dryRun {
+                summary.alertsPlanned += entries.count
+                await onPlanned?(entries)
+                continue
+            }
+            clock = ContinuousClock.now
+            let stored = try await store.enqueue(entries, runID: runID)
+            summary.storeMilliseconds += Self.milliseconds(since: clock)
+            summary.alertsPlanned += stored.count
+            Self.count(FrostboxMetrics.Name.alertsPlanned, stored)
+            await onPlanned?(stored)
+        }
+    }
+
+    static func describe(_ failure: ForecastFailure) -> String {
+        switch failure {
+        case .budgetExhausted: "left out: quota budget spent"
+        case .rateLimited(let reason, _): "rate limited: \(reason)"
+        case .remote(let status, let reason): "HTTP \(status): \(reason)"
+        case .invalidResponse(let reason): "invalid response: \(reason)"
+        case .timeout: "timeout"
+        case .transport(let reason): "transport: \(reason)"
+        }
+    }
+
+    // MARK: Delivery
+
+    /// Sends the pending entries with `after < id <= through`, page by page, then retries
+    /// temporary failures in rounds with backoff. Returns how many pending entries it found.
+    private func deliver(after: Int64, through: Int64?, summary: inout NotifyRunSummary, logger: Logger) async throws -> Int {
+        var cursor = after
+        var found = 0
+        var blockedTopics = Set<String>()
+        var retry: [OutboxEntry] = []
+        while true {
+            try Task.checkCancellation()
+            let page = try await store.pendingOutbox(after: cursor, through: through, limit: max(1, configuration.outboxPageSize))
+            guard let last = page.last else { break }
+            cursor = last.id
+            found += page.count
+            retry += try await sendRound(page, blockedTopics: &blockedTopics, summary: &summary, logger: logger)
+        }
+        var attempt = 1
+        var backoff = configuration.retryBackoff
+        while !retry.isEmpty, attempt < configuration.attemptsPerRun {
+            attempt += 1
+            logger.info("retrying temporary failures", metadata: ["entries": "\(retry.count)", "attempt": "\(attempt)", "after": "\(backoff)"])
+            try await sleep(backoff)
+            backoff = min(backoff * 2, configuration.maximumRetryBackoff)
+            retry = try await sendRound(retry, blockedTopics: &blockedTopics, summary: &summary, logger: logger)
+        }
+        if !retry.isEmpty {
+            summary.failed[.temporary, default: 0] += retry.count
+            Self.count(FrostboxMetrics.Name.alertsFailed, retry, failure: .temporary)
+            logger.warning("temporary failures carried over to the next run", metadata: ["entries": "\(retry.count)"])
+        }
+        return found
+    }
+
+    private struct Sent: Sendable {
+        var entry: OutboxEntry
+        var outcome: PushOutcome
+        var pruned: Bool
+    }
+
+    /// One send of each entry, at most `concurrency` at once. Each outcome is stored as it
+    /// comes in; dead tokens are pruned. Returns the entries that failed temporarily.
+    private func sendRound(_ entries: [OutboxEntry], blockedTopics: inout Set<String>, summary: inout NotifyRunSummary, logger: Logger) async throws -> [OutboxEntry] {
+        var retry: [OutboxEntry] = []
+        var delivered: [OutboxEntry] = []
+        var failures: [(OutboxEntry, DeliveryFailureClass)] = []
+        var pruned = 0
+        let concurrency = max(1, configuration.concurrency)
+        let store = self.store
+        let push = self.push
+        let now = self.now
+
+        func handle(_ sent: Sent) {
+            let token = sent.entry.token.redacted
+            switch sent.outcome {
+            case .delivered:
+                delivered.append(sent.entry)
+            case .temporaryFailure(let reason):
+                logger.debug("push failed temporarily", metadata: ["token": "\(token)", "reason": "\(reason)"])
+                retry.append(sent.entry)
+            case .invalidToken(let reason, _):
+                logger.info("dead device token", metadata: ["token": "\(token)", "reason": "\(reason)", "pruned": "\(sent.pruned)"])
+                failures.append((sent.entry, .invalidToken))
+                if sent.pruned { pruned += 1 }
+            case .permanentFailure(let status, let reason):
+                logger.warning("push refused", metadata: ["token": "\(token)", "status": "\(status)", "reason": "\(reason)"])
+                failures.append((sent.entry, .permanent))
+            case .authFailure(let reason):
+                logger.error("APNs refused our credentials; holding this app's alerts", metadata: ["topic": "\(sent.entry.notification.topic ?? "default")", "reason": "\(reason)"])
+                failures.append((sent.entry, .auth))
+                blockedTopics.insert(sent.entry.notification.topic ?? "")
+            }
+        }
+
+        try await withThrowingTaskGroup(of: Sent.self) { group in
+            var inFlight = 0
+            for entry in entries {
+                if let expiration = entry.notification.expiration, expiration <= now() {
+                    try await store.record(.failed(.expired, reason: "frost window ended before delivery", at: now()), for: entry.id)
+                    failures.append((entry, .expired))
+                    continue
+                }
+                if inFlight >= concurrency, let sent = try await group.next() {
+                    inFlight -= 1
+                    handle(sent)
+                }
+                // Checked after waiting for a slot, so an auth failure just in stops the next send.
+                if blockedTopics.contains(entry.notification.topic ?? "") { continue }
+                group.addTask {
+                    let sentAt = now()
+                    let outcome = await push.send(entry.notification)
+                    let recorded: OutboxOutcome
+                    var pruned = false
+                    switch outcome {
+                    case .delivered(let apnsID):
+                        recorded = .delivered(at: now(), apnsID: apnsID)
+                    case .invalidToken(let reason, let unregisteredAt):
+                        recorded = .failed(.invalidToken, reason: reason, at: now())
+                        // Keep a device that registered again after APNs saw the token die.
+                        let cutoff = unregisteredAt.map { $0 / 1000 } ?? sentAt
+                        try await store.record(recorded, for: entry.id)
+                        pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
+                        return Sent(entry: entry, outcome: outcome, pruned: pruned)
+                    case .permanentFailure(let status, let reason):
+                        recorded = .failed(.permanent, reason: "\(status) \(reason)", at: now())
+                    case .authFailure(let reason):
+                        recorded = .failed(.auth, reason: reason, at: now())
+                    case .temporaryFailure(let reason):
+                        recorded = .failed(.temporary, reason: reason, at: now())
+                    }
+                    try await store.record(recorded, for: entry.id)
+                    return Sent(entry: entry, outcome: outcome, pruned: pruned)
+                }
+                inFlight += 1
+            }
+            while let sent = try await group.next() { handle(sent) }
+        }
+
+        summary.alertsDelivered += delivered.count
+        Self.count(FrostboxMetrics.Name.alertsDelivered, delivered)
+        for (entry, failure) in failures {
+            summary.failed[failure, default: 0] += 1
+            Self.count(FrostboxMetrics.Name.alertsFailed, [entry], failure: failure)
+        }
+        summary.tokensPruned += pruned
+        if pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: pruned) }
+        return retry
+    }
+
+    // MARK: Helpers
+
+    /// Counts entries into `name`, one increment per level (and failure class).
+    static func count(_ name: String, _ entries: [OutboxEntry], failure: DeliveryFailureClass? = nil) {
+        guard !entries.isEmpty else { return }
+        var byLevel: [String: Int] = [:]
+        for entry in entries {
+            byLevel[entry.kind == .allClear ? "all-clear" : entry.event.level.description, default: 0] += 1
+        }
+        for (level, count) in byLevel {
+            var dimensions = [(FrostboxMetrics.Label.level, level)]
+            if let failure { dimensions.append((FrostboxMetrics.Label.failureClass, failure.rawValue)) }
+            Counter(label: name, dimensions: dimensions).increment(by: count)
+        }
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+        return Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}

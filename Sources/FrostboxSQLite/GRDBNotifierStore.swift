@@ -1,0 +1,250 @@
+import FrostboxCore
+import GRDB
+
+/// The `NotifierStore` on SQLite. Bulk reads and the per-chunk writes (fetch state, outbox)
+/// use the pool directly, one transaction each; per-push outcomes go through the group
+/// committer so that concurrent deliveries share commits. Every write is durable
+/// (`synchronous = FULL`) when its method returns.
+public struct GRDBNotifierStore: NotifierStore {
+    let database: FrostboxDatabase
+    /// How many runs the runs table keeps.
+    public let keptRuns: Int
+
+    public init(database: FrostboxDatabase, keptRuns: Int = 10_000) {
+        self.database = database
+        self.keptRuns = keptRuns
+    }
+
+    public func boxesToNotify() async throws -> [GeoBox] {
+        try await database.pool.read { db in
+            // Failing boxes first (longest failing first), then never fetched, then oldest success.
+            let keys = try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT s.box FROM (SELECT DISTINCT box FROM subscription) AS s
+                    LEFT JOIN box_fetch AS f ON f.box = s.box
+                    ORDER BY CASE WHEN f.failing_since IS NOT NULL THEN 0 WHEN f.box IS NULL THEN 1 ELSE 2 END,
+                             COALESCE(f.failing_since, f.last_success_at, 0), s.box
+                    """)
+            return keys.compactMap(GeoBox.init(key:))
+        }
+    }
+
+    public func places(in boxes: [GeoBox]) async throws -> [GeoBox: [SubscribedPlace]] {
+        guard !boxes.isEmpty else { return [:] }
+        let keys = boxes.map(\.key)
+        return try await database.pool.read { db in
+            var result: [GeoBox: [SubscribedPlace]] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
+                           s.all_clear, d.topic, d.environment
+                    FROM subscription AS s JOIN device AS d ON d.token = s.token
+                    WHERE s.box IN (\(Self.placeholders(keys.count)))
+                    ORDER BY s.box, s.token, s.id
+                    """,
+                arguments: StatementArguments(keys))
+            var currentKey: Int64 = -1
+            var currentBox: GeoBox?
+            var current: [SubscribedPlace] = []
+            while let row = try rows.next() {
+                let key: Int64 = row[0]
+                if key != currentKey {
+                    if let currentBox { result[currentBox] = current }
+                    currentKey = key
+                    currentBox = GeoBox(key: key)
+                    current = []
+                }
+                let environment: String? = row[11]
+                current.append(
+                    SubscribedPlace(
+                        subscriptionID: row[1], token: DeviceToken(trustedHex: row[2]), name: row[3],
+                        unit: TemperatureUnit(rawValue: row[4]) ?? .celsius,
+                        settings: AlertSettings(rule: row[5], frostRiskC: row[6], freezeC: row[7], hardFreezeC: row[8], allClear: row[9]),
+                        topic: row[10], environment: environment.flatMap(APNsEnvironment.init(rawValue:))))
+            }
+            if let currentBox { result[currentBox] = current }
+            return result
+        }
+    }
+
+    public func alertedEvents(in boxes: [GeoBox], now: Int64) async throws -> [GeoBox: [AlertedEvent]] {
+        guard !boxes.isEmpty else { return [:] }
+        let keys = boxes.map(\.key)
+        return try await database.pool.read { db in
+            var result: [GeoBox: [AlertedEvent]] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT token, box, night, level, kind FROM alerted_event
+                    WHERE box IN (\(Self.placeholders(keys.count))) AND expires_at > ?
+                    """,
+                arguments: StatementArguments(keys) + [now])
+            while let row = try rows.next() {
+                guard let box = GeoBox(key: row[1]), let night = LocalDate(text: row[2] as String),
+                    let level = FrostLevel(rawValue: row[3]), let kind = AlertKind(rawValue: row[4])
+                else { continue }
+                result[box, default: []].append(
+                    AlertedEvent(token: DeviceToken(trustedHex: row[0]), event: FrostEvent(box: box, night: night, level: level), kind: kind))
+            }
+            return result
+        }
+    }
+
+    public func recordFetches(succeeded: [GeoBox], failed: [GeoBox: String], at now: Int64) async throws {
+        guard !succeeded.isEmpty || !failed.isEmpty else { return }
+        try await database.pool.write { db in
+            let success = try db.cachedStatement(
+                sql: """
+                    INSERT INTO box_fetch (box, last_attempt_at, last_success_at, failing_since, failure)
+                    VALUES (?, ?, ?, NULL, NULL)
+                    ON CONFLICT (box) DO UPDATE SET last_attempt_at = excluded.last_attempt_at,
+                        last_success_at = excluded.last_success_at, failing_since = NULL, failure = NULL
+                    """)
+            for box in succeeded { try success.execute(arguments: [box.key, now, now]) }
+            let failure = try db.cachedStatement(
+                sql: """
+                    INSERT INTO box_fetch (box, last_attempt_at, last_success_at, failing_since, failure)
+                    VALUES (?, ?, NULL, ?, ?)
+                    ON CONFLICT (box) DO UPDATE SET last_attempt_at = excluded.last_attempt_at,
+                        failing_since = COALESCE(box_fetch.failing_since, excluded.failing_since),
+                        failure = excluded.failure
+                    """)
+            for (box, reason) in failed { try failure.execute(arguments: [box.key, now, now, reason]) }
+        }
+    }
+
+    public func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry] {
+        guard !entries.isEmpty else { return [] }
+        let records = try entries.map { try OutboxRecord($0, runID: runID) }
+        return try await database.pool.write { db in
+            // One transaction: the outbox rows and the alerted marks exist together or not at all.
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO outbox (token, box, night, level, kind, apns_id, collapse_id, topic, environment,
+                        push_type, priority, expiration, payload, status, attempts, created_at, run_id)
+                    SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?
+                    WHERE EXISTS (SELECT 1 FROM device WHERE token = ?)
+                    ON CONFLICT (token, box, night, level) DO NOTHING
+                    """)
+            let mark = try db.cachedStatement(
+                sql: """
+                    INSERT INTO alerted_event (token, box, night, level, kind, alerted_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (token, box, night, level) DO NOTHING
+                    """)
+            var stored: [OutboxEntry] = []
+            stored.reserveCapacity(entries.count)
+            for (entry, r) in zip(entries, records) {
+                try insert.execute(arguments: [
+                    r.token, r.box, r.night, r.level, r.kind, r.apnsID, r.collapseID, r.topic, r.environment,
+                    r.pushType, r.priority, r.expiration, r.payload, r.attempts, r.createdAt, r.runID, r.token,
+                ])
+                guard db.changesCount > 0 else { continue }
+                var entry = entry
+                entry.id = db.lastInsertedRowID
+                try mark.execute(arguments: [
+                    r.token, r.box, r.night, r.level, r.kind, r.createdAt, r.expiration ?? (r.createdAt + 86_400),
+                ])
+                stored.append(entry)
+            }
+            return stored
+        }
+    }
+
+    public func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry] {
+        try await database.pool.read { db in
+            try OutboxRecord
+                .filter(OutboxRecord.Columns.status == "pending")
+                .filter(OutboxRecord.Columns.id > after && OutboxRecord.Columns.id <= (through ?? Int64.max))
+                .order(OutboxRecord.Columns.id)
+                .limit(limit)
+                .fetchAll(db)
+                .map { try $0.entry() }
+        }
+    }
+
+    public func lastOutboxID() async throws -> Int64 {
+        try await database.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT max(id) FROM outbox") ?? 0
+        }
+    }
+
+    public func record(_ outcome: OutboxOutcome, for id: Int64) async throws {
+        try await database.write { db in
+            switch outcome {
+            case .delivered(let at, let apnsID):
+                try db.execute(
+                    sql: """
+                        UPDATE outbox SET status = 'delivered', attempts = attempts + 1, last_attempt_at = ?,
+                            delivered_at = ?, delivered_apns_id = ?, failure_class = NULL, failure_reason = NULL
+                        WHERE id = ? AND status = 'pending'
+                        """,
+                    arguments: [at, at, apnsID, id])
+            case .failed(let failure, let reason, let at):
+                try db.execute(
+                    sql: """
+                        UPDATE outbox SET status = ?, attempts = attempts + 1, last_attempt_at = ?,
+                            failure_class = ?, failure_reason = ?
+                        WHERE id = ? AND status = 'pending'
+                        """,
+                    arguments: [failure.keepsEntryPending ? "pending" : "failed", at, failure.rawValue, String(reason.prefix(500)), id])
+            }
+        }
+    }
+
+    public func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool {
+        // Subscriptions, outbox rows and alerted events go with the device: ON DELETE CASCADE.
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM device WHERE token = ? AND registered_at <= ?", arguments: [token.hex, cutoff])
+            return db.changesCount > 0
+        }
+    }
+
+    public func startRun(at now: Int64) async throws -> Int64 {
+        try await database.pool.write { db in
+            try db.execute(
+                sql: "UPDATE notify_run SET status = 'interrupted', finished_at = coalesce(finished_at, ?) WHERE status = 'running'",
+                arguments: [now])
+            var record = NotifyRunRecord(NotifyRunSummary(startedAt: now))
+            try record.insert(db)
+            return record.id ?? db.lastInsertedRowID
+        }
+    }
+
+    public func finishRun(_ summary: NotifyRunSummary) async throws {
+        try await database.pool.write { db in
+            try NotifyRunRecord(summary).update(db)
+        }
+    }
+
+    public func recentRuns(limit: Int) async throws -> [NotifyRunSummary] {
+        try await database.pool.read { db in
+            try NotifyRunRecord.order(NotifyRunRecord.Columns.id.desc).limit(limit).fetchAll(db).map(\.summary)
+        }
+    }
+
+    @discardableResult
+    public func purge(before: Int64) async throws -> Int {
+        let keptRuns = self.keptRuns
+        return try await database.pool.write { db in
+            var deleted = 0
+            try db.execute(sql: "DELETE FROM outbox WHERE status != 'pending' AND expiration < ?", arguments: [before])
+            deleted += db.changesCount
+            try db.execute(sql: "DELETE FROM alerted_event WHERE expires_at < ?", arguments: [before])
+            deleted += db.changesCount
+            try db.execute(sql: "DELETE FROM box_fetch WHERE box NOT IN (SELECT box FROM subscription)")
+            deleted += db.changesCount
+            try db.execute(
+                sql: "DELETE FROM notify_run WHERE id <= (SELECT max(id) FROM notify_run) - ? AND status != 'running'",
+                arguments: [keptRuns])
+            deleted += db.changesCount
+            return deleted
+        }
+    }
+
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ",")
+    }
+}
