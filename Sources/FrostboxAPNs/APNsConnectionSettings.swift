@@ -1,0 +1,49 @@
+/// How the provider uses its HTTP/2 connections. The defaults suit Apple's gateways: many
+/// concurrent streams on one connection, a second one only under load.
+public struct APNsConnectionSettings: Sendable, Hashable {
+    /// Most connections per gateway (each lives on its own event loop, so at most the number
+    /// of event loops in the group).
+    public var maximumConnections: Int = 4
+    /// In-flight requests per connection before the next connection is used. APNs allows up
+    /// to 1,000 concurrent streams; beyond the server's limit requests queue on the connection.
+    public var streamsPerConnection: Int = 500
+    /// Deadline of one request, from handing it over to the last response byte.
+    public var requestTimeout: Duration = .seconds(15)
+    /// TCP + TLS connect timeout.
+    public var connectTimeout: Duration = .seconds(10)
+    /// A connection with no open stream for this long is closed.
+    public var idleTimeout: Duration = .seconds(300)
+    /// A connection that received nothing for this long is sent an HTTP/2 PING.
+    public var pingInterval: Duration = .seconds(60)
+    /// A PING unanswered for this long closes the connection (it is dead; requests go to a new one).
+    public var pingTimeout: Duration = .seconds(20)
+    /// Largest response body read (APNs error bodies are a few dozen bytes).
+    public var maximumResponseBodySize: Int = 16 * 1024
+
+    public init() {}
+}
+
+/// When and how often temporary failures (429, 500, 503, connection errors, timeouts) are
+/// retried: exponential backoff with jitter, up to a maximum number of attempts.
+public struct APNsRetryPolicy: Sendable, Hashable {
+    /// Attempts in all, the first included (so `maximumAttempts - 1` retries).
+    public var maximumAttempts: Int = 4
+    /// Delay before the first retry.
+    public var initialBackoff: Duration = .milliseconds(200)
+    /// Ceiling for one delay.
+    public var maximumBackoff: Duration = .seconds(10)
+    /// Times a request refused unprocessed (GOAWAY, REFUSED_STREAM) is resent at once before it
+    /// counts as a temporary failure.
+    public var maximumUnprocessedResends: Int = 5
+
+    public init() {}
+
+    /// The delay before retry number `retry` (1-based): `initial · 2^(retry-1)`, capped, then
+    /// "equal jitter" — a uniformly random point in its upper half, so that many failed pushes
+    /// do not come back at the same instant. `random` is a number in 0..<1.
+    public func backoff(beforeRetry retry: Int, random: Double) -> Duration {
+        let exponent = min(max(retry - 1, 0), 30)
+        let base = min(initialBackoff * (1 << exponent), maximumBackoff)
+        return base / 2 + (base / 2) * min(max(random, 0), 1)
+    }
+}

@@ -1,0 +1,113 @@
+import FrostboxCore
+import Logging
+import NIOCore
+import NIOPosix
+
+/// The push port for a process that serves several apps: each configured bundle id has its
+/// own `APNsClient`, and a push goes to the client named by its `topic` (nil: the default
+/// app). Gateways are shared: one HTTP/2 transport per (endpoint, TLS identity), so apps on
+/// token auth share connections; one provider token per (team, key), shared by all its apps.
+public final class APNsPushRouter: PushSender {
+    /// The app for pushes without a topic.
+    public let defaultBundleID: String?
+    private let clients: [String: APNsClient]
+    private let transports: [APNsHTTPTransport]
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - clock: UTC epoch seconds, for provider-token `iat` and renewal.
+    ///   - sleep: waits between retries (tests inject one that returns at once).
+    ///   - random: a number in 0..<1 for backoff jitter.
+    public init(
+        apps: [APNsAppConfiguration], defaultBundleID: String? = nil,
+        settings: APNsConnectionSettings = .init(), retryPolicy: APNsRetryPolicy = .init(),
+        clock: @escaping @Sendable () -> Int64,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger
+    ) throws(APNsConfigurationError) {
+        let defaultBundleID = defaultBundleID ?? (apps.count == 1 ? apps[0].bundleID : nil)
+        if let defaultBundleID, !apps.contains(where: { $0.bundleID == defaultBundleID }) {
+            throw .unknownDefaultApp(defaultBundleID)
+        }
+
+        struct TransportKey: Hashable {
+            var endpoint: APNsEndpoint
+            var identity: String
+            var trust: String?
+        }
+        var transports: [TransportKey: APNsHTTPTransport] = [:]
+        var issuers: [String: APNsProviderTokenIssuer] = [:]
+        var clients: [String: APNsClient] = [:]
+        for app in apps {
+            guard !app.bundleID.isEmpty, app.bundleID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw .invalidApp(app.bundleID, "bundle id must be printable ASCII without spaces")
+            }
+            guard clients[app.bundleID] == nil else { throw .invalidApp(app.bundleID, "configured twice") }
+            var identity: APNsClientIdentity?
+            var issuer: APNsProviderTokenIssuer?
+            switch app.credentials {
+            case .token(let key):
+                let id = key.teamID + "." + key.keyID
+                issuer = issuers[id] ?? APNsProviderTokenIssuer(key: key, clock: clock)
+                issuers[id] = issuer
+            case .certificate(let certificate):
+                identity = certificate
+            }
+            var appTransports: [APNsEnvironment: APNsHTTPTransport] = [:]
+            for environment in APNsEnvironment.allCases {
+                let endpoint = app.endpoint(for: environment)
+                let key = TransportKey(endpoint: endpoint, identity: identity?.poolKey ?? "", trust: app.trustedCertificatesPath)
+                if transports[key] == nil {
+                    transports[key] = try APNsHTTPTransport(
+                        endpoint: endpoint, identity: identity, trustedCertificatesPath: app.trustedCertificatesPath,
+                        settings: settings, eventLoopGroup: eventLoopGroup)
+                }
+                appTransports[environment] = transports[key]
+            }
+            clients[app.bundleID] = APNsClient(
+                app: app, transports: appTransports, issuer: issuer, retryPolicy: retryPolicy, sleep: sleep,
+                random: random, logger: logger)
+            logger.info(
+                "APNs app configured",
+                metadata: [
+                    "apns.topic": "\(app.bundleID)", "environment": "\(app.environment.rawValue)",
+                    "endpoint": "\(app.endpoint(for: nil))", "credentials": "\(app.credentials)",
+                ])
+        }
+        self.defaultBundleID = defaultBundleID
+        self.clients = clients
+        self.transports = Array(transports.values)
+        self.logger = logger
+    }
+
+    /// The bundle ids this router pushes for.
+    public var bundleIDs: [String] { clients.keys.sorted() }
+
+    /// The client of one app.
+    public func client(for bundleID: String) -> APNsClient? { clients[bundleID] }
+
+    public func send(_ notification: PushNotification) async -> PushOutcome {
+        guard let topic = notification.topic ?? defaultBundleID else {
+            logger.warning("push without topic and no default app configured", metadata: ["token": "\(notification.token)"])
+            return .permanentFailure(status: 400, reason: "MissingTopic")
+        }
+        guard let client = clients[topic] else {
+            logger.warning("push for an app that is not configured", metadata: ["apns.topic": "\(topic)"])
+            return .permanentFailure(status: 400, reason: "TopicDisallowed")
+        }
+        return await client.send(notification)
+    }
+
+    /// Closes every connection. Call once, on the way out.
+    public func shutdown() async {
+        for transport in transports {
+            do {
+                try await transport.shutdown()
+            } catch {
+                logger.debug("APNs client shutdown", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
