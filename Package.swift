@@ -52,6 +52,8 @@ let package = Package(
             dependencies: [
                 "FrostboxCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The C API, for the bulk place import's hot insert loop (see RawInsert).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -175,10 +177,21 @@ let package = Package(
             path: "tools/mock-apns"
         ),
 
+        // MARK: Places tools (synthetic GeoNames dump, search latency benchmark)
+        .executableTarget(name: "geonames-generator", path: "tools/geonames-generator"),
+        .executableTarget(
+            name: "bench-places",
+            dependencies: ["FrostboxCore", "FrostboxSQLite", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "tools/bench-places"
+        ),
+
         // MARK: Tests
         .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore"]),
         .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxCore"]),
-        .testTarget(name: "FrostboxGeoNamesTests", dependencies: ["FrostboxGeoNames", "FrostboxCore"]),
+        .testTarget(
+            name: "FrostboxGeoNamesTests",
+            dependencies: ["FrostboxGeoNames", "FrostboxCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+        ),
         .testTarget(
             name: "FrostboxHTTPTests",
             dependencies: [

@@ -5,7 +5,7 @@ extension FrostboxMigrations {
     /// every folded name form per 0.05° box, settlement-like places per 1° cell, and
     /// settlement-like places per population tier. Name tables are WITHOUT ROWID: the
     /// primary key is the index, so a range scan reads nothing else.
-    static func v2Places(_ db: Database) throws {
+    static func v5Places(_ db: Database) throws {
         try db.execute(
             sql: """
                 CREATE TABLE place (

@@ -16,6 +16,7 @@ public enum FrostboxMigrations {
         ("v1-devices-subscriptions", v1DevicesSubscriptions),
         ("v3-forecasts", v3Forecasts),
         ("v4-notifier", v4Notifier),
+        ("v5-places", v5Places),
     ]
 
     static func v1DevicesSubscriptions(_ db: Database) throws {

@@ -38,12 +38,13 @@ public struct PlaceImportResult: Sendable, Hashable {
 /// Bulk-loads places into SQLite so that an interrupted import never damages what is
 /// stored, and a finished one replaces places by geonameid.
 ///
-/// How: rows are appended to unindexed TEMP staging tables in large transactions (no WAL,
-/// no fsync: nothing there needs to survive a crash). `finish()` then builds complete new
-/// tables next to the live ones (`place_next`, `place_name_box_next`, …) with one sorted
-/// `INSERT … SELECT` each — new rows plus the old rows whose geonameid was not imported —
-/// and swaps them in with one short transaction. A kill at any point leaves the previous
-/// tables intact; leftovers are dropped by the next `begin()`.
+/// How: place rows go straight into a new `place_next` table and folded names into an
+/// unindexed TEMP table, in large transactions without fsync (nothing there needs to
+/// survive a crash). `finish()` then builds complete new name tables next to the live ones
+/// with one sorted `INSERT … SELECT` each — new names plus the stored names of places this
+/// import does not replace — adds the kept places to `place_next`, and swaps all four in
+/// with one short transaction. A kill at any point leaves the previous tables intact;
+/// leftovers are dropped by the next `begin()`.
 ///
 /// Not thread-safe: drive one importer from one thread. Every call blocks on the database
 /// writer, so call it from a dedicated thread, not from the async executor.
@@ -70,13 +71,9 @@ public final class GRDBPlaceImporter {
     public func begin() throws {
         try database.pool.writeWithoutTransaction { db in
             try Self.dropNextTables(db)
+            try Self.dropStaging(db)
             try db.execute(
                 sql: """
-                    DROP TABLE IF EXISTS temp.import_place;
-                    DROP TABLE IF EXISTS temp.import_name;
-                    DROP TABLE IF EXISTS temp.import_duplicate;
-                    DROP TABLE IF EXISTS temp.import_admin1;
-                    DROP TABLE IF EXISTS temp.import_country;
                     CREATE TEMP TABLE import_name (
                         place_id INTEGER NOT NULL, seq INTEGER NOT NULL, box INTEGER NOT NULL,
                         cell INTEGER, tier INTEGER, folded TEXT NOT NULL);
@@ -84,9 +81,9 @@ public final class GRDBPlaceImporter {
                     CREATE TEMP TABLE import_admin1 AS SELECT * FROM main.admin1 WHERE 0;
                     CREATE TEMP TABLE import_country AS SELECT * FROM main.country WHERE 0;
                     """)
-            // Same shape and constraints as the live table, so that a later row with the
-            // same geonameid replaces an earlier one.
-            try db.execute(sql: Self.createSQL(db, table: "place", as: "temp.import_place"))
+            // New place rows go straight into the next place table (GeoNames dumps come in
+            // geonameid order, so this appends); the live table is not touched until the swap.
+            try db.execute(sql: Self.createSQL(db, table: "place", as: "main.place_next"))
         }
     }
 
@@ -105,28 +102,45 @@ public final class GRDBPlaceImporter {
             }
         }
         try database.pool.writeWithoutTransaction { db in
+            // The rows of an unfinished import need no fsync: a crash discards them anyway.
+            // FULL comes back before this writer access ends, for everyone else's commits.
+            try db.execute(sql: "PRAGMA synchronous = OFF")
+            defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
             try db.inTransaction {
-                let placeStatement = try db.cachedStatement(
+                let placeInsert = try RawInsert(
+                    db,
                     sql: """
-                        INSERT OR REPLACE INTO temp.import_place
+                        INSERT OR REPLACE INTO main.place_next
                         (id, latitude, longitude, population, feature_class, feature_code, country_code,
                          admin1_code, timezone, modified, name, ascii_name, alternate_names)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """)
-                let nameStatement = try db.cachedStatement(
-                    sql: "INSERT INTO temp.import_name (place_id, seq, box, cell, tier, folded) VALUES (?, ?, ?, ?, ?, ?)")
+                let nameInsert = try RawInsert(
+                    db, sql: "INSERT INTO temp.import_name (place_id, seq, box, cell, tier, folded) VALUES (?, ?, ?, ?, ?, ?)")
                 for (index, place) in batch.places.enumerated() {
-                    try placeStatement.execute(arguments: [
-                        place.id, place.coordinate.latitude, place.coordinate.longitude, place.population,
-                        place.featureClass, place.featureCode, place.countryCode, place.admin1Code, place.timezone,
-                        place.modified, place.name, place.asciiName, place.alternateNames,
-                    ])
-                    let box = place.box.key
+                    placeInsert.bind(1, place.id)
+                    placeInsert.bind(2, place.coordinate.latitude)
+                    placeInsert.bind(3, place.coordinate.longitude)
+                    placeInsert.bind(4, place.population)
+                    placeInsert.bind(5, place.featureClass)
+                    placeInsert.bind(6, place.featureCode)
+                    placeInsert.bind(7, place.countryCode)
+                    placeInsert.bind(8, place.admin1Code)
+                    placeInsert.bind(9, place.timezone)
+                    placeInsert.bind(10, place.modified)
+                    placeInsert.bind(11, place.name)
+                    placeInsert.bind(12, place.asciiName)
+                    placeInsert.bind(13, place.alternateNames)
+                    try placeInsert.step()
                     let coarse = place.isSettlementLike
-                    let cell: Int64? = coarse ? PlaceLevels.cellKey(place.coordinate) : nil
-                    let tier: Int? = coarse ? PlaceLevels.tier(population: place.population) : nil
+                    nameInsert.bind(1, place.id)
+                    nameInsert.bind(2, sequences[index])
+                    nameInsert.bind(3, place.box.key)
+                    nameInsert.bind(4, coarse ? PlaceLevels.cellKey(place.coordinate) : nil)
+                    nameInsert.bind(5, coarse ? Int64(PlaceLevels.tier(population: place.population)) : nil)
                     for folded in batch.foldedNames[index] {
-                        try nameStatement.execute(arguments: [place.id, sequences[index], box, cell, tier, folded])
+                        nameInsert.bind(6, folded)
+                        try nameInsert.step()
                     }
                 }
                 let duplicateStatement = try db.cachedStatement(
@@ -175,23 +189,24 @@ public final class GRDBPlaceImporter {
         let hasDuplicates = duplicates > 0
         return try database.pool.writeWithoutTransaction { db in
             defer { try? Self.dropStaging(db) }
-            let imported = try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.import_place") ?? 0
-            let stagedNames = imported > 0 || replaceAll
-            if stagedNames {
+            let imported = try Int.fetchOne(db, sql: "SELECT count(*) FROM main.place_next") ?? 0
+            let rebuild = imported > 0 || replaceAll
+            let replaced = replaceAll ? 0 : try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM main.place_next n WHERE EXISTS (SELECT 1 FROM main.place p WHERE p.id = n.id)") ?? 0
+            if rebuild {
                 try Self.withBulkSettings(db) {
                     try Self.buildNextTables(db, replaceAll: replaceAll, hasDuplicates: hasDuplicates, progress: progress)
                 }
             }
             progress("swapping in")
-            var replaced = 0
             try db.inTransaction {
-                if stagedNames {
-                    replaced = replaceAll ? 0 : try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM temp.import_place i WHERE EXISTS (SELECT 1 FROM main.place p WHERE p.id = i.id)") ?? 0
+                if rebuild {
                     for table in Self.liveTables {
                         try db.execute(sql: "DROP TABLE main.\(table)")
                         try db.execute(sql: "ALTER TABLE main.\(table)_next RENAME TO \(table)")
                     }
+                } else {
+                    try Self.dropNextTables(db)
                 }
                 if replaceAll {
                     try db.execute(sql: "DELETE FROM main.admin1; DELETE FROM main.country")
@@ -222,23 +237,14 @@ public final class GRDBPlaceImporter {
 
     // MARK: Building
 
+    /// Builds the name tables from the staged names plus the stored names of places this
+    /// import does not replace, then adds the kept places to `place_next`. Each table is
+    /// filled by one `INSERT … SELECT … ORDER BY` its primary key: SQLite sorts once and
+    /// appends, instead of inserting at random into a growing B-tree.
     static func buildNextTables(_ db: Database, replaceAll: Bool, hasDuplicates: Bool, progress: (String) -> Void) throws {
-        try dropNextTables(db)
-        for table in liveTables {
+        for table in liveTables where table != "place" {
+            try db.execute(sql: "DROP TABLE IF EXISTS main.\(table)_next")
             try db.execute(sql: createSQL(db, table: table, as: "main.\(table)_next"))
-        }
-        let columns = "id, latitude, longitude, population, feature_class, feature_code, country_code, admin1_code, timezone, modified, name, ascii_name, alternate_names"
-        let keptPlaces = replaceAll ? "" : """
-            UNION ALL SELECT \(columns) FROM main.place p
-            WHERE NOT EXISTS (SELECT 1 FROM temp.import_place i WHERE i.id = p.id)
-            """
-        progress("writing places")
-        try db.inTransaction {
-            try db.execute(sql: """
-                INSERT INTO main.place_next (\(columns))
-                SELECT \(columns) FROM temp.import_place \(keptPlaces) ORDER BY id
-                """)
-            return .commit
         }
         // A geonameid seen twice in this import keeps the names of its last row only.
         let latestOnly = hasDuplicates
@@ -248,7 +254,7 @@ public final class GRDBPlaceImporter {
             let notNull = level == "box" ? "" : (latestOnly.isEmpty ? "WHERE \(key) IS NOT NULL" : "AND \(key) IS NOT NULL")
             let kept = replaceAll ? "" : """
                 UNION ALL SELECT o.\(key), o.folded, o.place_id FROM main.place_name_\(level) o
-                WHERE NOT EXISTS (SELECT 1 FROM temp.import_place i WHERE i.id = o.place_id)
+                WHERE NOT EXISTS (SELECT 1 FROM main.place_next i WHERE i.id = o.place_id)
                 """
             try db.inTransaction {
                 try db.execute(sql: """
@@ -260,17 +266,27 @@ public final class GRDBPlaceImporter {
                 return .commit
             }
         }
+        if !replaceAll {
+            progress("keeping places not in this import")
+            let columns = "id, latitude, longitude, population, feature_class, feature_code, country_code, admin1_code, timezone, modified, name, ascii_name, alternate_names"
+            try db.inTransaction {
+                try db.execute(sql: "INSERT OR IGNORE INTO main.place_next (\(columns)) SELECT \(columns) FROM main.place")
+                return .commit
+            }
+        }
     }
 
     /// The live table's own `CREATE TABLE` statement (from the migrations), renamed: the
     /// import never restates the schema.
     static func createSQL(_ db: Database, table: String, as newName: String) throws -> String {
+        // After a swap SQLite stores the renamed table's statement as `CREATE TABLE "place" (…`:
+        // keep everything from the column list on.
         guard let sql = try String.fetchOne(db, sql: "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]),
-            let range = sql.range(of: "CREATE TABLE \(table)")
+            let columns = sql.firstIndex(of: "(")
         else {
             throw DatabaseError(message: "table \(table) is missing: database not migrated")
         }
-        return sql.replacingCharacters(in: range, with: "CREATE TABLE \(newName)")
+        return "CREATE TABLE \(newName) " + sql[columns...]
     }
 
     static func dropNextTables(_ db: Database) throws {
@@ -280,7 +296,7 @@ public final class GRDBPlaceImporter {
     }
 
     static func dropStaging(_ db: Database) throws {
-        for table in ["import_place", "import_name", "import_duplicate", "import_admin1", "import_country"] {
+        for table in ["import_name", "import_duplicate", "import_admin1", "import_country"] {
             try db.execute(sql: "DROP TABLE IF EXISTS temp.\(table)")
         }
     }

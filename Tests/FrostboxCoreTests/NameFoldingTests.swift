@@ -1,0 +1,98 @@
+import Foundation
+import FrostboxCore
+import Testing
+
+@Suite("Name folding")
+struct NameFoldingTests {
+    @Test(
+        "folds to lower case without marks, with the special letters and punctuation rules",
+        arguments: [
+            ("Högholmen", "hogholmen"),
+            ("São Paulo", "sao paulo"),
+            ("Zürich", "zurich"),
+            ("Jyväskylä", "jyvaskyla"),
+            ("Москва", "москва"),
+            ("Αθήνα", "αθηνα"),
+            ("Straße", "strasse"),
+            ("STRASSE", "strasse"),
+            ("Ærøskøbing", "aeroskobing"),
+            ("Œuvre", "oeuvre"),
+            ("Łódź", "lodz"),
+            ("Đà Nẵng", "da nang"),
+            ("Þórshöfn", "thorshofn"),
+            ("Reykjavík", "reykjavik"),
+            ("St. John's", "st johns"),
+            ("St John’s", "st johns"),
+            ("Saint-Étienne", "saint etienne"),
+            ("Washington, D.C.", "washington dc"),
+            ("  New \t  York  ", "new york"),
+            ("Ｔｏｋｙｏ", "tokyo"),
+            ("Zu\u{0308}rich", "zurich"),
+            ("İstanbul", "istanbul"),
+            ("\"Quoted\" Place", "\"quoted\" place"),
+            ("", ""),
+            ("...", ""),
+            (" - ", ""),
+        ])
+    func folds(raw: String, folded: String) {
+        #expect(NameFolding.fold(raw) == folded)
+    }
+
+    @Test(
+        "the issue's queries find their places by prefix",
+        arguments: [
+            ("hog", "Högholmen"), ("sao p", "São Paulo"), ("zurich", "Zürich"), ("jyvas", "Jyväskylä"), ("моск", "Москва"),
+            ("Sao-Paulo", "São Paulo"), ("ZÜR", "Zürich"), ("aer", "Ærøskøbing"),
+        ])
+    func prefixFinds(query: String, name: String) {
+        #expect(NameFolding.hasPrefix(NameFolding.fold(name), NameFolding.fold(query)))
+    }
+
+    @Test("Hangul syllables decompose, so a typed first syllable is a prefix of the name")
+    func hangul() {
+        let seoul = NameFolding.fold("서울")
+        #expect(seoul.unicodeScalars.count == 5)
+        #expect(NameFolding.hasPrefix(seoul, NameFolding.fold("서")))
+        #expect(!NameFolding.hasPrefix(seoul, NameFolding.fold("부")))
+    }
+
+    @Test("non-Latin scripts match themselves, not a transliteration")
+    func nonLatin() {
+        #expect(!NameFolding.hasPrefix(NameFolding.fold("Москва"), "mosk"))
+        #expect(NameFolding.fold("東京") == "東京")
+        #expect(NameFolding.fold("القاهرة") == "القاهرة")
+    }
+
+    @Test("folding is idempotent on every name form of the shared extract")
+    func idempotent() throws {
+        for line in try SharedExtract.lines() {
+            let place = try GeoNamesRow.parse(line)
+            for form in place.nameForms {
+                let once = NameFolding.fold(form)
+                #expect(NameFolding.fold(once) == once, "\(form)")
+            }
+        }
+    }
+
+    @Test("the prefix upper bound sorts after every extension of the prefix and before the next prefix")
+    func upperBound() {
+        let bound = NameFolding.upperBound(ofPrefix: "hel")
+        for name in ["hel", "helsinki", "hel\u{FFFF}x", "helö", "hel東京"] {
+            #expect(Array(name.utf8).lexicographicallyPrecedes(Array(bound.utf8)), "\(name)")
+        }
+        #expect(!Array("hem".utf8).lexicographicallyPrecedes(Array(bound.utf8)))
+    }
+}
+
+/// The bundled GeoNames extract, read from the repository.
+enum SharedExtract {
+    static var path: String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("data/geonames/nordic-cities1000.txt").path
+    }
+
+    static func lines() throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+}

@@ -1,0 +1,299 @@
+import FrostboxCore
+import Foundation
+import GRDB
+import Testing
+
+@testable import FrostboxSQLite
+
+@Suite("Places in SQLite: import, re-import, interrupted import, search")
+struct GRDBPlaceIndexTests {
+    let directory: TemporaryDirectory
+    let database: FrostboxDatabase
+    let index: GRDBPlaceIndex
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        database = try FrostboxDatabase(path: directory.databasePath)
+        index = GRDBPlaceIndex(database: database)
+    }
+
+    static let vuosaari = Coordinate(uncheckedLatitude: 60.21, longitude: 25.14)
+
+    static func extract() throws -> [Place] {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        let text = try String(contentsOf: url.appendingPathComponent("data/geonames/nordic-cities1000.txt"), encoding: .utf8)
+        return try text.split(separator: "\n").map { try GeoNamesRow.parse(String($0)) }
+    }
+
+    @discardableResult
+    func load(
+        _ places: [Place], replace: Bool = false, admin1: [Admin1Division] = [], countries: [CountryInfo] = [],
+        batchSize: Int = 500
+    ) throws -> PlaceImportResult {
+        let importer = GRDBPlaceImporter(database: database, replace: replace)
+        try importer.begin()
+        var start = 0
+        while start < places.count {
+            var batch = PlaceBatch()
+            for place in places[start..<min(start + batchSize, places.count)] { batch.append(place) }
+            try importer.add(batch)
+            start += batchSize
+        }
+        if !admin1.isEmpty { try importer.addAdmin1(admin1) }
+        if !countries.isEmpty { try importer.addCountries(countries) }
+        return try importer.finish()
+    }
+
+    func search(_ text: String, near: Coordinate? = vuosaari, limit: Int = 10, radius: Double = 200) async throws -> [PlaceMatch] {
+        try await index.search(try PlaceQuery(text: text, near: near, limit: limit, radiusKilometres: radius))
+    }
+
+    static func place(_ id: Int64, _ name: String, _ lat: Double, _ lon: Double, population: Int64 = 0, featureClass: String = "P", alternates: String = "") -> Place {
+        Place(
+            id: id, name: name, asciiName: NameFolding.fold(name), alternateNames: alternates,
+            coordinate: Coordinate(uncheckedLatitude: lat, longitude: lon), featureClass: featureClass,
+            featureCode: featureClass == "P" ? "PPL" : "LK", countryCode: "FI", admin1Code: "01", population: population,
+            timezone: "Europe/Helsinki")
+    }
+
+    func count(_ table: String) async throws -> Int {
+        try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? -1 }
+    }
+
+    // MARK: Import
+
+    @Test("importing the shared extract stores every place and indexes every distinct folded name")
+    func importExtract() async throws {
+        let places = try Self.extract()
+        let result = try load(places)
+        #expect(result.imported == 2305)
+        #expect(result.total == 2305)
+        #expect(result.replaced == 0)
+        let expectedNames = places.reduce(0) { $0 + $1.foldedNames.count }
+        #expect(result.names == expectedNames)
+        #expect(try await count("place_name_box") == expectedNames)
+        // Every extract place is settlement-like, so the coarse levels hold every name too.
+        #expect(try await count("place_name_cell") == expectedNames)
+        #expect(try await count("place_name_tier") == expectedNames)
+        #expect(try await index.isEmpty() == false)
+        #expect(try await index.placeCount() == 2305)
+        // No staging or next tables are left behind.
+        let leftovers = try await database.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE '%_next' UNION ALL SELECT name FROM sqlite_temp_master")
+        }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("re-importing replaces by geonameid: no duplicates, old names gone, other places kept")
+    func reimportReplaces() async throws {
+        try load([Self.place(1, "Alpha", 60.2, 25.1), Self.place(2, "Beta", 60.2, 25.1), Self.place(3, "Gamma", 60.2, 25.1)])
+        let result = try load([Self.place(2, "Bravo", 60.2, 25.1, population: 50), Self.place(4, "Delta", 60.2, 25.1)])
+        #expect(result.imported == 2)
+        #expect(result.replaced == 1)
+        #expect(result.total == 4)
+        #expect(try await search("beta").isEmpty)
+        #expect(try await search("bravo").map(\.place.id) == [2])
+        #expect(try await search("alpha").map(\.place.id) == [1])
+        #expect(try await search("delta").map(\.place.id) == [4])
+        #expect(try await count("place") == 4)
+        // The same file twice changes nothing.
+        let extract = try Self.extract()
+        try load(extract, replace: true)
+        let again = try load(extract)
+        #expect(again.total == 2305)
+        #expect(again.replaced == 2305)
+        #expect(try await count("place_name_box") == extract.reduce(0) { $0 + $1.foldedNames.count })
+    }
+
+    @Test("--replace drops every stored place, admin1 and country first")
+    func replaceAll() async throws {
+        try load(
+            [Self.place(1, "Alpha", 60.2, 25.1)], admin1: [Admin1Division(code: "FI.01", name: "Uusimaa", asciiName: "Uusimaa", geonameID: nil)])
+        let result = try load([Self.place(2, "Beta", 60.2, 25.1)], replace: true)
+        #expect(result.total == 1)
+        #expect(result.admin1 == 0)
+        #expect(try await search("alpha").isEmpty)
+    }
+
+    @Test("a geonameid twice in one import keeps its last row and only that row's names")
+    func duplicateWithinImport() async throws {
+        let result = try load([Self.place(7, "Oldname", 60.2, 25.1), Self.place(8, "Other", 60.2, 25.1), Self.place(7, "Newname", 60.2, 25.1)], batchSize: 2)
+        #expect(result.imported == 2)
+        #expect(try await search("oldname").isEmpty)
+        #expect(try await search("newname").map(\.place.id) == [7])
+        #expect(try await count("place_name_box") == 2)
+    }
+
+    @Test("an import stopped before the swap leaves the previous places intact, and a rerun completes")
+    func interruptedImport() async throws {
+        let extract = try Self.extract()
+        try load(Array(extract.prefix(100)))
+        let before = try await search("hel")
+
+        // Killed while reading: staged rows exist, nothing swapped.
+        let first = GRDBPlaceImporter(database: database)
+        try first.begin()
+        var batch = PlaceBatch()
+        for place in extract { batch.append(place) }
+        try first.add(batch)
+        #expect(try await count("place") == 100)
+        #expect(try await search("hel").map(\.place.id) == before.map(\.place.id))
+
+        // Killed after the next tables were built but before the swap committed.
+        try await database.pool.writeWithoutTransaction { db in
+            try GRDBPlaceImporter.buildNextTables(db, replaceAll: false, hasDuplicates: false) { _ in }
+        }
+        #expect(try await count("place") == 100)
+        #expect(try await count("place_next") == 2305)
+
+        // The process dies: a new connection sees the old tables; the rerun clears leftovers.
+        let reopened = try FrostboxDatabase(path: directory.databasePath)
+        #expect(try await reopened.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM place") } == 100)
+        let rerun = GRDBPlaceImporter(database: reopened)
+        try rerun.begin()
+        try rerun.add(batch)
+        let result = try rerun.finish()
+        #expect(result.total == 2305)
+        #expect(try await GRDBPlaceIndex(database: reopened).search(try PlaceQuery(text: "helsinki", near: Self.vuosaari)).first?.place.id == 658225)
+    }
+
+    @Test("admin1 and country names label results")
+    func labels() async throws {
+        try load(
+            try Self.extract(), admin1: [Admin1Division(code: "FI.01", name: "Uusimaa", asciiName: "Uusimaa", geonameID: 830709)],
+            countries: [CountryInfo(code: "FI", name: "Finland")])
+        let espoo = try #require(try await search("espoo").first)
+        #expect(espoo.place.name == "Espoo")
+        #expect(espoo.admin1Name == "Uusimaa")
+        #expect(espoo.countryName == "Finland")
+        let tallinn = try #require(try await search("tallinn").first)
+        #expect(tallinn.admin1Name == nil)
+        #expect(tallinn.countryName == nil)
+    }
+
+    // MARK: Search
+
+    @Test("'hel' near Vuosaari: Helsinki first; one result per place with the best-matching form")
+    func helNearVuosaari() async throws {
+        try load(try Self.extract() + [Self.place(90_000_001, "Helgeby", 60.225, 25.19, population: 200)])
+        let results = try await search("hel")
+        #expect(results.first?.place.name == "Helsinki")
+        #expect(results.map(\.place.id).contains(90_000_001))
+        #expect(Set(results.map(\.place.id)).count == results.count)
+        let helsinki = try #require(results.first)
+        #expect(helsinki.matchedName == "HEL")
+        #expect(helsinki.isExact)
+        #expect((10...16).contains(helsinki.distanceKilometres ?? 0))
+        // Without the exact IATA-code form, the prefix blend still puts Helsinki first.
+        let prefix = try await search("hels")
+        #expect(prefix.first?.place.name == "Helsinki")
+        #expect(prefix.first?.matchedName == "Helsinki")
+    }
+
+    @Test("diacritic-free and partial queries find their places", arguments: [
+        ("jyvas", "Jyväskylä", 62.24, 25.75), ("hameenl", "Hämeenlinna", 61.0, 24.46), ("goteb", "Göteborg", 57.7, 11.97),
+        ("malmo", "Malmö", 55.6, 13.0), ("tromso", "Tromsø", 69.65, 18.96), ("reykjav", "Reykjavík", 64.14, -21.9),
+        ("paernu", "Pärnu", 58.38, 24.5),
+    ])
+    func diacriticFree(query: String, name: String, lat: Double, lon: Double) async throws {
+        try load(try Self.extract())
+        let near = try await search(query, near: Coordinate(uncheckedLatitude: lat + 0.3, longitude: lon + 0.3))
+        #expect(near.first?.place.name == name, "\(near.map(\.place.name))")
+        let worldwide = try await search(query, near: nil)
+        #expect(worldwide.map(\.place.name).contains(name), "\(worldwide.map(\.place.name))")
+    }
+
+    @Test("non-Latin names match themselves")
+    func cyrillic() async throws {
+        try load(try Self.extract())
+        let results = try await search("Хельс", near: nil)
+        #expect(results.first?.place.name == "Helsinki")
+        #expect(results.first?.matchedName == "Хельсинки")
+    }
+
+    @Test("exact name matches rank above prefix matches")
+    func exactFirst() async throws {
+        try load([
+            Self.place(1, "Kallio", 60.5, 25.5, population: 0),
+            Self.place(2, "Kalliola", 60.21, 25.14, population: 50_000),
+        ])
+        #expect(try await search("kallio").map(\.place.id) == [1, 2])
+    }
+
+    @Test("worldwide search ranks by population")
+    func worldwide() async throws {
+        try load(try Self.extract())
+        let results = try await search("s", near: nil, limit: 5)
+        #expect(results.count == 5)
+        let populations = results.map(\.place.population)
+        #expect(populations == populations.sorted(by: >))
+        #expect(results.first?.place.name == "Stockholm")
+        #expect(results.allSatisfy { $0.distanceKilometres == nil })
+    }
+
+    @Test("the radius bounds results; a small radius finds only the neighbourhood")
+    func radius() async throws {
+        try load([Self.place(1, "Near", 60.211, 25.141), Self.place(2, "Nearby", 60.5, 25.14, population: 1_000_000)])
+        #expect(try await search("near", radius: 10).map(\.place.id) == [1])
+        #expect(Set(try await search("near", radius: 100).map(\.place.id)) == [1, 2])
+    }
+
+    @Test("features that are not settlements are found near the point but not far away")
+    func nonSettlements() async throws {
+        try load([Self.place(1, "Lakeside Pond", 60.22, 25.16, featureClass: "H"), Self.place(2, "Lakewood Pond", 61.5, 25.14, featureClass: "H")])
+        #expect(try await search("lake").map(\.place.id) == [1])
+    }
+
+    @Test("antimeridian: at longitude 179.99, places at −179.99 are found, and the other way round")
+    func antimeridian() async throws {
+        try load([
+            Self.place(1, "Eastfield", -16.5, -179.99, population: 100),
+            Self.place(2, "Westfield", -16.5, 179.99, population: 100),
+            Self.place(3, "Farfield", -16.5, -175.5, population: 100),
+        ])
+        let fromEast = try await search("eastf", near: Coordinate(uncheckedLatitude: -16.5, longitude: 179.99))
+        #expect(fromEast.map(\.place.id) == [1])
+        #expect((fromEast.first?.distanceKilometres ?? 99) < 3)
+        let fromWest = try await search("westf", near: Coordinate(uncheckedLatitude: -16.5, longitude: -179.99))
+        #expect(fromWest.map(\.place.id) == [2])
+        // Widening over 1° cells crosses the antimeridian too: Farfield lies 4.5° east of it.
+        let wide = try await search("farf", near: Coordinate(uncheckedLatitude: -16.5, longitude: 179.5), radius: 700)
+        #expect(wide.map(\.place.id) == [3])
+        #expect((wide.first?.distanceKilometres ?? 0) < 600)
+    }
+
+    @Test("poles: searching at latitude ±89.99 works and finds polar places")
+    func poles() async throws {
+        try load([
+            Self.place(1, "Polar Station", 89.95, 120, population: 10),
+            Self.place(2, "South Pole Camp", -89.99, 0, population: 10),
+            Self.place(3, "Polar Town", 85, 0, population: 10),
+        ])
+        let north = try await search("polar", near: Coordinate(uncheckedLatitude: 89.99, longitude: -60))
+        #expect(north.map(\.place.id) == [1])
+        let farther = try await search("polar", near: Coordinate(uncheckedLatitude: 89.99, longitude: 0), radius: 1000)
+        #expect(Set(farther.map(\.place.id)) == [1, 3])
+        let south = try await search("south", near: Coordinate(uncheckedLatitude: -89.99, longitude: 179.99))
+        #expect(south.map(\.place.id) == [2])
+        let exactPole = try await search("south", near: Coordinate(uncheckedLatitude: -90, longitude: 0))
+        #expect(exactPole.map(\.place.id) == [2])
+    }
+
+    @Test("an empty index answers nothing, not an error")
+    func empty() async throws {
+        #expect(try await search("hel").isEmpty)
+        #expect(try await search("hel", near: nil).isEmpty)
+        #expect(try await index.isEmpty())
+    }
+
+    @Test("the limit caps results and one-letter queries stay within the row budget")
+    func limits() async throws {
+        try load(try Self.extract())
+        #expect(try await search("k", limit: 3).count == 3)
+        #expect(try await search("k", limit: 50).count == 50)
+        let small = GRDBPlaceIndex(database: database, maximumNameRows: 5)
+        let capped = try await small.search(try PlaceQuery(text: "k", near: Self.vuosaari, limit: 50))
+        #expect(capped.count <= 5)
+    }
+}
