@@ -1,0 +1,127 @@
+import FrostboxApp
+import FrostboxCore
+import FrostboxDoubles
+import FrostboxHTTP
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+@Suite("Metrics")
+struct MetricsTests {
+    static let token = "0123456789abcdef0123456789abcdef"
+
+    @Test("GET /metrics counts requests by route pattern, method and status, with a latency histogram")
+    func httpMetrics() async throws {
+        let harness = try OperationsHarness()
+        try await harness.test { client in
+            try await client.send(.put, "/v1/devices/\(Self.token)")
+            try await client.send(.put, "/v1/devices/aaaaaaaaaaaaaaaaaaaa")
+            try await client.send(.put, "/v1/devices/nothex")
+            for i in 0..<5 { try await client.send(.get, "/random/\(i)") }
+            try await client.send(.patch, "/v1/devices/\(Self.token)")
+            let page = try await client.send(.get, "/metrics")
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+            let text = String(buffer: page.body)
+            #expect(text.contains(#"frostbox_http_requests_total{route="/v1/devices/{token}",method="PUT",status="201"} 2"#))
+            #expect(text.contains(#"frostbox_http_requests_total{route="/v1/devices/{token}",method="PUT",status="400"} 1"#))
+            #expect(text.contains(#"frostbox_http_requests_total{route="unmatched",method="GET",status="404"} 5"#))
+            #expect(text.contains(#"frostbox_http_requests_total{route="unmatched",method="PATCH",status="405"} 1"#))
+            #expect(text.contains(#"frostbox_http_request_duration_seconds_bucket{route="/v1/devices/{token}",method="PUT",status="201",le="+Inf"} 2"#))
+            #expect(text.contains("# TYPE frostbox_http_request_duration_seconds histogram"))
+            // Raw paths and tokens never become label values.
+            #expect(!text.contains(Self.token))
+            #expect(!text.contains("/random/"))
+        }
+    }
+
+    @Test("an invented HTTP method is counted as other")
+    func unknownMethod() async throws {
+        let harness = try OperationsHarness()
+        try await harness.test { client in
+            try await client.send(HTTPRequest.Method("FROBNICATE")!, "/health")
+        }
+        #expect(harness.metricsText.contains(#"method="other""#))
+        #expect(!harness.metricsText.contains("FROBNICATE"))
+    }
+
+    @Test("the push decorator counts outcomes, alerts by level and class, latency and the report totals")
+    func meteredPushSender() async throws {
+        let telemetry = FrostboxTelemetry()
+        let report = OperationsReport()
+        let base = RecordingPushSender()
+        let dead = try DeviceToken("ffeeddccbbaa99887766554433221100")
+        base.script(dead, [.invalidToken(reason: "Unregistered", unregisteredAt: nil)])
+        let sender = MeteredPushSender(base, report: report, metrics: telemetry.factory)
+        let frost = PushPayload(aps: APSPayload(), frost: .init(box: "60.20#25.00", night: "2026-11-21", level: "freeze", minimumC: -2))
+        _ = await sender.send(PushNotification(token: try DeviceToken(Self.token), apnsID: UUID().uuidString, payload: frost))
+        _ = await sender.send(PushNotification(token: try DeviceToken(Self.token), apnsID: UUID().uuidString, payload: frost))
+        _ = await sender.send(PushNotification(token: dead, apnsID: UUID().uuidString, payload: frost))
+        let text = String(decoding: telemetry.render(), as: UTF8.self)
+        #expect(text.contains(#"frostbox_push_total{outcome="delivered"} 2"#))
+        #expect(text.contains(#"frostbox_push_total{outcome="invalid-token"} 1"#))
+        #expect(text.contains(#"frostbox_alerts_delivered_total{level="freeze"} 2"#))
+        #expect(text.contains(#"frostbox_alerts_failed_total{level="freeze",class="invalid-token"} 1"#))
+        #expect(text.contains(#"frostbox_push_duration_seconds_count 3"#))
+        #expect(text.contains(#"frostbox_apns_streams_in_flight 0"#))
+        let totals = report.snapshot()
+        #expect(totals.sent == 3)
+        #expect(totals.confirmed == 2)
+        #expect(totals.failed == 1)
+        #expect(totals.inFlight == 0)
+    }
+
+    @Test("the forecast decorator counts requests, weight, boxes by source, failures by reason and quota left")
+    func meteredForecastProvider() async throws {
+        let telemetry = FrostboxTelemetry()
+        let boxes = [GeoBox(latitudeIndex: 1_000, longitudeIndex: 2_000), GeoBox(latitudeIndex: 1_001, longitudeIndex: 2_000)]
+        let base = FixedForecastProvider(batch: ForecastBatch(
+            forecasts: [boxes[0]: SourcedForecast(
+                forecast: BoxForecast(box: boxes[0], timezone: "UTC", utcOffsetSeconds: 0, gridLatitude: 0, gridLongitude: 0, elevation: nil, fetchedAt: 0, hours: []),
+                source: .fetched)],
+            failures: [boxes[1]: .timeout], requestsMade: 2, weightUsed: 1.5))
+        let provider = MeteredForecastProvider(base, metrics: telemetry.factory) { _ in
+            QuotaUsage(lastMinute: 100, lastHour: 1_000, lastDay: 9_000, budgets: .openMeteoFree)
+        }
+        let batch = await provider.forecasts(for: boxes, now: 0)
+        #expect(batch.requestsMade == 2)
+        let text = String(decoding: telemetry.render(), as: UTF8.self)
+        #expect(text.contains("frostbox_forecast_requests_total 2"))
+        #expect(text.contains("frostbox_forecast_weight_total 1.5"))
+        #expect(text.contains(#"frostbox_forecast_boxes_total{source="fetched"} 1"#))
+        #expect(text.contains(#"frostbox_forecast_failures_total{reason="timeout"} 1"#))
+        #expect(text.contains(#"frostbox_forecast_quota_left{window="day"} 1000"#))
+        #expect(text.contains(#"frostbox_forecast_quota_left{window="minute"} 500"#))
+    }
+
+    @Test("the report line carries pool, queue, sent, resent, confirmed, failed and average confirm time")
+    func reportLine() async throws {
+        let logs = RecordingLogHandler.Store()
+        let report = OperationsReport()
+        report.pushStarted()
+        report.pushFinished(.delivered(apnsID: "x"), after: .milliseconds(40))
+        report.pushStarted()
+        report.pushFinished(.delivered(apnsID: "y"), after: .milliseconds(20))
+        report.pushStarted()
+        report.pushFinished(.temporaryFailure(reason: "503"), after: .milliseconds(5))
+        report.resent(2)
+        let service = OperationsReportService(report: report, logger: logs.logger(), poolSize: { 2 }, queueLength: { 17 })
+        await service.log()
+        let line = try #require(logs.all.last)
+        #expect(line.message == "report")
+        let values = line.metadata.mapValues { "\($0)" }
+        #expect(values == [
+            "pool": "2", "queue": "17", "in_flight": "0", "sent": "3", "resent": "2", "confirmed": "2", "failed": "1",
+            "avg_confirm_ms": "30.0",
+        ])
+    }
+}
+
+/// A forecast provider that answers one fixed batch.
+struct FixedForecastProvider: ForecastProvider {
+    let batch: ForecastBatch
+    func forecasts(for boxes: [GeoBox], now: Int64) async -> ForecastBatch { batch }
+}
