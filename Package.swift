@@ -155,6 +155,15 @@ let package = Package(
             ],
             path: "tools/mock-open-meteo"
         ),
+        .executableTarget(
+            name: "bench-forecasts",
+            dependencies: [
+                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxSQLite", "MockOpenMeteo",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/bench-forecasts"
+        ),
         .target(
             name: "MockAPNs",
             dependencies: [

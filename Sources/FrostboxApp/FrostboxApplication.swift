@@ -20,6 +20,9 @@ public enum FrostboxApplication {
         public let places: GRDBPlaceIndex
         /// Metrics, report, limits and admin access (`FrostboxApplication+Operations.swift`).
         public let operations: OperationsComponents
+        /// Open-Meteo client, forecast cache, quota ledger and the provider over them
+        /// (`ForecastComponents.swift`); owns an HTTP client, shut down by `shutdown()`.
+        public let forecasts: ForecastComponents
 
         public init(config: FrostboxConfig, logger: Logger) throws {
             database = try FrostboxDatabase(path: config.databasePath, logger: logger)
@@ -28,6 +31,7 @@ public enum FrostboxApplication {
             clock = { Int64(Date().timeIntervalSince1970) }
             places = GRDBPlaceIndex(database: database)
             operations = OperationsComponents(config: config)
+            forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
         }
     }
 
@@ -52,6 +56,7 @@ public enum FrostboxApplication {
     /// graceful shutdown; they stop after the server, in reverse order of this list).
     static func backgroundServices(_ components: Components, config: FrostboxConfig, logger: Logger) -> [any Service] {
         [
+            ForecastShutdownService(forecasts: components.forecasts),
             OperationsReportService(
                 report: components.operations.report, interval: components.operations.reportInterval, logger: logger),
         ]

@@ -32,5 +32,10 @@ public struct FrostboxConfig: Sendable {
     /// How often the operations report line is logged.
     public var reportInterval: Duration = .seconds(300)
 
+    // MARK: Forecasts
+    /// Open-Meteo host and key, batch size, quota budgets, cache TTL, forecast days
+    /// (`ForecastSettings`; the `FROSTBOX_FORECAST_*` environment variables apply).
+    public var forecasts = ForecastSettings.fromEnvironment()
+
     public init() {}
 }

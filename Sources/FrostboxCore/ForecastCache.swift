@@ -23,8 +23,9 @@ public struct ForecastFreshness: Sendable, Hashable {
     /// The earliest fetch time still fresh at `now`.
     public func freshSince(now: Int64) -> Int64 { now - ttlSeconds + 1 }
 
-    /// Whether a forecast fetched at `fetchedAt` is fresh at `now`.
+    /// Whether a forecast fetched at `fetchedAt` is fresh at `now` (one fetched after `now`,
+    /// by a later run or a clock ahead of the caller's, is fresh too).
     public func isFresh(fetchedAt: Int64, now: Int64) -> Bool {
-        fetchedAt >= freshSince(now: now) && fetchedAt <= now + 60
+        fetchedAt >= freshSince(now: now)
     }
 }

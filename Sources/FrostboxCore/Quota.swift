@@ -69,10 +69,11 @@ public enum QuotaDecision: Sendable, Hashable {
 
 extension QuotaBudgets {
     /// Weight used in each window ending at `now` (a window of length L holds charges
-    /// with `at > now − L`).
+    /// with `at > now − L`). A charge stamped after `now` (another process's clock, or a
+    /// caller's stale `now`) counts in every window: it is spent all the same.
     public func usage(of charges: [QuotaCharge], at now: Int64) -> QuotaUsage {
         var used = [0.0, 0.0, 0.0]
-        for charge in charges where charge.at <= now {
+        for charge in charges {
             for (i, window) in windows.enumerated() where charge.at > now - window.seconds {
                 used[i] += charge.weight
             }
@@ -103,7 +104,7 @@ extension QuotaBudgets {
     /// exceeds a budget on its own.
     public func retryAfter(weight: Double, charges: [QuotaCharge], at now: Int64) -> Int64? {
         var when = now
-        let sorted = charges.filter { $0.at <= now }.sorted { $0.at < $1.at }
+        let sorted = charges.sorted { $0.at < $1.at }
         for window in windows {
             guard weight <= window.budget + 1e-9 else { return nil }
             var inWindow = sorted.filter { $0.at > now - window.seconds }

@@ -14,7 +14,9 @@ import NIOHTTP1
 /// reported as `rateLimited`. An answer that does not decode, is truncated or has another
 /// number of locations fails the whole batch.
 public struct OpenMeteoClient: Sendable {
-    let httpClient: HTTPClient
+    /// The shared HTTP client, obtained on each request (so its owner may create it lazily).
+    let makeHTTPClient: @Sendable () -> HTTPClient
+    var httpClient: HTTPClient { makeHTTPClient() }
     /// How this client talks to its server.
     public let configuration: OpenMeteoConfiguration
     let timekeeper: any Timekeeper
@@ -22,7 +24,12 @@ public struct OpenMeteoClient: Sendable {
 
     /// A client over a shared `HTTPClient` (one per purpose, shut down by its owner).
     public init(httpClient: HTTPClient, configuration: OpenMeteoConfiguration = OpenMeteoConfiguration(), timekeeper: any Timekeeper = SystemTimekeeper(), logger: Logger = Logger(label: "frostbox.open-meteo")) {
-        self.httpClient = httpClient
+        self.init(httpClient: { httpClient }, configuration: configuration, timekeeper: timekeeper, logger: logger)
+    }
+
+    /// A client over an `HTTPClient` its owner hands out on demand (created on first use).
+    public init(httpClient: @escaping @Sendable () -> HTTPClient, configuration: OpenMeteoConfiguration = OpenMeteoConfiguration(), timekeeper: any Timekeeper = SystemTimekeeper(), logger: Logger = Logger(label: "frostbox.open-meteo")) {
+        self.makeHTTPClient = httpClient
         self.configuration = configuration
         self.timekeeper = timekeeper
         self.logger = logger

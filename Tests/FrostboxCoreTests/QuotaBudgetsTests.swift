@@ -54,3 +54,14 @@ struct QuotaBudgetsTests {
         #expect(!freshness.isFresh(fetchedAt: 1_000, now: 4_600))
     }
 }
+
+@Suite("Quota budgets with skewed clocks")
+struct QuotaSkewTests {
+    @Test("a charge stamped after now still counts: no overspend when clocks disagree")
+    func futureCharges() {
+        let budgets = QuotaBudgets(perMinute: 100)
+        let charges = [QuotaCharge(at: 1_010, weight: 100)]
+        #expect(budgets.usage(of: charges, at: 1_000).lastMinute == 100)
+        #expect(budgets.decide(units: 1, weightPerUnit: 1, charges: charges, at: 1_000) == .exhausted(retryAfter: 1_070))
+    }
+}

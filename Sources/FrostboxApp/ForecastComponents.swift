@@ -1,0 +1,162 @@
+import AsyncHTTPClient
+import FrostboxCore
+import FrostboxOpenMeteo
+import FrostboxSQLite
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The live forecast capability: one `HTTPClient` for Open-Meteo (created on the first
+/// request; shut it down with `shutdown()` on exit), the Open-Meteo client, the SQLite cache
+/// and quota ledger, and the `ForecastProvider` over them that the notifier and
+/// `frostbox forecast` use.
+public struct ForecastComponents: Sendable {
+    /// The HTTP client of forecast requests (this component's own).
+    let httpClient: ForecastHTTPClient
+    public let client: OpenMeteoClient
+    public let cache: GRDBForecastCache
+    public let ledger: GRDBQuotaLedger
+    /// Cache → batched requests → ledger.
+    public let provider: CachedForecastProvider
+    public let settings: ForecastSettings
+
+    public init(database: FrostboxDatabase, settings: ForecastSettings, logger: Logger) {
+        self.settings = settings
+        let httpClient = ForecastHTTPClient(settings: settings, logger: logger)
+        self.httpClient = httpClient
+        client = OpenMeteoClient(httpClient: { httpClient.client }, configuration: settings.clientConfiguration, logger: logger)
+        cache = GRDBForecastCache(database: database)
+        ledger = GRDBQuotaLedger(database: database, budgets: settings.budgets)
+        provider = CachedForecastProvider(
+            fetcher: client, cache: cache, ledger: ledger, freshness: ForecastFreshness(ttlSeconds: settings.cacheTTLSeconds),
+            settings: .init(maximumQuotaWaitSeconds: settings.maximumQuotaWaitSeconds, maximumConcurrentRequests: settings.maximumConcurrentRequests),
+            logger: logger)
+    }
+
+    /// Shuts the HTTP client down; call once, on exit.
+    public func shutdown() async throws {
+        try await httpClient.shutdown()
+    }
+}
+
+/// Owns the forecast `HTTPClient`: created on first use (so wiring that never forecasts opens
+/// nothing), shut down by `shutdown()`, or, if the owner forgot, when it is released.
+final class ForecastHTTPClient: Sendable {
+    private let state = Mutex<HTTPClient?>(nil)
+    private let settings: ForecastSettings
+    private let logger: Logger
+
+    init(settings: ForecastSettings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+    }
+
+    var client: HTTPClient {
+        state.withLock { client in
+            if let client { return client }
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout = .init(connect: .seconds(10), read: .seconds(Int64(max(1, settings.requestTimeoutSeconds))))
+            configuration.decompression = .enabled(limit: .size(settings.maximumBodyBytes))
+            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration, backgroundActivityLogger: logger)
+            client = created
+            return created
+        }
+    }
+
+    func shutdown() async throws {
+        let client = state.withLock { client in
+            defer { client = nil }
+            return client
+        }
+        try await client?.shutdown()
+    }
+
+    deinit {
+        // An HTTPClient must be shut down before it is released; the task keeps it alive until then.
+        if let client = state.withLock({ $0 }) {
+            Task { try? await client.shutdown() }
+        }
+    }
+}
+
+/// What `frostbox forecast` prints for one box.
+public struct ForecastReport: Sendable {
+    public let box: GeoBox
+    public let result: Result<SourcedForecast, ForecastFailure>
+    public let rule: FrostRule
+    public let requestsMade: Int
+    public let weightUsed: Double
+    public let usage: QuotaUsage?
+
+    /// The report as lines of text: box, source, per-night levels with first hour, minimum and its hour.
+    public var lines: [String] {
+        var lines = ["box \(box) (centre \(box.latitude), \(box.longitude))"]
+        switch result {
+        case .failure(let failure):
+            lines.append("forecast unavailable: \(Self.describe(failure))")
+        case .success(let sourced):
+            let forecast = sourced.forecast
+            let fetched = Date(timeIntervalSince1970: TimeInterval(forecast.fetchedAt))
+            lines.append("source \(sourced.source.rawValue) (fetched \(fetched), \(forecast.hours.count) hours, zone \(forecast.timezone))")
+            lines.append("grid cell \(forecast.gridLatitude), \(forecast.gridLongitude), elevation \(forecast.elevation.map { "\($0) m" } ?? "unknown")")
+            let verdict = rule.evaluate(forecast.hours)
+            lines.append("verdict (\(rule.name) rule): \(Self.summary(verdict.level, verdict.firstAtLevel, verdict.coldest))")
+            for night in verdict.nights {
+                let cut = night.isComplete ? "" : " (partial: the forecast covers only part of this night)"
+                lines.append("  night of \(night.night): \(Self.summary(night.level, night.firstAtLevel, night.coldest))\(cut)")
+            }
+        }
+        lines.append("requests \(requestsMade), weight \(weightUsed)")
+        if let usage {
+            lines.append(
+                "quota used: \(usage.lastMinute)/\(usage.budgets.perMinute) last minute, \(usage.lastHour)/\(usage.budgets.perHour) last hour, \(usage.lastDay)/\(usage.budgets.perDay) last day")
+        }
+        return lines
+    }
+
+    static func summary(_ level: FrostLevel, _ first: ForecastHour?, _ coldest: ForecastHour?) -> String {
+        var text = "\(level)"
+        if let first, level > .none { text += " from \(first.local)" }
+        if let coldest, let minimum = coldest.temperatureC { text += ", min \(minimum) °C at \(coldest.local)" }
+        return text
+    }
+
+    static func describe(_ failure: ForecastFailure) -> String {
+        switch failure {
+        case .budgetExhausted(let retryAfter): "quota budget exhausted\(retryAfter.map { ", retry after \(Date(timeIntervalSince1970: TimeInterval($0)))" } ?? "")"
+        case .rateLimited(let reason, let retryAfter): "rate limited: \(reason)\(retryAfter.map { " (retry after \(Date(timeIntervalSince1970: TimeInterval($0))))" } ?? "")"
+        case .remote(let status, let reason): "Open-Meteo answered \(status): \(reason)"
+        case .invalidResponse(let why): "unusable answer: \(why)"
+        case .timeout: "no answer within the deadline"
+        case .transport(let why): "connection failed: \(why)"
+        }
+    }
+}
+
+extension FrostboxApplication {
+    /// `frostbox forecast`: the forecast and verdict of the box containing `coordinate`.
+    public static func forecastReport(near coordinate: Coordinate, rule: FrostRule, config: FrostboxConfig, logger: Logger) async throws -> ForecastReport {
+        let database = try FrostboxDatabase(path: config.databasePath, logger: logger)
+        let forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
+        let box = coordinate.box
+        let now = Int64(Date().timeIntervalSince1970)
+        let batch = await forecasts.provider.forecasts(for: [box], now: now)
+        let usage = try? await forecasts.ledger.usage(at: now)
+        try await forecasts.shutdown()
+        let result: Result<SourcedForecast, ForecastFailure> =
+            if let sourced = batch.forecasts[box] { .success(sourced) } else { .failure(batch.failures[box] ?? .budgetExhausted(retryAfter: nil)) }
+        return ForecastReport(box: box, result: result, rule: rule, requestsMade: batch.requestsMade, weightUsed: batch.weightUsed, usage: usage)
+    }
+}
+
+/// Shuts the forecast HTTP client down when `serve` stops. Listed first among the
+/// background services, it stops last: after the notifier's last request.
+struct ForecastShutdownService: Service {
+    let forecasts: ForecastComponents
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await forecasts.shutdown()
+    }
+}
