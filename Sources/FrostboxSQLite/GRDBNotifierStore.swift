@@ -117,7 +117,8 @@ public struct GRDBNotifierStore: NotifierStore {
 
     public func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry] {
         guard !entries.isEmpty else { return [] }
-        let records = try entries.map { try OutboxRecord($0, runID: runID) }
+        let encoder = OutboxRecord.encoder
+        let records = try entries.map { try OutboxRecord($0, runID: runID, encoder: encoder) }
         return try await database.pool.write { db in
             // One transaction: the outbox rows and the alerted marks exist together or not at all.
             let insert = try db.cachedStatement(

@@ -46,7 +46,7 @@ struct OutboxRecord: Codable, FetchableRecord, MutablePersistableRecord {
         Column("expiration"), Column("payload"), Column("status"), Column("attempts"), Column("created_at"), Column("run_id"),
     ]}
 
-    init(_ entry: OutboxEntry, runID: Int64?) throws {
+    init(_ entry: OutboxEntry, runID: Int64?, encoder: JSONEncoder = OutboxRecord.encoder) throws {
         let n = entry.notification
         id = nil
         token = n.token.hex
@@ -61,7 +61,7 @@ struct OutboxRecord: Codable, FetchableRecord, MutablePersistableRecord {
         pushType = n.pushType.rawValue
         priority = n.priority.rawValue
         expiration = n.expiration
-        payload = String(decoding: try Self.encoder.encode(n.payload), as: UTF8.self)
+        payload = String(decoding: try encoder.encode(n.payload), as: UTF8.self)
         status = "pending"
         attempts = entry.attempts
         createdAt = entry.createdAt
@@ -87,6 +87,7 @@ struct OutboxRecord: Codable, FetchableRecord, MutablePersistableRecord {
             notification: notification, attempts: attempts, createdAt: createdAt)
     }
 
+    /// A new encoder with Frostbox's stable output (sorted keys); make one per batch.
     static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
