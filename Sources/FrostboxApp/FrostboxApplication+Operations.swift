@@ -29,6 +29,17 @@ public struct OperationsComponents: Sendable {
         requestTimeout = config.requestTimeout > .zero ? config.requestTimeout : nil
         reportInterval = config.reportInterval
     }
+
+    /// `push` measured (outcomes, latency, streams in flight, resends, report totals).
+    public func metered(_ push: any PushSender) -> MeteredPushSender {
+        MeteredPushSender(push, report: report, metrics: telemetry.factory)
+    }
+
+    /// `provider` measured (requests, weight, failures, boxes by source), with the quota left
+    /// read from `ledger` after each batch.
+    public func metered(_ provider: any ForecastProvider, ledger: any QuotaLedger) -> MeteredForecastProvider {
+        MeteredForecastProvider(provider, metrics: telemetry.factory) { now in try? await ledger.usage(at: now) }
+    }
 }
 
 extension FrostboxApplication {
@@ -53,11 +64,25 @@ extension FrostboxApplication {
         return groups
     }
 
-    /// Counts for `GET /admin/stats`.
-    static func adminStats(database: FrostboxDatabase) -> @Sendable () async throws -> AdminStats {
+    /// Counts and the latest runs for `GET /admin/stats`.
+    static func adminStats(
+        database: FrostboxDatabase, runs: @escaping @Sendable () async throws -> [NotifyRunSummary] = { [] }
+    ) -> @Sendable () async throws -> AdminStats {
         {
             let counts = try await database.statistics()
-            return AdminStats(devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes, places: counts.places)
+            let recent = try await runs().map { run in
+                AdminRunSummary(
+                    id: run.id, status: run.status.rawValue, startedAt: run.startedAt, finishedAt: run.finishedAt, boxes: run.boxes,
+                    planned: run.alertsPlanned, delivered: run.alertsDelivered, failed: run.failed.values.reduce(0, +))
+            }
+            return AdminStats(
+                devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes, places: counts.places,
+                outboxPending: counts.outboxPending, recentRuns: recent)
         }
+    }
+
+    /// The report line's queue: alerts pending in the outbox.
+    static func outboxQueue(_ database: FrostboxDatabase) -> @Sendable () async -> Int {
+        { (try? await database.outboxPending()) ?? 0 }
     }
 }

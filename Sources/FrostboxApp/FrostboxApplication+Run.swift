@@ -2,6 +2,7 @@ import FrostboxHTTP
 import Hummingbird
 import HummingbirdCore
 import Logging
+import Metrics
 import NIOCore
 import ServiceLifecycle
 
@@ -12,6 +13,9 @@ extension FrostboxApplication {
     /// (a notify run finishes its current batch), so the outbox is left consistent.
     public static func serve(config: FrostboxConfig, logger: Logger) async throws {
         let components = try Components(config: config, logger: logger)
+        // The notifier and the adapters emit through the global metrics system: point it at
+        // the registry `/metrics` renders (once per process; `serve` runs once).
+        MetricsSystem.bootstrap(components.operations.telemetry.factory)
         let app = try await build(config: config, components: components, logger: logger)
         let background = backgroundServices(components, config: config, logger: logger)
         let group = ServiceGroup(

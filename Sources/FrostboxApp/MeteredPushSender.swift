@@ -1,15 +1,19 @@
 import FrostboxCore
 import Metrics
+import Synchronization
 
-/// A `PushSender` decorator that measures every push: attempts by outcome, alerts delivered
-/// and failed by level, latency, streams in flight, and the periodic report's counters. The
-/// wrapped sender does the work; this adds no behaviour of its own.
+/// A `PushSender` decorator that measures every push: attempts by outcome, latency, streams in
+/// flight, resends (an `apns-id` seen before: the notifier resends with the original id), and
+/// the periodic report's totals. The wrapped sender does the work; alerts by level and class
+/// are counted by the notifier, which knows the outbox entry.
 public struct MeteredPushSender: PushSender {
     let base: any PushSender
     let report: OperationsReport
     let factory: any MetricsFactory
     let latency: Timer
     let inFlight: Gauge
+    let resends: Counter
+    let recent: RecentIDs
 
     public init(_ base: any PushSender, report: OperationsReport, metrics: any MetricsFactory) {
         self.base = base
@@ -17,9 +21,15 @@ public struct MeteredPushSender: PushSender {
         self.factory = metrics
         latency = Timer(label: FrostboxMetrics.Name.pushDuration, preferredDisplayUnit: .seconds, factory: metrics)
         inFlight = Gauge(label: FrostboxMetrics.Name.pushStreamsInFlight, factory: metrics)
+        resends = Counter(label: FrostboxMetrics.Name.pushResends, factory: metrics)
+        recent = RecentIDs(capacity: 100_000)
     }
 
     public func send(_ notification: PushNotification) async -> PushOutcome {
+        if !recent.insert(notification.apnsID) {
+            resends.increment()
+            report.resent()
+        }
         let start = ContinuousClock.now
         report.pushStarted()
         inFlight.record(report.snapshot().inFlight)
@@ -28,19 +38,36 @@ public struct MeteredPushSender: PushSender {
         report.pushFinished(outcome, after: elapsed)
         inFlight.record(report.snapshot().inFlight)
         latency.recordNanoseconds(OperationsReport.nanoseconds(elapsed))
-        let level = notification.payload.frost?.level ?? "none"
         Counter(label: FrostboxMetrics.Name.pushes, dimensions: [(FrostboxMetrics.Label.outcome, outcome.failureClass)], factory: factory)
             .increment()
-        if case .delivered = outcome {
-            Counter(label: FrostboxMetrics.Name.alertsDelivered, dimensions: [(FrostboxMetrics.Label.level, level)], factory: factory)
-                .increment()
-        } else {
-            Counter(
-                label: FrostboxMetrics.Name.alertsFailed,
-                dimensions: [(FrostboxMetrics.Label.level, level), (FrostboxMetrics.Label.failureClass, outcome.failureClass)],
-                factory: factory
-            ).increment()
-        }
         return outcome
+    }
+
+    /// The latest `capacity` ids, oldest forgotten first (bounded memory).
+    final class RecentIDs: Sendable {
+        private struct State {
+            var members: Set<String> = []
+            var order: [String] = []
+            var head = 0
+        }
+        private let state = Mutex(State())
+        let capacity: Int
+
+        init(capacity: Int) { self.capacity = capacity }
+
+        /// Adds `id`; false when it was already there.
+        func insert(_ id: String) -> Bool {
+            state.withLock { state in
+                guard state.members.insert(id).inserted else { return false }
+                if state.order.count < capacity {
+                    state.order.append(id)
+                } else {
+                    state.members.remove(state.order[state.head])
+                    state.order[state.head] = id
+                    state.head = (state.head + 1) % capacity
+                }
+                return true
+            }
+        }
     }
 }

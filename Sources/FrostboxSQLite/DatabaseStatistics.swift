@@ -8,28 +8,41 @@ public struct DatabaseStatistics: Sendable, Equatable {
     /// Distinct forecast boxes with at least one subscription.
     public var boxes = 0
     public var places = 0
+    /// Alerts waiting in the outbox to be sent.
+    public var outboxPending = 0
 
-    public init(devices: Int = 0, subscriptions: Int = 0, boxes: Int = 0, places: Int = 0) {
+    public init(devices: Int = 0, subscriptions: Int = 0, boxes: Int = 0, places: Int = 0, outboxPending: Int = 0) {
         self.devices = devices
         self.subscriptions = subscriptions
         self.boxes = boxes
         self.places = places
+        self.outboxPending = outboxPending
     }
 }
 
 extension FrostboxDatabase {
     /// Row counts of the main tables.
     public func statistics() async throws -> DatabaseStatistics {
+        try await pool.read { db in try Self.statistics(db) }
+    }
+
+    /// Alerts waiting in the outbox (the report's queue length).
+    public func outboxPending() async throws -> Int {
         try await pool.read { db in
-            func count(_ sql: String, table: String) throws -> Int {
-                guard try db.tableExists(table) else { return 0 }
-                return try Int.fetchOne(db, sql: sql) ?? 0
-            }
-            return DatabaseStatistics(
-                devices: try count("SELECT count(*) FROM device", table: "device"),
-                subscriptions: try count("SELECT count(*) FROM subscription", table: "subscription"),
-                boxes: try count("SELECT count(DISTINCT box) FROM subscription", table: "subscription"),
-                places: try count("SELECT count(*) FROM place", table: "place"))
+            try db.tableExists("outbox") ? Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE status = 'pending'") ?? 0 : 0
         }
+    }
+
+    static func statistics(_ db: Database) throws -> DatabaseStatistics {
+        func count(_ sql: String, table: String) throws -> Int {
+            guard try db.tableExists(table) else { return 0 }
+            return try Int.fetchOne(db, sql: sql) ?? 0
+        }
+        return DatabaseStatistics(
+            devices: try count("SELECT count(*) FROM device", table: "device"),
+            subscriptions: try count("SELECT count(*) FROM subscription", table: "subscription"),
+            boxes: try count("SELECT count(DISTINCT box) FROM subscription", table: "subscription"),
+            places: try count("SELECT count(*) FROM place", table: "place"),
+            outboxPending: try count("SELECT count(*) FROM outbox WHERE status = 'pending'", table: "outbox"))
     }
 }
