@@ -57,6 +57,11 @@ struct MockResponseWriter {
             raw(",\"\(variable)\":\"\(unit)\"")
         }
         raw("},\"hourly\":{\"time\":[")
+        // The zone's true offset per hour; looked up once unless it changes within the series.
+        let end = start + Int64(request.hours) * 3_600
+        let startOffset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(start))))
+        let changes = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: TimeInterval(start)))
+            .map { Int64($0.timeIntervalSince1970) < end } ?? false
         var hours: [MockWeather.Hour] = []
         hours.reserveCapacity(request.hours)
         for i in 0..<request.hours {
@@ -70,7 +75,7 @@ struct MockResponseWriter {
                 raw("\"")
             }
             // The weather follows the true wall clock, DST included.
-            let trueOffset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(time))))
+            let trueOffset = changes ? Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(time)))) : startOffset
             let local = LocalDateTime(wallClockSeconds: time + trueOffset)
             var hour = MockWeather.hour(box: box, time: time, local: local)
             if let spot {

@@ -1,0 +1,78 @@
+import Foundation
+import FrostboxApp
+import FrostboxCore
+import FrostboxSQLite
+import Logging
+import MockOpenMeteo
+import Testing
+
+@Suite("Forecast pipeline: live components, real SQLite, mock Open-Meteo")
+struct ForecastPipelineTests {
+    static let quiet = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    static func boxes(_ count: Int) -> [GeoBox] {
+        (0..<count).map { GeoBox(latitudeIndex: 1_204, longitudeIndex: 400 + $0) }
+    }
+
+    @Test("a daily budget smaller than the boxes, then a restart: the ledger and cache carry over, the second run makes no call")
+    func budgetAcrossRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-forecast-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("frostbox.sqlite").path
+        let mock = MockOpenMeteo(logger: Self.quiet)
+        let boxes = Self.boxes(120)
+        try await mock.withRunning { baseURL in
+            var settings = ForecastSettings()
+            settings.baseURL = baseURL
+            settings.batchSize = 20
+            settings.budgets = QuotaBudgets(perMinute: 600, perHour: 5_000, perDay: 50)
+            let now = Int64(Date().timeIntervalSince1970)
+
+            let first = ForecastComponents(database: try FrostboxDatabase(path: path, logger: Self.quiet), settings: settings, logger: Self.quiet)
+            let run1 = await first.provider.forecasts(for: boxes, now: now)
+            try await first.shutdown()
+            #expect(run1.forecasts.count == 50)
+            #expect(run1.failures.count == 70)
+            #expect(run1.requestsMade == 3)
+            #expect(run1.weightUsed == 50)
+            #expect(mock.counters.batchSizes == [20, 20, 10])
+            #expect(run1.failures.values.allSatisfy {
+                if case .budgetExhausted(let retryAfter) = $0 { return retryAfter == now + 86_400 }
+                return false
+            })
+
+            let second = ForecastComponents(database: try FrostboxDatabase(path: path, logger: Self.quiet), settings: settings, logger: Self.quiet)
+            let run2 = await second.provider.forecasts(for: boxes, now: now + 120)
+            try await second.shutdown()
+            #expect(run2.forecasts.count == 50)
+            #expect(run2.forecasts.values.allSatisfy { $0.source == .cache })
+            #expect(run2.failures.count == 70)
+            #expect(run2.requestsMade == 0)
+            #expect(mock.counters.requests == 3)
+        }
+    }
+
+    @Test("frostbox forecast's report: fetched first, from the cache within the TTL")
+    func forecastReport() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-forecast-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mock = MockOpenMeteo(scenario: MockScenario(frost: [FrostSpot(latitude: 60.19, longitude: 25.01, minimumC: -3.5)]), logger: Self.quiet)
+        try await mock.withRunning { baseURL in
+            var config = FrostboxConfig()
+            config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
+            config.forecasts.baseURL = baseURL
+            let point = try Coordinate(latitude: 60.19, longitude: 25.01)
+            let first = try await FrostboxApplication.forecastReport(near: point, rule: .default, config: config, logger: Self.quiet)
+            #expect(first.lines[0] == "box 60.20#25.00 (centre 60.2, 25.0)")
+            #expect(first.lines[1].hasPrefix("source fetched"))
+            #expect(first.lines.contains { $0.contains("hard-freeze") })
+            #expect(first.requestsMade == 1)
+            let second = try await FrostboxApplication.forecastReport(near: point, rule: .default, config: config, logger: Self.quiet)
+            #expect(second.lines[1].hasPrefix("source cache"))
+            #expect(second.requestsMade == 0)
+            #expect(mock.counters.requests == 1)
+        }
+    }
+}
