@@ -138,6 +138,10 @@ struct FetchRun: Sendable {
                 }
             case .failure(let failure):
                 for box in outcome.boxes { batch.failures[box] = failure }
+                if case .rateLimited = failure, stop == nil {
+                    // The source said stop: the boxes left wait for the next run (the pause is in the ledger).
+                    stop = failure
+                }
                 consecutiveFailures += 1
                 if consecutiveFailures >= settings.maximumConsecutiveFailures, stop == nil {
                     provider.logger.error("forecast source keeps failing, stopping this run", metadata: ["failure": "\(failure)"])

@@ -46,6 +46,7 @@ public struct OpenMeteoClient: Sendable {
             return .failure(.invalidResponse("a request may carry at most \(configuration.batchSize) locations"))
         }
         var attempt = 1
+        var waitedForRateLimit = false
         while true {
             if let refusal = await gate?.admit(locations: boxes.count, attempt: attempt) { return .failure(refusal) }
             let outcome = await requestOnce(boxes)
@@ -56,6 +57,11 @@ public struct OpenMeteoClient: Sendable {
             case .success(let forecasts):
                 return .success(forecasts)
             case .failure(let failure, let retry):
+                // A minutely limit is waited out once per batch; a second one means we are not alone on this quota.
+                if case .rateLimit = retry {
+                    if waitedForRateLimit { return .failure(failure) }
+                    waitedForRateLimit = true
+                }
                 guard let delay = retryDelay(retry, attempt: attempt) else { return .failure(failure) }
                 logger.warning(
                     "forecast request failed, retrying",

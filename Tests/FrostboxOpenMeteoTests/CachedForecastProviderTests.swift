@@ -158,6 +158,23 @@ struct CachedForecastProviderTests {
         }
     }
 
+    @Test("a 429 that outlasts its wait stops the run: the boxes left are rate-limited, not asked for")
+    func rateLimitStopsRun() async throws {
+        try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["minute", "minute"]), now: Self.now), configure: { $0.batchSize = 10 }) { h in
+            let provider = CachedForecastProvider(
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: InMemoryQuotaLedger(budgets: Self.roomy), timekeeper: h.timekeeper,
+                settings: .init(maximumQuotaWaitSeconds: 0, maximumConcurrentRequests: 1), logger: Self.quiet)
+            let batch = await provider.forecasts(for: row(50), now: Self.now)
+            #expect(batch.failures.count == 50)
+            #expect(batch.requestsMade == 2)
+            #expect(batch.failures.values.allSatisfy {
+                if case .rateLimited = $0 { return true }
+                return false
+            })
+            #expect(h.mock.counters.requests == 2)
+        }
+    }
+
     @Test("a source that keeps failing stops the run after a few batches instead of trying them all")
     func circuitBreaker() async throws {
         try await MockHarness.run(MockScenario(faults: MockFaults(truncateRate: 1), now: Self.now), configure: { $0.batchSize = 10 }) { h in

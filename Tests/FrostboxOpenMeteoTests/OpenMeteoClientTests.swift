@@ -102,6 +102,20 @@ struct OpenMeteoClientTests {
         }
     }
 
+    @Test("a second minutely 429 in a row is not waited out again: the batch fails as rate-limited")
+    func minutelyLimitOnce() async throws {
+        try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["minute", "minute"]))) { h in
+            let failure = await h.client.forecasts(for: [Self.helsinki]).failure
+            guard case .rateLimited(let reason, _) = failure else {
+                Issue.record("expected rate-limited, got \(String(describing: failure))")
+                return
+            }
+            #expect(reason.hasPrefix("Minutely API request limit exceeded"))
+            #expect(h.timekeeper.sleeps == [60])
+            #expect(h.mock.counters.requests == 2)
+        }
+    }
+
     @Test("a 429 naming the hourly limit fails at once as rate-limited until the next full hour")
     func hourlyLimit() async throws {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["hour"]))) { h in
