@@ -27,7 +27,7 @@ public enum NameFolding {
                 }
                 continue
             }
-            if let range = Table.shared.ranges[value] {
+            if let range = Table.shared.range(of: value) {
                 for index in range {
                     let folded = Table.shared.scalars[index]
                     if folded < 0x80 {
@@ -99,17 +99,32 @@ public enum NameFolding {
         return trailing == 0 ? [leading, vowel] : [leading, vowel, 0x11A7 + trailing]
     }
 
-    /// The decoded per-scalar table: `ranges[scalar]` indexes the folded scalars.
+    /// The decoded per-scalar table. The Basic Multilingual Plane is indexed directly (the
+    /// import folds ~100M names, so no hashing on the hot path); the rest goes through a
+    /// dictionary.
     struct Table: Sendable {
-        let ranges: [UInt32: Range<Int>]
+        /// For each BMP scalar: start in `scalars` << 8 | count, or 0 when it folds to itself.
+        let plane0: [UInt32]
+        let others: [UInt32: Range<Int>]
         let scalars: [UInt32]
 
         static let shared = Table(encoded: NameFolding.encodedTable)
 
+        @inline(__always)
+        func range(of value: UInt32) -> Range<Int>? {
+            if value < 0x10000 {
+                let entry = plane0[Int(value)]
+                guard entry != 0 else { return nil }
+                let start = Int(entry >> 8)
+                return start..<(start + Int(entry & 0xFF) - 1)
+            }
+            return others[value]
+        }
+
         init(encoded: String) {
-            var ranges: [UInt32: Range<Int>] = [:]
+            var plane0 = [UInt32](repeating: 0, count: 0x10000)
+            var others: [UInt32: Range<Int>] = [:]
             var scalars: [UInt32] = []
-            ranges.reserveCapacity(10_000)
             for entry in encoded.split(separator: ";") {
                 let parts = entry.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
                 guard parts.count == 2, let source = UInt32(parts[0], radix: 16) else { continue }
@@ -117,9 +132,15 @@ public enum NameFolding {
                 for piece in parts[1].split(separator: ".") {
                     if let folded = UInt32(piece, radix: 16) { scalars.append(folded) }
                 }
-                ranges[source] = start..<scalars.count
+                if source < 0x10000 {
+                    // Count + 1, so that an entry folding to nothing (a mark) is not 0.
+                    plane0[Int(source)] = UInt32(start) << 8 | UInt32(scalars.count - start + 1)
+                } else {
+                    others[source] = start..<scalars.count
+                }
             }
-            self.ranges = ranges
+            self.plane0 = plane0
+            self.others = others
             self.scalars = scalars
         }
     }

@@ -61,11 +61,12 @@ public struct Place: Sendable, Hashable {
 
     /// The distinct folded forms of every name (what the index holds for this place).
     public var foldedNames: [String] {
-        var seen = Set<String>()
+        // A handful of forms per place: a linear scan beats hashing here (the import folds
+        // every place of allCountries).
         var result: [String] = []
         for form in nameForms {
             let folded = NameFolding.fold(form)
-            if !folded.isEmpty, seen.insert(folded).inserted { result.append(folded) }
+            if !folded.isEmpty, !result.contains(folded) { result.append(folded) }
         }
         return result
     }
