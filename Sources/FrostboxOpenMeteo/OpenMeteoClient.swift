@@ -114,7 +114,8 @@ public struct OpenMeteoClient: Sendable {
         let started = timekeeper.now()
         let deadline = NIODeadline.now() + .milliseconds(Int64(configuration.requestTimeoutSeconds * 1_000))
         do {
-            let response = try await httpClient.execute(request, deadline: deadline, logger: logger)
+            // No logger for AsyncHTTPClient itself: its debug logs carry the URL, and with it the API key.
+            let response = try await httpClient.execute(request, deadline: deadline)
             let body = try await response.body.collect(upTo: configuration.maximumBodyBytes)
             let data = Data(body.readableBytesView)
             return interpret(status: Int(response.status.code), headers: response.headers, body: data, boxes: boxes, at: started)
