@@ -80,26 +80,27 @@ enum ForecastHoursCodec {
     }
 
     static func decode(_ data: Data) -> [ForecastHour]? {
-        let bytes = [UInt8](data)
-        guard let first = bytes.first, first == version, (bytes.count - 1) % bytesPerHour == 0 else { return nil }
-        var hours: [ForecastHour] = []
-        hours.reserveCapacity((bytes.count - 1) / bytesPerHour)
-        var at = 1
-        while at < bytes.count {
-            let time = Int64(bitPattern: read(bytes, at, count: 8))
-            let offset = Int64(Int32(bitPattern: UInt32(read(bytes, at + 8, count: 4))))
-            var values: [Double?] = []
-            for i in 0..<4 {
-                let raw = Int32(bitPattern: UInt32(read(bytes, at + 12 + 4 * i, count: 4)))
-                values.append(raw == missing ? nil : Double(raw) / 100)
+        guard let first = data.first, first == version, (data.count - 1) % bytesPerHour == 0 else { return nil }
+        let count = (data.count - 1) / bytesPerHour
+        return data.withUnsafeBytes { raw -> [ForecastHour] in
+            var hours: [ForecastHour] = []
+            hours.reserveCapacity(count)
+            func int32(_ at: Int) -> Int32 { Int32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: Int32.self)) }
+            func value(_ at: Int) -> Double? {
+                let stored = int32(at)
+                return stored == missing ? nil : Double(stored) / 100
             }
-            hours.append(
-                ForecastHour(
-                    time: time, local: LocalDateTime(wallClockSeconds: time + offset), temperatureC: values[0],
-                    dewPointC: values[1], cloudCoverPercent: values[2], windSpeedKmh: values[3]))
-            at += bytesPerHour
+            for i in 0..<count {
+                let at = 1 + i * bytesPerHour
+                let time = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: Int64.self))
+                let offset = Int64(int32(at + 8))
+                hours.append(
+                    ForecastHour(
+                        time: time, local: LocalDateTime(wallClockSeconds: time + offset), temperatureC: value(at + 12),
+                        dewPointC: value(at + 16), cloudCoverPercent: value(at + 20), windSpeedKmh: value(at + 24)))
+            }
+            return hours
         }
-        return hours
     }
 
     static func hundredths(_ value: Double?) -> Int32 {
@@ -111,11 +112,5 @@ enum ForecastHoursCodec {
 
     private static func append(_ bytes: inout [UInt8], _ value: UInt64, count: Int) {
         for i in 0..<count { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
-    }
-
-    private static func read(_ bytes: [UInt8], _ at: Int, count: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for i in 0..<count { value |= UInt64(bytes[at + i]) << (8 * UInt64(i)) }
-        return value
     }
 }
