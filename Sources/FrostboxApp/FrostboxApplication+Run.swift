@@ -50,3 +50,17 @@ extension FrostboxApplication {
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
+
+/// Keeps `serve` from exiting under a notify run started by `POST /admin/notify`: such a run
+/// is not part of the scheduled service, so on graceful shutdown this waits for it to end
+/// (its sends recorded, its summary stored) before the services it needs are shut down.
+struct TriggeredRunDrainService: Service {
+    let waitForTriggeredRun: @Sendable () async -> Void
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        logger.debug("waiting for a manually started notify run, if any, to finish")
+        await waitForTriggeredRun()
+    }
+}

@@ -220,8 +220,8 @@ struct PushTestBody: Decodable {
         let registration = try WireValidation.registration(
             token: try WireValidation.token(token), body: DeviceBody(topic: topic, environment: environment, locale: nil))
         for (field, value) in [("title", title), ("body", body)] {
-            if let value, value.utf8.count > 200 || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                throw ValidationError(.invalidField, field: field, "\(field) must be at most 200 bytes without control characters")
+            if let value, value.unicodeScalars.count > 200 || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw ValidationError(.invalidField, field: field, "\(field) must be at most 200 characters without control characters")
             }
         }
         let alert = APSPayload.Alert(title: title ?? "Frostbox test", body: body ?? "Push delivery works.")
