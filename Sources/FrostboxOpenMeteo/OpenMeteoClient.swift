@@ -4,6 +4,7 @@ import FrostboxCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// The Open-Meteo `/v1/forecast` client: many boxes per request (their centres as
 /// comma-separated `latitude` / `longitude` lists, a form-encoded POST when the URL would
@@ -21,6 +22,8 @@ public struct OpenMeteoClient: Sendable {
     public let configuration: OpenMeteoConfiguration
     let timekeeper: any Timekeeper
     let logger: Logger
+    /// Set once a server refused a form-encoded POST (404/405/415/501): long lists then go as GETs.
+    let postRefused = PostRefusal()
 
     /// A client over a shared `HTTPClient` (one per purpose, shut down by its owner).
     public init(httpClient: HTTPClient, configuration: OpenMeteoConfiguration = OpenMeteoConfiguration(), timekeeper: any Timekeeper = SystemTimekeeper(), logger: Logger = Logger(label: "frostbox.open-meteo")) {
@@ -111,6 +114,7 @@ public struct OpenMeteoClient: Sendable {
     /// One HTTP request for `boxes`, no retries.
     func requestOnce(_ boxes: [GeoBox]) async -> Attempt {
         let request = makeRequest(boxes)
+        let isPost = request.method == .POST
         let started = timekeeper.now()
         let deadline = NIODeadline.now() + .milliseconds(Int64(configuration.requestTimeoutSeconds * 1_000))
         do {
@@ -118,6 +122,13 @@ public struct OpenMeteoClient: Sendable {
             let response = try await httpClient.execute(request, deadline: deadline)
             let body = try await response.body.collect(upTo: configuration.maximumBodyBytes)
             let data = Data(body.readableBytesView)
+            let status = Int(response.status.code)
+            if isPost, [404, 405, 415, 501].contains(status) {
+                // A server (a self-hosted or stand-in one) without POST: say so, and retry the batch as a long GET.
+                postRefused.set()
+                logger.warning("forecast server refused a form-encoded POST; long lists go as GET from now on", metadata: ["status": "\(status)"])
+                return .failure(.remote(status: status, reason: "POST refused"), .backoff(after: nil))
+            }
             return interpret(status: Int(response.status.code), headers: response.headers, body: data, boxes: boxes, at: started)
         } catch let error as HTTPClientError {
             return classify(error)
@@ -203,7 +214,7 @@ public struct OpenMeteoClient: Sendable {
         let query = query(for: boxes)
         let endpoint = configuration.endpoint
         var request: HTTPClientRequest
-        if endpoint.utf8.count + 1 + query.utf8.count <= configuration.maximumURLBytes {
+        if postRefused.isSet || endpoint.utf8.count + 1 + query.utf8.count <= configuration.maximumURLBytes {
             request = HTTPClientRequest(url: endpoint + "?" + query)
             request.method = .GET
         } else {
@@ -241,4 +252,13 @@ public struct OpenMeteoClient: Sendable {
         }
         return out
     }
+}
+
+/// A flag shared by copies of a client: whether its server refused a POST.
+final class PostRefusal: Sendable {
+    private let refused = Atomic<Bool>(false)
+
+    var isSet: Bool { refused.load(ordering: .relaxed) }
+
+    func set() { refused.store(true, ordering: .relaxed) }
 }

@@ -62,6 +62,20 @@ struct OpenMeteoClientTests {
         }
     }
 
+    @Test("a server that refuses POST gets the long list as a GET, then always")
+    func postRefused() async throws {
+        let boxes = row(1_000)
+        try await MockHarness.run(MockScenario(faults: MockFaults(refusePost: true))) { h in
+            let forecasts = try #require(await h.client.forecasts(for: boxes).value)
+            #expect(forecasts.map(\.box) == boxes)
+            #expect(h.mock.counters.postRequests == 1)
+            #expect(h.mock.counters.getRequests == 1)
+            _ = try #require(await h.client.forecasts(for: boxes).value)
+            #expect(h.mock.counters.postRequests == 1)
+            #expect(h.mock.counters.getRequests == 2)
+        }
+    }
+
     @Test("a short batch stays a GET")
     func getForShortLists() async throws {
         try await MockHarness.run { h in

@@ -77,6 +77,14 @@ public final class MockOpenMeteo: Sendable {
             await self.forecast(query: request.uri.query ?? "", method: "GET")
         }
         router.post("/v1/forecast") { request, _ in
+            if self.state.withLock({ $0.scenario.faults.refusePost }) {
+                self.state.withLock {
+                    $0.counters.requests += 1
+                    $0.counters.postRequests += 1
+                    $0.counters.statuses["405", default: 0] += 1
+                }
+                return Self.error("Method not allowed", status: .methodNotAllowed)
+            }
             var request = request
             let body = try await request.collectBody(upTo: 4 << 20)
             return await self.forecast(query: String(buffer: body), method: "POST")

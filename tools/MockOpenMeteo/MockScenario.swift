@@ -138,10 +138,12 @@ public struct MockFaults: Sendable, Codable, Hashable {
     public var dropLocationNext: Int
     /// The next this-many 200 answers come in reverse order without `location_id`.
     public var scrambleNext: Int
+    /// Answer every POST with 405, as a server that only knows GET would.
+    public var refusePost: Bool
 
     public init(
         serverErrorRate: Double = 0, serverErrorStatus: Int = 503, truncateRate: Double = 0, latencyMilliseconds: Int = 0, nextStatuses: [Int] = [],
-        nextRateLimits: [String] = [], truncateNext: Int = 0, dropLocationNext: Int = 0, scrambleNext: Int = 0
+        nextRateLimits: [String] = [], truncateNext: Int = 0, dropLocationNext: Int = 0, scrambleNext: Int = 0, refusePost: Bool = false
     ) {
         self.serverErrorRate = serverErrorRate
         self.serverErrorStatus = serverErrorStatus
@@ -152,6 +154,7 @@ public struct MockFaults: Sendable, Codable, Hashable {
         self.truncateNext = truncateNext
         self.dropLocationNext = dropLocationNext
         self.scrambleNext = scrambleNext
+        self.refusePost = refusePost
     }
 
     enum CodingKeys: String, CodingKey {
@@ -164,6 +167,7 @@ public struct MockFaults: Sendable, Codable, Hashable {
         case truncateNext = "truncate_next"
         case dropLocationNext = "drop_location_next"
         case scrambleNext = "scramble_next"
+        case refusePost = "refuse_post"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -177,6 +181,7 @@ public struct MockFaults: Sendable, Codable, Hashable {
         truncateNext = try c.decodeIfPresent(Int.self, forKey: .truncateNext) ?? 0
         dropLocationNext = try c.decodeIfPresent(Int.self, forKey: .dropLocationNext) ?? 0
         scrambleNext = try c.decodeIfPresent(Int.self, forKey: .scrambleNext) ?? 0
+        refusePost = try c.decodeIfPresent(Bool.self, forKey: .refusePost) ?? false
     }
 }
 
