@@ -104,6 +104,11 @@ public final class APNsClient: PushSender {
                 unprocessedResends += 1
                 if unprocessedResends <= retryPolicy.maximumUnprocessedResends {
                     logger.debug("resending a push the connection did not process", metadata: ["reason": "\(reason)"])
+                    if unprocessedResends > 1 {
+                        // Not a backoff: a moment for the pool to notice the closed connection
+                        // and open a new one, rather than handing the push to the dead one again.
+                        try? await Task.sleep(for: .milliseconds(5 * unprocessedResends))
+                    }
                     continue
                 }
                 temporaryReason = reason

@@ -34,7 +34,7 @@ public struct APNsRetryPolicy: Sendable, Hashable {
     public var maximumBackoff: Duration = .seconds(10)
     /// Times a request refused unprocessed (GOAWAY, REFUSED_STREAM) is resent at once before it
     /// counts as a temporary failure.
-    public var maximumUnprocessedResends: Int = 5
+    public var maximumUnprocessedResends: Int = 10
 
     public init() {}
 

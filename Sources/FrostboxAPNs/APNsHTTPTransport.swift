@@ -58,6 +58,8 @@ final class APNsHTTPTransport: Sendable {
             decompression: .disabled
         )
         configuration.httpVersion = .automatic
+        // The client's retry policy owns retries; a refused connect fails the request at once.
+        configuration.connectionPool.retryConnectionEstablishment = false
         let pingInterval = TimeAmount(settings.pingInterval)
         let pingTimeout = TimeAmount(settings.pingTimeout)
         // AsyncHTTPClient offers no other hook into its HTTP/2 connection pipeline; the
@@ -111,6 +113,11 @@ final class APNsHTTPTransport: Sendable {
         try await client.shutdown()
     }
 
+    /// For a transport that never carried a request (a configuration that failed half way).
+    func shutdownNow() {
+        try? client.syncShutdown()
+    }
+
     static func classify(_ error: any Error) -> APNsExchange {
         if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream {
             return .unprocessed("stream refused (GOAWAY or REFUSED_STREAM)")
@@ -132,6 +139,10 @@ final class APNsHTTPTransport: Sendable {
             default:
                 return .failed(client.shortDescription)
             }
+        }
+        if let channel = error as? ChannelError, channel == .ioOnClosedChannel || channel == .alreadyClosed {
+            // Handed to a connection that had just closed: never written.
+            return .unprocessed("connection already closed")
         }
         if error is CancellationError {
             return .failed("cancelled")

@@ -32,6 +32,15 @@ public final class APNsPushRouter: PushSender {
             throw .unknownDefaultApp(defaultBundleID)
         }
 
+        // Check everything first: an HTTPClient, once made, must be shut down.
+        var seen: Set<String> = []
+        for app in apps {
+            guard !app.bundleID.isEmpty, app.bundleID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw .invalidApp(app.bundleID, "bundle id must be printable ASCII without spaces")
+            }
+            guard seen.insert(app.bundleID).inserted else { throw .invalidApp(app.bundleID, "configured twice") }
+        }
+
         struct TransportKey: Hashable {
             var endpoint: APNsEndpoint
             var identity: String
@@ -40,41 +49,42 @@ public final class APNsPushRouter: PushSender {
         var transports: [TransportKey: APNsHTTPTransport] = [:]
         var issuers: [String: APNsProviderTokenIssuer] = [:]
         var clients: [String: APNsClient] = [:]
-        for app in apps {
-            guard !app.bundleID.isEmpty, app.bundleID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                throw .invalidApp(app.bundleID, "bundle id must be printable ASCII without spaces")
-            }
-            guard clients[app.bundleID] == nil else { throw .invalidApp(app.bundleID, "configured twice") }
-            var identity: APNsClientIdentity?
-            var issuer: APNsProviderTokenIssuer?
-            switch app.credentials {
-            case .token(let key):
-                let id = key.teamID + "." + key.keyID
-                issuer = issuers[id] ?? APNsProviderTokenIssuer(key: key, clock: clock)
-                issuers[id] = issuer
-            case .certificate(let certificate):
-                identity = certificate
-            }
-            var appTransports: [APNsEnvironment: APNsHTTPTransport] = [:]
-            for environment in APNsEnvironment.allCases {
-                let endpoint = app.endpoint(for: environment)
-                let key = TransportKey(endpoint: endpoint, identity: identity?.poolKey ?? "", trust: app.trustedCertificatesPath)
-                if transports[key] == nil {
-                    transports[key] = try APNsHTTPTransport(
-                        endpoint: endpoint, identity: identity, trustedCertificatesPath: app.trustedCertificatesPath,
-                        settings: settings, eventLoopGroup: eventLoopGroup)
+        do {
+            for app in apps {
+                var identity: APNsClientIdentity?
+                var issuer: APNsProviderTokenIssuer?
+                switch app.credentials {
+                case .token(let key):
+                    let id = key.teamID + "." + key.keyID
+                    issuer = issuers[id] ?? APNsProviderTokenIssuer(key: key, clock: clock)
+                    issuers[id] = issuer
+                case .certificate(let certificate):
+                    identity = certificate
                 }
-                appTransports[environment] = transports[key]
+                var appTransports: [APNsEnvironment: APNsHTTPTransport] = [:]
+                for environment in APNsEnvironment.allCases {
+                    let endpoint = app.endpoint(for: environment)
+                    let key = TransportKey(endpoint: endpoint, identity: identity?.poolKey ?? "", trust: app.trustedCertificatesPath)
+                    if transports[key] == nil {
+                        transports[key] = try APNsHTTPTransport(
+                            endpoint: endpoint, identity: identity, trustedCertificatesPath: app.trustedCertificatesPath,
+                            settings: settings, eventLoopGroup: eventLoopGroup)
+                    }
+                    appTransports[environment] = transports[key]
+                }
+                clients[app.bundleID] = APNsClient(
+                    app: app, transports: appTransports, issuer: issuer, retryPolicy: retryPolicy, sleep: sleep,
+                    random: random, logger: logger)
+                logger.info(
+                    "APNs app configured",
+                    metadata: [
+                        "apns.topic": "\(app.bundleID)", "environment": "\(app.environment.rawValue)",
+                        "endpoint": "\(app.endpoint(for: nil))", "credentials": "\(app.credentials)",
+                    ])
             }
-            clients[app.bundleID] = APNsClient(
-                app: app, transports: appTransports, issuer: issuer, retryPolicy: retryPolicy, sleep: sleep,
-                random: random, logger: logger)
-            logger.info(
-                "APNs app configured",
-                metadata: [
-                    "apns.topic": "\(app.bundleID)", "environment": "\(app.environment.rawValue)",
-                    "endpoint": "\(app.endpoint(for: nil))", "credentials": "\(app.credentials)",
-                ])
+        } catch {
+            for transport in transports.values { transport.shutdownNow() }
+            throw error
         }
         self.defaultBundleID = defaultBundleID
         self.clients = clients

@@ -1,0 +1,85 @@
+import Foundation
+import FrostboxAPNs
+import FrostboxCore
+import MockAPNs
+import Testing
+
+@Suite("APNs connection recovery against mock-apns")
+struct APNsConnectionTests {
+    @Test("after GOAWAY, the pushes the server did not process are resent: none lost, none twice")
+    func goAwayRecovery() async throws {
+        let harness = try await APNsHarness.start { $0.goAwayAfterRequests = 100 }
+        let router = try harness.router()
+        let pushes = (0..<300).map { alert(to: token("a1", $0)) }
+        let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
+            for push in pushes { group.addTask { await router.send(push) } }
+            return await group.reduce(into: [PushOutcome]()) { $0.append($1) }
+        }
+        #expect(outcomes.allSatisfy { if case .delivered = $0 { true } else { false } })
+        let delivered = await harness.mock.deliveries().map(\.apnsID)
+        #expect(delivered.count == pushes.count)
+        #expect(Set(delivered) == Set(pushes.map(\.apnsID)))
+        let counters = await harness.mock.counters()
+        #expect(counters.goAways >= 2)
+        #expect(counters.connections >= 3)
+        try await harness.stop(router)
+    }
+
+    @Test("after a connection reset, the pushes in flight are retried on a new connection: none lost, none twice")
+    func resetRecovery() async throws {
+        let harness = try await APNsHarness.start { $0.resetAfterRequests = 100 }
+        var retry = APNsRetryPolicy()
+        retry.maximumAttempts = 8
+        let router = try harness.router(retry: retry)
+        let pushes = (0..<300).map { alert(to: token("a1", $0)) }
+        let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
+            for push in pushes { group.addTask { await router.send(push) } }
+            return await group.reduce(into: [PushOutcome]()) { $0.append($1) }
+        }
+        let undelivered = outcomes.filter { if case .delivered = $0 { false } else { true } }
+        #expect(undelivered.isEmpty)
+        let delivered = await harness.mock.deliveries().map(\.apnsID)
+        #expect(delivered.count == pushes.count)
+        #expect(Set(delivered) == Set(pushes.map(\.apnsID)))
+        let counters = await harness.mock.counters()
+        #expect(counters.resets >= 3)
+        #expect(counters.connections == counters.resets + 1)
+        try await harness.stop(router)
+    }
+
+    @Test("a push that resets its connection every time fails temporarily; nothing is recorded for it")
+    func resettingToken() async throws {
+        let harness = try await APNsHarness.start()
+        var retry = APNsRetryPolicy()
+        retry.maximumAttempts = 3
+        let router = try harness.router(retry: retry)
+        #expect(await router.send(alert(to: token("0dead"))) == .temporaryFailure(reason: "connection closed"))
+        let counters = await harness.mock.counters()
+        #expect(counters.resets == 3)
+        #expect(counters.delivered == 0)
+        let after = alert(to: token("a1", 1))
+        #expect(await router.send(after) == .delivered(apnsID: after.apnsID))
+        try await harness.stop(router)
+    }
+
+    @Test("many concurrent pushes share few connections, within the server's stream limit")
+    func concurrentStreamsOnFewConnections() async throws {
+        let harness = try await APNsHarness.start {
+            $0.maximumConcurrentStreams = 50
+            $0.latency = .milliseconds(20)
+        }
+        var settings = APNsConnectionSettings()
+        settings.maximumConnections = 1
+        let router = try harness.router(settings: settings)
+        let pushes = (0..<400).map { alert(to: token("a1", $0)) }
+        await withTaskGroup(of: Void.self) { group in
+            for push in pushes { group.addTask { _ = await router.send(push) } }
+        }
+        let counters = await harness.mock.counters()
+        #expect(counters.delivered == 400)
+        #expect(counters.connections == 1)
+        #expect(counters.peakConcurrentStreams > 1)
+        #expect(counters.peakConcurrentStreams <= 50)
+        try await harness.stop(router)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import FrostboxAPNs
+import FrostboxCore
+import MockAPNs
+import Testing
+
+@Suite("APNs outcomes against mock-apns")
+struct APNsOutcomeTests {
+    @Test("200: delivered with the apns-id, every header and the sorted-key payload as sent")
+    func delivered() async throws {
+        let harness = try await APNsHarness.start()
+        let router = try harness.router()
+        let push = alert(to: token("a1", 1), collapseID: "frost-61.50,23.75", expiration: 1_800_003_600)
+        let outcome = await router.send(push)
+        #expect(outcome == .delivered(apnsID: push.apnsID))
+
+        let deliveries = await harness.mock.deliveries()
+        try #require(deliveries.count == 1)
+        let delivery = deliveries[0]
+        #expect(delivery.apnsID == push.apnsID)
+        #expect(delivery.token == push.token.hex)
+        #expect(delivery.topic == APNsHarness.bundleID)
+        #expect(delivery.pushType == "alert")
+        #expect(delivery.priority == 10)
+        #expect(delivery.expiration == 1_800_003_600)
+        #expect(delivery.collapseID == "frost-61.50,23.75")
+        #expect(delivery.keyID == harness.key.keyID)
+        #expect(delivery.tokenIssuedAt == harness.clientClock.now)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(delivery.payload == String(decoding: try encoder.encode(push.payload), as: UTF8.self))
+        #expect(delivery.payload.contains(#""loc-key":"FROST_ALERT""#))
+        #expect(delivery.payload.contains(#""interruption-level":"time-sensitive""#))
+        try await harness.stop(router)
+    }
+
+    @Test("background pushes go with priority 5 and push type background")
+    func background() async throws {
+        let harness = try await APNsHarness.start()
+        let router = try harness.router()
+        var push = alert(to: token("a1", 2))
+        push.pushType = .background
+        push.priority = .throttled
+        push.payload = PushPayload(aps: APSPayload(contentAvailable: 1))
+        #expect(await router.send(push) == .delivered(apnsID: push.apnsID))
+        let delivery = try #require(await harness.mock.deliveries().first)
+        #expect(delivery.pushType == "background")
+        #expect(delivery.priority == 5)
+        try await harness.stop(router)
+    }
+
+    @Test("400 BadDeviceToken and 410 Unregistered are invalid tokens; 410 carries its timestamp")
+    func invalidTokens() async throws {
+        let harness = try await APNsHarness.start()
+        let router = try harness.router()
+        #expect(await router.send(alert(to: token("0bad"))) == .invalidToken(reason: "BadDeviceToken", unregisteredAt: nil))
+        #expect(
+            await router.send(alert(to: token("0410")))
+                == .invalidToken(reason: "Unregistered", unregisteredAt: harness.mockClock.now * 1000))
+        #expect(await harness.mock.deliveries().isEmpty)
+        #expect(harness.sleeper.recorded.isEmpty)
+        try await harness.stop(router)
+    }
+
+    @Test("other 400s and 413 are permanent failures, not retried, reason kept")
+    func permanentFailures() async throws {
+        let harness = try await APNsHarness.start()
+        let router = try harness.router()
+        #expect(await router.send(alert(to: token("0400"))) == .permanentFailure(status: 400, reason: "DeviceTokenNotForTopic"))
+        #expect(await router.send(alert(to: token("0413"))) == .permanentFailure(status: 413, reason: "PayloadTooLarge"))
+        let counters = await harness.mock.counters()
+        #expect(counters.requests == 2)
+        #expect(harness.sleeper.recorded.isEmpty)
+        try await harness.stop(router)
+    }
+
+    @Test("a 403 other than an expired token stops the app: later pushes fail without a request")
+    func authFailureStopsApp() async throws {
+        let harness = try await APNsHarness.start()
+        let router = try harness.router()
+        #expect(await router.send(alert(to: token("0403"))) == .authFailure(reason: "Forbidden"))
+        #expect(router.client(for: APNsHarness.bundleID)?.stopped == "Forbidden")
+        #expect(await router.send(alert(to: token("a1", 3))) == .authFailure(reason: "Forbidden"))
+        #expect(await harness.mock.counters().requests == 1)
+        try await harness.stop(router)
+    }
+
+    @Test("a key APNs does not know is an auth failure (InvalidProviderToken)")
+    func unknownKey() async throws {
+        let harness = try await APNsHarness.start()
+        let stranger = APNsSigningKey(privateKey: .init(), keyID: harness.key.keyID, teamID: harness.key.teamID)
+        let router = try harness.router([harness.app(key: stranger)])
+        #expect(await router.send(alert(to: token("a1", 4))) == .authFailure(reason: "InvalidProviderToken"))
+        try await harness.stop(router)
+    }
+
+    @Test("429, 500 and 503 are retried with growing, jittered backoff, then a temporary failure", arguments: [
+        ("0429", "TooManyRequests"), ("0500", "InternalServerError"), ("0503", "ServiceUnavailable"),
+    ])
+    func temporaryFailures(prefix: String, reason: String) async throws {
+        let harness = try await APNsHarness.start()
+        var retry = APNsRetryPolicy()
+        retry.maximumAttempts = 4
+        retry.initialBackoff = .milliseconds(100)
+        let router = try harness.router(retry: retry)
+        #expect(await router.send(alert(to: token(prefix))) == .temporaryFailure(reason: reason))
+        #expect(await harness.mock.counters().requests == 4)
+        // random() is 0.5 here: each delay is three quarters of 100 ms · 2^(n-1).
+        #expect(harness.sleeper.recorded == [.milliseconds(75), .milliseconds(150), .milliseconds(300)])
+        try await harness.stop(router)
+    }
+
+    @Test("a temporary failure followed by success is delivered once")
+    func flakyThenDelivered() async throws {
+        let harness = try await APNsHarness.start()
+        let router = try harness.router()
+        let push = alert(to: token("0f1a"))
+        #expect(await router.send(push) == .delivered(apnsID: push.apnsID))
+        #expect(await harness.mock.deliveries().map(\.apnsID) == [push.apnsID])
+        #expect(harness.sleeper.recorded.count == 1)
+        try await harness.stop(router)
+    }
+
+    @Test("a request that outlives its deadline is a temporary failure after the retries")
+    func timeout() async throws {
+        let harness = try await APNsHarness.start { $0.latency = .seconds(5) }
+        var settings = APNsConnectionSettings()
+        settings.requestTimeout = .milliseconds(200)
+        var retry = APNsRetryPolicy()
+        retry.maximumAttempts = 2
+        let router = try harness.router(retry: retry, settings: settings)
+        #expect(await router.send(alert(to: token("a1", 5))) == .temporaryFailure(reason: "timeout"))
+        #expect(harness.sleeper.recorded.count == 1)
+        try await harness.stop(router)
+    }
+
+    @Test("a gateway that refuses connections is a temporary failure after the retries")
+    func connectionRefused() async throws {
+        let harness = try await APNsHarness.start()
+        var app = harness.app()
+        app.customEndpoint = APNsEndpoint(host: "127.0.0.1", port: harness.mock.port)
+        try await harness.mock.stop()
+        var retry = APNsRetryPolicy()
+        retry.maximumAttempts = 3
+        let router = try harness.router([app], retry: retry)
+        let outcome = await router.send(alert(to: token("a1", 6)))
+        guard case .temporaryFailure = outcome else {
+            Issue.record("expected a temporary failure, got \(outcome)")
+            return
+        }
+        #expect(harness.sleeper.recorded.count == 2)
+        await router.shutdown()
+    }
+}

@@ -1,0 +1,312 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+
+/// A local stand-in for Apple's HTTP/2 provider API: TLS with a self-signed certificate,
+/// HTTP/2 only, Apple's validation rules, status codes and `{"reason": …}` bodies, and
+/// injectable faults. A push is recorded as delivered only once its 200 answer has been
+/// written to the socket, so a connection reset never leaves a push both recorded and unanswered.
+public final class MockAPNsServer: Sendable {
+    /// The configuration it runs with.
+    public let configuration: MockAPNsConfiguration
+    /// The bound port.
+    public let port: Int
+    /// PEM file of the server certificate; clients trust it for `127.0.0.1` / `localhost`.
+    public let certificatePath: String
+    /// PEM file of the server's private key.
+    public let privateKeyPath: String
+
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    private let state: MockAPNsState
+    private let verifier: MockAPNsTokenVerifier
+
+    /// `https://127.0.0.1:PORT` (or the configured host).
+    public var endpoint: String { "\(configuration.host):\(port)" }
+
+    /// Binds and starts serving.
+    public static func start(_ configuration: MockAPNsConfiguration, logger: Logger = Logger(label: "mock-apns")) async throws
+        -> MockAPNsServer
+    {
+        try await MockAPNsServer(configuration: configuration, logger: logger)
+    }
+
+    private init(configuration: MockAPNsConfiguration, logger: Logger) async throws {
+        self.configuration = configuration
+        let directory = configuration.certificateDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("mock-apns-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let issued = try MockAPNsCertificates.makeServerCertificate()
+        certificatePath = directory + "/mock-apns.crt"
+        privateKeyPath = directory + "/mock-apns.key"
+        try issued.certificatePEM.write(toFile: certificatePath, atomically: true, encoding: .utf8)
+        try issued.privateKeyPEM.write(toFile: privateKeyPath, atomically: true, encoding: .utf8)
+
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(issued.certificatePEM.utf8)).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.privateKeyPEM.utf8), format: .pem)))
+        tls.applicationProtocols = ["h2"]
+        if !configuration.clientCertificates.isEmpty {
+            tls.certificateVerification = .optionalVerification
+            tls.trustRoots = .certificates(configuration.clientCertificates.map(\.certificate))
+        }
+        let sslContext = try NIOSSLContext(configuration: tls)
+        let state = try MockAPNsState(keepDeliveries: configuration.keepDeliveries, deliveriesPath: configuration.deliveriesPath)
+        let verifier = MockAPNsTokenVerifier(configuration: configuration)
+        let validator = MockAPNsValidator(configuration: configuration, verifier: verifier, state: state)
+        self.state = state
+        self.verifier = verifier
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
+        self.group = group
+        let settings: HTTP2Settings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 8192),
+        ]
+        do {
+            channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let connection = MockAPNsConnection(
+                            id: state.connectionOpened(), configuration: configuration, validator: validator, state: state,
+                            logger: logger)
+                        let bound = NIOLoopBound(connection, eventLoop: channel.eventLoop)
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+                        connectionConfiguration.initialSettings = settings
+                        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                            mode: .server, connectionConfiguration: connectionConfiguration,
+                            streamConfiguration: .init(), streamDelegate: MockAPNsStreamDelegate(connection: bound)
+                        ) { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                try bound.value.streamStarted(stream)
+                            }
+                        }
+                    }
+                }
+                .bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        guard let port = channel.localAddress?.port else {
+            throw MockAPNsError("bound to no port")
+        }
+        self.port = port
+        logger.info("mock-apns listening", metadata: ["endpoint": "\(configuration.host):\(port)", "certificate": "\(certificatePath)"])
+    }
+
+    /// The deliveries accepted so far (answered 200 and written), in answer order.
+    public func deliveries() async -> [MockAPNsDelivery] {
+        await settle()
+        return state.snapshot(providerTokens: verifier.distinctTokens).1
+    }
+
+    /// Counters so far.
+    public func counters() async -> MockAPNsCounters {
+        await settle()
+        return state.snapshot(providerTokens: verifier.distinctTokens).0
+    }
+
+    /// Forgets the recorded deliveries (counters stay).
+    public func clearDeliveries() { state.clearDeliveries() }
+
+    /// Lets every event loop finish the work it has in hand, so that answers a client has
+    /// already read are also recorded (the record is made right after the socket write).
+    private func settle() async {
+        for loop in group.makeIterator() {
+            try? await loop.submit {}.get()
+        }
+    }
+
+    /// Serves until the listening socket is closed (by `stop()` or a signal).
+    public func run() async throws {
+        try await channel.closeFuture.get()
+    }
+
+    /// Stops listening, closes connections, releases the threads.
+    public func stop() async throws {
+        try? await channel.close()
+        state.close()
+        try await group.shutdownGracefully()
+    }
+}
+
+/// Counts a connection's open streams and closes a connection after its GOAWAY drained.
+struct MockAPNsStreamDelegate: NIOHTTP2StreamDelegate {
+    let connection: NIOLoopBound<MockAPNsConnection>
+
+    func streamCreated(_ id: HTTP2StreamID, channel: any Channel) {
+        connection.value.streamOpened()
+    }
+
+    func streamClosed(_ id: HTTP2StreamID, channel: any Channel) {
+        connection.value.streamClosed(parent: channel)
+    }
+}
+
+/// One client connection: its id, its authentication and its GOAWAY bookkeeping. Lives on
+/// the connection's event loop.
+final class MockAPNsConnection {
+    let id: Int
+    let configuration: MockAPNsConfiguration
+    let validator: MockAPNsValidator
+    let state: MockAPNsState
+    let logger: Logger
+    private var streamsStarted = 0
+    /// Complete requests received on this connection.
+    var requestsFinished = 0
+    private var openStreams = 0
+    private var lastAcceptedStream: HTTP2StreamID?
+    private var auth: MockAPNsValidator.ConnectionAuth?
+
+    init(id: Int, configuration: MockAPNsConfiguration, validator: MockAPNsValidator, state: MockAPNsState, logger: Logger) {
+        self.id = id
+        self.configuration = configuration
+        self.validator = validator
+        self.state = state
+        self.logger = logger
+    }
+
+    func streamOpened() {
+        openStreams += 1
+        state.streamsOpen(openStreams)
+    }
+
+    func streamClosed(parent: any Channel) {
+        openStreams -= 1
+        if lastAcceptedStream != nil && openStreams <= 0 {
+            // GOAWAY sent and every stream it let through has been answered.
+            parent.close(promise: nil)
+        }
+    }
+
+    /// Sets up a new stream; after a GOAWAY, streams above its last stream id are refused.
+    func streamStarted(_ stream: any Channel) throws {
+        let streamID = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) ?? .rootStream
+        if let last = lastAcceptedStream, streamID > last {
+            // Opened before the client saw our GOAWAY: refuse it unprocessed, as RFC 9113 says.
+            stream.writeAndFlush(HTTP2Frame.FramePayload.rstStream(.refusedStream), promise: nil)
+            return
+        }
+        streamsStarted += 1
+        try stream.pipeline.syncOperations.addHandler(MockAPNsStreamHandler(connection: self, streamID: streamID))
+        if let limit = configuration.goAwayAfterRequests, streamsStarted == limit, let parent = stream.parent {
+            lastAcceptedStream = streamID
+            state.goAwaySent()
+            let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: streamID, errorCode: .noError, opaqueData: nil))
+            parent.writeAndFlush(frame, promise: nil)
+        }
+    }
+
+    /// How this connection authenticated: a verified client certificate names its topics.
+    func authentication(parent: (any Channel)?) -> MockAPNsValidator.ConnectionAuth {
+        if let auth { return auth }
+        var topics: Set<String>?
+        if !configuration.clientCertificates.isEmpty, let parent,
+            let certificate = try? parent.pipeline.syncOperations.nioSSL_peerCertificate()
+        {
+            topics = configuration.clientCertificates.first { $0.certificate == certificate }?.topics ?? []
+        }
+        let auth = MockAPNsValidator.ConnectionAuth(certificateTopics: topics)
+        self.auth = auth
+        return auth
+    }
+}
+
+/// One request/response exchange on one HTTP/2 stream.
+final class MockAPNsStreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private let connection: MockAPNsConnection
+    private let streamID: HTTP2StreamID
+    private var headers: HPACKHeaders?
+    private var body = ByteBuffer()
+    private var bodySize = 0
+    private var answered = false
+
+    init(connection: MockAPNsConnection, streamID: HTTP2StreamID) {
+        self.connection = connection
+        self.streamID = streamID
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .headers(let frame):
+            if headers == nil {
+                headers = frame.headers
+            }
+            if frame.endStream { finish(context: context) }
+        case .data(let frame):
+            if case .byteBuffer(var buffer) = frame.data {
+                bodySize += buffer.readableBytes
+                if body.readableBytes <= MockAPNsValidator.maximumPayloadSize {
+                    body.writeBuffer(&buffer)
+                }
+            }
+            if frame.endStream { finish(context: context) }
+        default:
+            break
+        }
+    }
+
+    private func finish(context: ChannelHandlerContext) {
+        guard !answered, let headers else { return }
+        answered = true
+        connection.state.requestReceived()
+        let auth = connection.authentication(parent: context.channel.parent)
+        connection.requestsFinished += 1
+        var answer = connection.validator.judge(
+            headers: headers, body: body, bodySize: bodySize, auth: auth, connection: connection.id,
+            stream: Int(Int32(streamID)))
+        if let limit = connection.configuration.resetAfterRequests, connection.requestsFinished == limit {
+            answer = .reset
+        }
+        let latency = connection.configuration.latency
+        if latency > .zero {
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .init(latency)) {
+                handler.value.respond(answer, context: boundContext.value)
+            }
+        } else {
+            respond(answer, context: context)
+        }
+    }
+
+    private func respond(_ answer: MockAPNsValidator.Answer, context: ChannelHandlerContext) {
+        switch answer {
+        case .reset:
+            connection.state.reset()
+            connection.state.rejected("ConnectionReset")
+            context.channel.parent?.close(promise: nil)
+        case .accept(let delivery):
+            let head = HPACKHeaders([(":status", "200"), ("apns-id", delivery.apnsID)])
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            let state = connection.state
+            promise.futureResult.whenSuccess { state.delivered(delivery) }
+            context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: head, endStream: true))), promise: promise)
+        case .reject(let status, let reason, let timestamp):
+            connection.state.rejected(reason)
+            var json = #"{"reason":"\#(reason)""#
+            if let timestamp { json += #","timestamp":\#(timestamp)"# }
+            json += "}"
+            var buffer = context.channel.allocator.buffer(capacity: json.utf8.count)
+            buffer.writeString(json)
+            let head = HPACKHeaders([
+                (":status", String(status)), ("content-type", "application/json"), ("content-length", String(json.utf8.count)),
+                ("apns-id", headers?.first(name: "apns-id") ?? UUID().uuidString.lowercased()),
+            ])
+            context.write(wrapOutboundOut(.headers(.init(headers: head))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
+        }
+    }
+}
