@@ -1,10 +1,11 @@
 // bench-forecasts: forecasts for N boxes through the live provider (Open-Meteo client,
 // SQLite quota ledger and cache) against the in-process mock Open-Meteo on a loopback port.
-// Prints requests made against ⌈boxes / batch⌉, weight used against one per box, and wall
-// times (median of the runs), then the cost of a second run within the TTL.
+// For each batch size (runs interleaved, so each is measured beside the others): requests
+// made against the limit ⌈boxes / batch⌉, weight used against one per box, wall time
+// (median of the runs), and the cost of a second run within the TTL.
 //
 //   swift build -c release --scratch-path .build-release --product bench-forecasts
-//   .build-release/release/bench-forecasts [--boxes 100000] [--batch 1000] [--runs 3]
+//   .build-release/release/bench-forecasts [--boxes 100000] [--batch 1000,100] [--runs 3]
 import AsyncHTTPClient
 import Foundation
 import FrostboxCore
@@ -13,15 +14,15 @@ import FrostboxSQLite
 import Logging
 import MockOpenMeteo
 
-func option(_ name: String, _ fallback: Int) -> Int {
+func option(_ name: String) -> String? {
     let arguments = CommandLine.arguments
-    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count, let value = Int(arguments[i + 1]) else { return fallback }
-    return value
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
 }
 
-let boxCount = option("--boxes", 100_000)
-let batchSize = option("--batch", 1_000)
-let runs = option("--runs", 3)
+let boxCount = option("--boxes").flatMap(Int.init) ?? 100_000
+let batchSizes = (option("--batch") ?? "1000").split(separator: ",").compactMap { Int($0) }
+let runs = option("--runs").flatMap(Int.init) ?? 3
 let quiet = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
 
 // Distinct boxes over Europe, row by row.
@@ -29,6 +30,7 @@ let boxes: [GeoBox] = (0..<boxCount).map { i in GeoBox(latitudeIndex: 900 + i / 
 let budgets = QuotaBudgets(perMinute: 1e12, perHour: 1e12, perDay: 1e12)
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+func format(_ value: Double) -> String { String(format: "%.2f", value) }
 
 struct RunResult {
     var requests: Int
@@ -43,51 +45,62 @@ struct RunResult {
 
 let mock = MockOpenMeteo(scenario: MockScenario(), logger: quiet)
 let http = HTTPClient(eventLoopGroupProvider: .singleton)
-let results: [RunResult] = try await mock.withRunning { baseURL in
-    var results: [RunResult] = []
-    for _ in 0..<runs {
-        mock.reset()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-forecasts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try FrostboxDatabase(path: directory.appendingPathComponent("bench.sqlite").path, logger: quiet)
-        let client = OpenMeteoClient(
-            httpClient: http, configuration: OpenMeteoConfiguration(baseURL: baseURL, batchSize: batchSize, requestTimeoutSeconds: 120),
-            logger: quiet)
-        let provider = CachedForecastProvider(
-            fetcher: client, cache: GRDBForecastCache(database: database), ledger: GRDBQuotaLedger(database: database, budgets: budgets),
-            logger: quiet)
-        let clock = ContinuousClock()
-        let now = Int64(Date().timeIntervalSince1970)
-        let start = clock.now
-        let batch = await provider.forecasts(for: boxes, now: now)
-        let fetchSeconds = (clock.now - start) / .seconds(1)
-        let cachedStart = clock.now
-        let cached = await provider.forecasts(for: boxes, now: now + 60)
-        let cachedSeconds = (clock.now - cachedStart) / .seconds(1)
-        let counters = mock.counters
-        results.append(
-            RunResult(
-                requests: batch.requestsMade, weight: batch.weightUsed, seconds: fetchSeconds, cachedRequests: cached.requestsMade,
-                cachedSeconds: cachedSeconds, failures: batch.failures.count + cached.failures.count, mockRequests: counters.requests,
-                mockLocations: counters.locations))
+
+func measure(batchSize: Int, baseURL: String) async throws -> RunResult {
+    mock.reset()
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-forecasts-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let database = try FrostboxDatabase(path: directory.appendingPathComponent("bench.sqlite").path, logger: quiet)
+    let client = OpenMeteoClient(
+        httpClient: http, configuration: OpenMeteoConfiguration(baseURL: baseURL, batchSize: batchSize, requestTimeoutSeconds: 120),
+        logger: quiet)
+    let provider = CachedForecastProvider(
+        fetcher: client, cache: GRDBForecastCache(database: database), ledger: GRDBQuotaLedger(database: database, budgets: budgets),
+        logger: quiet)
+    let clock = ContinuousClock()
+    let now = Int64(Date().timeIntervalSince1970)
+    let start = clock.now
+    let batch = await provider.forecasts(for: boxes, now: now)
+    let fetchSeconds = (clock.now - start) / .seconds(1)
+    let cachedStart = clock.now
+    let cached = await provider.forecasts(for: boxes, now: now + 60)
+    let cachedSeconds = (clock.now - cachedStart) / .seconds(1)
+    let counters = mock.counters
+    return RunResult(
+        requests: batch.requestsMade, weight: batch.weightUsed, seconds: fetchSeconds, cachedRequests: cached.requestsMade,
+        cachedSeconds: cachedSeconds, failures: batch.failures.count + cached.failures.count, mockRequests: counters.requests,
+        mockLocations: counters.locations)
+}
+
+let results: [Int: [RunResult]] = try await mock.withRunning { baseURL in
+    var results: [Int: [RunResult]] = [:]
+    for run in 0..<runs {
+        for batchSize in batchSizes {
+            let result = try await measure(batchSize: batchSize, baseURL: baseURL)
+            print(
+                "run \(run + 1) batch \(batchSize): requests \(result.requests) (mock saw \(result.mockRequests), \(result.mockLocations) locations), "
+                    + "weight \(result.weight), fetch \(format(result.seconds)) s; second run \(result.cachedRequests) requests in \(format(result.cachedSeconds)) s; failures \(result.failures)")
+            results[batchSize, default: []].append(result)
+        }
     }
     return results
 }
 try await http.shutdown()
 
-let expectedRequests = (boxCount + batchSize - 1) / batchSize
-print("boxes \(boxCount), batch \(batchSize), runs \(runs), \(ProcessInfo.processInfo.activeProcessorCount) cores")
-for (i, r) in results.enumerated() {
+print("\nboxes \(boxCount), runs \(runs), \(ProcessInfo.processInfo.activeProcessorCount) cores, mock in-process (same cores)")
+print("batch | requests (limit ⌈boxes/batch⌉) | weight (limit boxes) | fetch median s | boxes/s | vs batch \(batchSizes[0]) | 2nd run requests | 2nd run median s")
+var failed = false
+let reference = median(results[batchSizes[0]]!.map(\.seconds))
+for batchSize in batchSizes {
+    let rs = results[batchSize]!
+    let limit = (boxCount + batchSize - 1) / batchSize
+    let requestsOK = rs.allSatisfy { $0.requests == limit && $0.mockRequests == limit }
+    let weightOK = rs.allSatisfy { $0.weight == Double(boxCount) }
+    failed = failed || !requestsOK || !weightOK || rs.contains { $0.failures > 0 || $0.cachedRequests > 0 }
+    let fetch = median(rs.map(\.seconds))
     print(
-        "run \(i + 1): requests \(r.requests) (mock saw \(r.mockRequests), \(r.mockLocations) locations), weight \(r.weight), "
-            + "fetch \(String(format: "%.2f", r.seconds)) s, second run: \(r.cachedRequests) requests in \(String(format: "%.2f", r.cachedSeconds)) s, failures \(r.failures)")
+        "\(batchSize) | \(Set(rs.map(\.requests)).sorted()) (\(limit)) \(requestsOK ? "ok" : "MISMATCH") | \(Set(rs.map(\.weight)).sorted()) (\(boxCount)) \(weightOK ? "ok" : "MISMATCH") | "
+            + "\(format(fetch)) | \(Int(Double(boxCount) / fetch)) | \(format(fetch / reference))× | \(Set(rs.map(\.cachedRequests)).sorted()) | \(format(median(rs.map(\.cachedSeconds))))")
 }
-let requests = results.map(\.requests)
-let weights = results.map(\.weight)
-print("requests: \(requests) — must be ⌈boxes / batch⌉ = \(expectedRequests): \(requests.allSatisfy { $0 == expectedRequests } ? "ok" : "MISMATCH")")
-print("weight: \(weights) — must be one per box = \(boxCount): \(weights.allSatisfy { $0 == Double(boxCount) } ? "ok" : "MISMATCH")")
-let fetchMedian = median(results.map(\.seconds))
-print("fetch wall time median \(String(format: "%.2f", fetchMedian)) s (\(String(format: "%.0f", Double(boxCount) / fetchMedian)) boxes/s)")
-print("second run within TTL: requests \(results.map(\.cachedRequests)), median \(String(format: "%.2f", median(results.map(\.cachedSeconds)))) s")
-if results.contains(where: { $0.failures > 0 || $0.requests != expectedRequests || $0.weight != Double(boxCount) }) { exit(1) }
+if failed { exit(1) }
