@@ -24,9 +24,3 @@ function request()
     token, lat, lon, counter)
   return wrk.format("POST", "/add_location", {["Content-Type"] = "application/json"}, body)
 end
-
-function response(status, headers, body)
-  if status ~= 201 then
-    errors = (errors or 0) + 1
-  end
-end
