@@ -21,8 +21,10 @@ public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             throw translate(error.status, request: request)
         } catch {
+            // The route pattern, not the raw path: paths carry device tokens, which never go to logs whole.
             context.logger.error(
-                "unhandled error", metadata: ["error": "\(String(reflecting: type(of: error)))", "path": "\(request.uri.path)"])
+                "unhandled error",
+                metadata: ["error": "\(String(reflecting: type(of: error)))", "route": "\(context.endpointPath ?? "unmatched")"])
             throw APIError(.internalServerError, code: "internal_error", "internal server error")
         }
     }

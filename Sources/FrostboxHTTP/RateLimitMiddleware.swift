@@ -30,12 +30,13 @@ public struct RateLimitMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         let key = RateLimiter.clientKey(address: clientAddress(request, context))
-        switch limiter.acquire(key) {
+        let decision = limiter.acquire(key)
+        clients.record(limiter.trackedClients)
+        switch decision {
         case .allowed:
             return try await next(request, context)
         case .limited(let retryAfter):
             limited.increment()
-            clients.record(limiter.trackedClients)
             var headers = HTTPFields()
             headers[.retryAfter] = String(retryAfter)
             throw APIError(.tooManyRequests, code: "rate_limited", "too many requests; retry after \(retryAfter) s", headers: headers)
