@@ -29,18 +29,18 @@ struct NotifyRun: Sendable {
         var logger = self.logger
         logger[metadataKey: "run"] = "\(runID)"
         do {
-            var backlogThrough: Int64 = 0
+            var delivery = Delivery()
             if !dryRun {
-                backlogThrough = try await store.lastOutboxID()
+                let backlogThrough = try await store.lastOutboxID()
                 let clock = ContinuousClock.now
-                summary.alertsCarriedOver = try await deliver(after: 0, through: backlogThrough, summary: &summary, logger: logger)
+                summary.alertsCarriedOver = try await resend(through: backlogThrough, delivery: &delivery, summary: &summary, logger: logger)
                 summary.resendMilliseconds = Self.milliseconds(since: clock)
             }
-            try await plan(runID: runID, dryRun: dryRun, summary: &summary, onPlanned: onPlanned)
+            try await plan(runID: runID, dryRun: dryRun, delivery: &delivery, summary: &summary, logger: logger, onPlanned: onPlanned)
             if !dryRun {
                 let clock = ContinuousClock.now
-                _ = try await deliver(after: backlogThrough, through: nil, summary: &summary, logger: logger)
-                summary.deliveryMilliseconds = Self.milliseconds(since: clock)
+                try await retry(&delivery, summary: &summary, logger: logger)
+                summary.deliveryMilliseconds += Self.milliseconds(since: clock)
                 try await store.purge(before: now() - configuration.retentionSeconds)
             }
             summary.status = .completed
@@ -74,7 +74,12 @@ struct NotifyRun: Sendable {
 
     // MARK: Planning
 
-    private func plan(runID: Int64, dryRun: Bool, summary: inout NotifyRunSummary, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?) async throws {
+    /// Plans chunk by chunk; each chunk's alerts are queued, then delivered before the next
+    /// chunk, so memory stays bounded by a chunk and the first alerts go out early.
+    private func plan(
+        runID: Int64, dryRun: Bool, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger,
+        onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?
+    ) async throws {
         var clock = ContinuousClock.now
         let boxes = try await store.boxesToNotify()
         summary.storeMilliseconds += Self.milliseconds(since: clock)
@@ -133,6 +138,10 @@ struct NotifyRun: Sendable {
             summary.alertsPlanned += stored.count
             Self.count(FrostboxMetrics.Name.alertsPlanned, stored)
             await onPlanned?(stored)
+
+            clock = ContinuousClock.now
+            try await sendRound(stored, delivery: &delivery, summary: &summary, logger: logger)
+            summary.deliveryMilliseconds += Self.milliseconds(since: clock)
         }
     }
 
@@ -149,36 +158,59 @@ struct NotifyRun: Sendable {
 
     // MARK: Delivery
 
-    /// Sends the pending entries with `after < id <= through`, page by page, then retries
-    /// temporary failures in rounds with backoff. Returns how many pending entries it found.
-    private func deliver(after: Int64, through: Int64?, summary: inout NotifyRunSummary, logger: Logger) async throws -> Int {
-        var cursor = after
-        var found = 0
-        var blockedTopics = Set<String>()
+    /// What delivery carries from round to round within a run.
+    struct Delivery {
+        /// Entries that failed temporarily and wait for the next round.
         var retry: [OutboxEntry] = []
+        /// Temporary failures not held for a retry this run (over `maximumHeldRetries`); they stay pending.
+        var notHeld = 0
+        /// Apps whose credentials APNs refused this run (topic; "" for the default app).
+        var blockedTopics = Set<String>()
+    }
+
+    /// Most temporarily failed entries kept in memory for in-run retries; the rest wait in the
+    /// outbox for the next run.
+    static let maximumHeldRetries = 10_000
+
+    /// Sends the entries earlier runs left pending (`id <= through`), page by page, with their
+    /// original apns-id and collapse-id. Returns how many there were.
+    private func resend(through: Int64, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws -> Int {
+        var cursor: Int64 = 0
+        var found = 0
         while true {
             try Task.checkCancellation()
             let page = try await store.pendingOutbox(after: cursor, through: through, limit: max(1, configuration.outboxPageSize))
             guard let last = page.last else { break }
             cursor = last.id
             found += page.count
-            retry += try await sendRound(page, blockedTopics: &blockedTopics, summary: &summary, logger: logger)
+            try await sendRound(page, delivery: &delivery, summary: &summary, logger: logger)
         }
+        if found > 0 { logger.notice("resent entries left pending by earlier runs", metadata: ["entries": "\(found)"]) }
+        return found
+    }
+
+    /// Retries temporary failures in rounds with doubling backoff, up to `attemptsPerRun`
+    /// sends per entry; what still fails stays pending for the next run.
+    private func retry(_ delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
         var attempt = 1
         var backoff = configuration.retryBackoff
-        while !retry.isEmpty, attempt < configuration.attemptsPerRun {
+        while !delivery.retry.isEmpty, attempt < configuration.attemptsPerRun {
             attempt += 1
-            logger.info("retrying temporary failures", metadata: ["entries": "\(retry.count)", "attempt": "\(attempt)", "after": "\(backoff)"])
+            let entries = delivery.retry
+            delivery.retry = []
+            logger.info("retrying temporary failures", metadata: ["entries": "\(entries.count)", "attempt": "\(attempt)", "after": "\(backoff)"])
             try await sleep(backoff)
             backoff = min(backoff * 2, configuration.maximumRetryBackoff)
-            retry = try await sendRound(retry, blockedTopics: &blockedTopics, summary: &summary, logger: logger)
+            try await sendRound(entries, delivery: &delivery, summary: &summary, logger: logger)
         }
-        if !retry.isEmpty {
-            summary.failed[.temporary, default: 0] += retry.count
-            Self.count(FrostboxMetrics.Name.alertsFailed, retry, failure: .temporary)
-            logger.warning("temporary failures carried over to the next run", metadata: ["entries": "\(retry.count)"])
+        let carried = delivery.retry.count + delivery.notHeld
+        if carried > 0 {
+            summary.failed[.temporary, default: 0] += carried
+            Self.count(FrostboxMetrics.Name.alertsFailed, delivery.retry, failure: .temporary)
+            logger.warning("temporary failures carried over to the next run", metadata: ["entries": "\(carried)"])
         }
-        return found
+        delivery.retry = []
+        delivery.notHeld = 0
     }
 
     private struct Sent: Sendable {
@@ -188,9 +220,11 @@ struct NotifyRun: Sendable {
     }
 
     /// One send of each entry, at most `concurrency` at once. Each outcome is stored as it
-    /// comes in; dead tokens are pruned. Returns the entries that failed temporarily.
-    private func sendRound(_ entries: [OutboxEntry], blockedTopics: inout Set<String>, summary: inout NotifyRunSummary, logger: Logger) async throws -> [OutboxEntry] {
+    /// comes in; dead tokens are pruned; temporary failures join `delivery.retry`.
+    private func sendRound(_ entries: [OutboxEntry], delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
+        guard !entries.isEmpty else { return }
         var retry: [OutboxEntry] = []
+        var blockedTopics = delivery.blockedTopics
         var delivered: [OutboxEntry] = []
         var failures: [(OutboxEntry, DeliveryFailureClass)] = []
         var pruned = 0
@@ -273,7 +307,10 @@ struct NotifyRun: Sendable {
         }
         summary.tokensPruned += pruned
         if pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: pruned) }
-        return retry
+        delivery.blockedTopics = blockedTopics
+        let room = max(0, Self.maximumHeldRetries - delivery.retry.count)
+        delivery.retry += retry.prefix(room)
+        delivery.notHeld += max(0, retry.count - room)
     }
 
     // MARK: Helpers

@@ -117,8 +117,7 @@ public struct GRDBNotifierStore: NotifierStore {
 
     public func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry] {
         guard !entries.isEmpty else { return [] }
-        let encoder = OutboxRecord.encoder
-        let records = try entries.map { try OutboxRecord($0, runID: runID, encoder: encoder) }
+        let records = entries.map { OutboxRecord($0, runID: runID) }
         return try await database.pool.write { db in
             // One transaction: the outbox rows and the alerted marks exist together or not at all.
             let insert = try db.cachedStatement(

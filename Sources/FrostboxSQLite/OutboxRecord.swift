@@ -46,7 +46,7 @@ struct OutboxRecord: Codable, FetchableRecord, MutablePersistableRecord {
         Column("expiration"), Column("payload"), Column("status"), Column("attempts"), Column("created_at"), Column("run_id"),
     ]}
 
-    init(_ entry: OutboxEntry, runID: Int64?, encoder: JSONEncoder = OutboxRecord.encoder) throws {
+    init(_ entry: OutboxEntry, runID: Int64?) {
         let n = entry.notification
         id = nil
         token = n.token.hex
@@ -61,7 +61,7 @@ struct OutboxRecord: Codable, FetchableRecord, MutablePersistableRecord {
         pushType = n.pushType.rawValue
         priority = n.priority.rawValue
         expiration = n.expiration
-        payload = String(decoding: try encoder.encode(n.payload), as: UTF8.self)
+        payload = n.payload.outboxJSON
         status = "pending"
         attempts = entry.attempts
         createdAt = entry.createdAt
@@ -85,13 +85,6 @@ struct OutboxRecord: Codable, FetchableRecord, MutablePersistableRecord {
         return OutboxEntry(
             id: id ?? 0, event: FrostEvent(box: box, night: night, level: level), kind: kind,
             notification: notification, attempts: attempts, createdAt: createdAt)
-    }
-
-    /// A new encoder with Frostbox's stable output (sorted keys); make one per batch.
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 
     static let decoder = JSONDecoder()

@@ -1,0 +1,109 @@
+import FrostboxCore
+
+extension PushPayload {
+    /// The payload as compact JSON with sorted keys and nil members left out, written by hand:
+    /// the outbox stores one per alert, and Foundation's encoder costs more than the rest of
+    /// planning together. `JSONDecoder` reads it back into an equal value.
+    var outboxJSON: String {
+        var json = JSONWriter()
+        json.object { json in
+            json.key("aps")
+            json.object { json in
+                if let alert = aps.alert {
+                    json.key("alert")
+                    json.object { json in
+                        json.member("body", alert.body)
+                        json.member("loc-args", alert.locArgs)
+                        json.member("loc-key", alert.locKey)
+                        json.member("title", alert.title)
+                        json.member("title-loc-args", alert.titleLocArgs)
+                        json.member("title-loc-key", alert.titleLocKey)
+                    }
+                }
+                if let contentAvailable = aps.contentAvailable {
+                    json.key("content-available")
+                    json.raw(String(contentAvailable))
+                }
+                json.member("interruption-level", aps.interruptionLevel)
+                json.member("sound", aps.sound)
+                json.member("thread-id", aps.threadID)
+            }
+            if let frost {
+                json.key("frost")
+                json.object { json in
+                    json.member("box", frost.box)
+                    json.member("level", frost.level)
+                    if let minimum = frost.minimumC, minimum.isFinite {
+                        json.key("minimum_c")
+                        json.raw(minimum.description)
+                    }
+                    json.member("night", frost.night)
+                }
+            }
+        }
+        return json.text
+    }
+}
+
+/// A minimal JSON text builder: objects, string members, string arrays, raw numbers.
+struct JSONWriter {
+    private(set) var text = ""
+    private var needsComma = false
+
+    mutating func object(_ body: (inout JSONWriter) -> Void) {
+        text.append("{")
+        needsComma = false
+        body(&self)
+        text.append("}")
+        needsComma = true
+    }
+
+    mutating func key(_ name: String) {
+        if needsComma { text.append(",") }
+        string(name)
+        text.append(":")
+        needsComma = false
+    }
+
+    mutating func member(_ name: String, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        string(value)
+        needsComma = true
+    }
+
+    mutating func member(_ name: String, _ values: [String]?) {
+        guard let values else { return }
+        key(name)
+        text.append("[")
+        for (index, value) in values.enumerated() {
+            if index > 0 { text.append(",") }
+            string(value)
+        }
+        text.append("]")
+        needsComma = true
+    }
+
+    mutating func raw(_ value: String) {
+        text.append(value)
+        needsComma = true
+    }
+
+    private mutating func string(_ value: String) {
+        text.append("\"")
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text.append("\\\"")
+            case "\\": text.append("\\\\")
+            case "\n": text.append("\\n")
+            case "\r": text.append("\\r")
+            case "\t": text.append("\\t")
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                text.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        text.append("\"")
+    }
+}
