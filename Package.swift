@@ -53,7 +53,7 @@ let package = Package(
             dependencies: [
                 "FrostboxCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                // The C API, for the bulk place import's hot insert loop (see RawInsert).
+                // The C API, for the bulk place import's hot insert loop (see RawStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -107,7 +107,7 @@ public final class GRDBPlaceImporter {
             try db.execute(sql: "PRAGMA synchronous = OFF")
             defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
             try db.inTransaction {
-                let placeInsert = try RawInsert(
+                let placeInsert = try RawStatement(
                     db,
                     sql: """
                         INSERT OR REPLACE INTO main.place_next
@@ -115,7 +115,7 @@ public final class GRDBPlaceImporter {
                          admin1_code, timezone, modified, name, ascii_name, alternate_names)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """)
-                let nameInsert = try RawInsert(
+                let nameInsert = try RawStatement(
                     db, sql: "INSERT INTO temp.import_name (place_id, seq, box, cell, tier, folded) VALUES (?, ?, ?, ?, ?, ?)")
                 for (index, place) in batch.places.enumerated() {
                     placeInsert.bind(1, place.id)
@@ -131,7 +131,7 @@ public final class GRDBPlaceImporter {
                     placeInsert.bind(11, place.name)
                     placeInsert.bind(12, place.asciiName)
                     placeInsert.bind(13, place.alternateNames)
-                    try placeInsert.step()
+                    try placeInsert.execute()
                     let coarse = place.isSettlementLike
                     nameInsert.bind(1, place.id)
                     nameInsert.bind(2, sequences[index])
@@ -140,7 +140,7 @@ public final class GRDBPlaceImporter {
                     nameInsert.bind(5, coarse ? Int64(PlaceLevels.tier(population: place.population)) : nil)
                     for folded in batch.foldedNames[index] {
                         nameInsert.bind(6, folded)
-                        try nameInsert.step()
+                        try nameInsert.execute()
                     }
                 }
                 let duplicateStatement = try db.cachedStatement(

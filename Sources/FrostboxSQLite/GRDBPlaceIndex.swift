@@ -15,7 +15,7 @@ public struct GRDBPlaceIndex: PlaceIndex {
     /// Most name rows read for one query: bounds the work of one-letter queries in dense areas.
     public let maximumNameRows: Int
 
-    public init(database: FrostboxDatabase, maximumNameRows: Int = 1500) {
+    public init(database: FrostboxDatabase, maximumNameRows: Int = 250) {
         self.database = database
         self.maximumNameRows = maximumNameRows
     }
@@ -23,7 +23,8 @@ public struct GRDBPlaceIndex: PlaceIndex {
     public func search(_ query: PlaceQuery) async throws -> [PlaceMatch] {
         let cap = maximumNameRows
         return try await database.pool.read { db in
-            try Self.search(db, query, maximumNameRows: cap)
+            try Self.prepareReader(db)
+            return try Self.search(db, query, maximumNameRows: cap)
         }
     }
 
@@ -40,6 +41,15 @@ public struct GRDBPlaceIndex: PlaceIndex {
     }
 
     // MARK: Search
+
+    /// A search touches a few dozen pages spread over gigabytes of index: memory-map the
+    /// file (no read syscall per page) and keep more pages per reader than SQLite's 2 MB
+    /// default, so the upper levels of every index stay cached. Both are per connection and
+    /// cheap to repeat.
+    static func prepareReader(_ db: Database) throws {
+        try db.cachedStatement(sql: "PRAGMA mmap_size = 68719476736").execute()
+        try db.cachedStatement(sql: "PRAGMA cache_size = -32768").execute()
+    }
 
     static func search(_ db: Database, _ query: PlaceQuery, maximumNameRows: Int) throws -> [PlaceMatch] {
         var search = try CandidateSearch(db: db, query: query, budget: maximumNameRows)
@@ -73,7 +83,7 @@ public struct GRDBPlaceIndex: PlaceIndex {
         return PlaceMatch(
             place: place, matchedName: best?.name ?? place.name, isExact: candidate.isExact,
             distanceKilometres: candidate.distance, score: candidate.score,
-            admin1Name: row["admin1_name"], countryName: row["country_name"])
+            admin1Name: row[13], countryName: row[14])
     }
 }
 
@@ -103,7 +113,7 @@ struct CandidateSearch {
     /// Name rows still allowed to be read.
     var budget: Int
     var candidates: [Int64: Candidate] = [:]
-    let summary: Statement
+    let summary: RawStatement
 
     init(db: Database, query: PlaceQuery, budget: Int) throws {
         self.db = db
@@ -111,7 +121,7 @@ struct CandidateSearch {
         self.lower = query.folded
         self.upper = NameFolding.upperBound(ofPrefix: query.folded)
         self.budget = budget
-        self.summary = try db.cachedStatement(sql: "SELECT latitude, longitude, population FROM place WHERE id = ?")
+        self.summary = try RawStatement(db, sql: "SELECT latitude, longitude, population FROM place WHERE id = ?")
     }
 
     var enough: Bool { candidates.count >= query.limit || budget <= 0 }
@@ -120,61 +130,78 @@ struct CandidateSearch {
         var searched = Set<GeoBox>()
         let neighbourhood = GeoBox.neighbourhood(of: point)
         searched.formUnion(neighbourhood)
-        try scanBoxes(neighbourhood, point: point)
+        try scanKeys(neighbourhood.map(\.key), level: .box, exact: false, point: point)
         for ring in 1...2 where !enough {
             let boxes = point.box.ring(ring).filter { searched.insert($0).inserted }
-            try scanBoxes(boxes, point: point)
+            try scanKeys(boxes.map(\.key), level: .box, exact: false, point: point)
         }
-        let cells = CellCover.cells(around: point, radiusKilometres: query.radiusKilometres)
-        try exactInCells(cells.map(\.key), point: point)
-        for cell in cells where !enough {
-            try scan(
-                sql: "SELECT place_id, folded FROM place_name_cell WHERE cell = ? AND folded >= ? AND folded < ? LIMIT ?",
-                arguments: [cell.key, lower, upper, budget], point: point)
+        let cells = CellCover.cells(around: point, radiusKilometres: query.radiusKilometres).map(\.key)
+        // Nearest cells first, a band per statement (one seek per cell either way; fewer
+        // statements cost less than finer stopping).
+        var scanned = 0
+        while scanned < cells.count && !enough {
+            let band = Array(cells[scanned..<min(scanned + Self.keysPerStatement, cells.count)])
+            scanned += band.count
+            try scanKeys(band, level: .cell, exact: false, point: point)
+        }
+        // Cells the prefix scan did not reach still answer exact matches: typing a whole
+        // name finds it anywhere within the radius.
+        if scanned < cells.count {
+            try scanKeys(Array(cells[scanned...]), level: .cell, exact: true, point: point)
         }
     }
 
     mutating func worldwide() throws {
-        let tiers = (0...19).map { "\($0)" }.joined(separator: ",")
-        try scan(
-            sql: "SELECT place_id, folded FROM place_name_tier WHERE tier IN (\(tiers)) AND folded = ? LIMIT ?",
-            arguments: [lower, query.limit], point: nil)
+        try scanKeys((0...19).map { Int64($0) }, level: .tier, exact: true, point: nil)
         for tier in 0...19 where !enough {
-            try scan(
-                sql: "SELECT place_id, folded FROM place_name_tier WHERE tier = ? AND folded >= ? AND folded < ? LIMIT ?",
-                arguments: [tier, lower, upper, budget], point: nil)
+            try scanKeys([Int64(tier)], level: .tier, exact: false, point: nil)
         }
     }
 
-    mutating func scanBoxes(_ boxes: [GeoBox], point: Coordinate) throws {
-        guard !boxes.isEmpty, budget > 0 else { return }
-        let keys = boxes.map { "\($0.key)" }.joined(separator: ",")
-        try scan(
-            sql: "SELECT place_id, folded FROM place_name_box WHERE box IN (\(keys)) AND folded >= ? AND folded < ? LIMIT ?",
-            arguments: [lower, upper, budget], point: point)
+    enum Level: String {
+        case box, cell, tier
     }
 
-    mutating func exactInCells(_ keys: [Int64], point: Coordinate) throws {
+    /// Keys per statement. Statements have a fixed number of placeholders (short lists are
+    /// padded with a repeated key, which `IN` ignores) so that the statement cache holds a
+    /// handful of statements instead of one per distinct key list.
+    static let keysPerStatement = 8
+
+    /// Scans `keys` of a level for the prefix (or, `exact`, the whole query).
+    mutating func scanKeys(_ keys: [Int64], level: Level, exact: Bool, point: Coordinate?) throws {
         var start = 0
-        while start < keys.count {
-            let chunk = keys[start..<min(start + 500, keys.count)]
+        let column = level.rawValue
+        let placeholders = Array(repeating: "?", count: Self.keysPerStatement).joined(separator: ",")
+        let sql = exact
+            ? "SELECT place_id, folded FROM place_name_\(column) WHERE \(column) IN (\(placeholders)) AND folded = ? LIMIT ?"
+            : "SELECT place_id, folded FROM place_name_\(column) WHERE \(column) IN (\(placeholders)) AND folded >= ? AND folded < ? LIMIT ?"
+        while start < keys.count && (exact || budget > 0) {
+            let chunk = keys[start..<min(start + Self.keysPerStatement, keys.count)]
             start += chunk.count
-            let list = chunk.map { "\($0)" }.joined(separator: ",")
-            try scan(
-                sql: "SELECT place_id, folded FROM place_name_cell WHERE cell IN (\(list)) AND folded = ? LIMIT ?",
-                arguments: [lower, max(query.limit, 1)], point: point, countsAgainstBudget: false)
+            let statement = try RawStatement(db, sql: sql)
+            for index in 0..<Self.keysPerStatement {
+                statement.bind(Int32(index + 1), index < chunk.count ? chunk[chunk.startIndex + index] : chunk[chunk.startIndex])
+            }
+            let next = Int32(Self.keysPerStatement + 1)
+            statement.bind(next, lower)
+            if exact {
+                statement.bind(next + 1, Int64(query.limit))
+            } else {
+                statement.bind(next + 1, upper)
+                statement.bind(next + 2, Int64(budget))
+            }
+            try scan(statement, point: point, countsAgainstBudget: !exact)
         }
     }
 
-    /// Runs a name query and adds the places it names.
-    mutating func scan(sql: String, arguments: StatementArguments, point: Coordinate?, countsAgainstBudget: Bool = true) throws {
-        let statement = try db.cachedStatement(sql: sql)
-        let rows = try Row.fetchCursor(statement, arguments: arguments)
+    /// Reads the `(place_id, folded)` rows of a name query and adds the places they name.
+    mutating func scan(_ rows: RawStatement, point: Coordinate?, countsAgainstBudget: Bool) throws {
         let queryLength = lower.utf8.count
-        while let row = try rows.next() {
+        while try rows.next() {
             if countsAgainstBudget { budget -= 1 }
-            let id: Int64 = row[0]
-            let exact = try row.withUnsafeData(atIndex: 1) { data in (data?.count ?? -1) == queryLength }
+            let id = rows.int64(0)
+            // Every row starts with the query; the same length means equal.
+            let exact = rows.byteCount(1) == queryLength
             if var existing = candidates[id] {
                 if exact && !existing.isExact {
                     existing.isExact = true
@@ -182,11 +209,15 @@ struct CandidateSearch {
                 }
                 continue
             }
-            guard let facts = try Row.fetchOne(summary, arguments: [id]) else { continue }
-            let population: Int64 = facts[2]
+            summary.bind(1, id)
+            guard try summary.next() else { continue }
+            let latitude = summary.double(0)
+            let longitude = summary.double(1)
+            let population = summary.int64(2)
+            summary.reset()
             var distance: Double?
             if let point {
-                let km = point.distanceKilometres(to: Coordinate(uncheckedLatitude: facts[0], longitude: facts[1]))
+                let km = point.distanceKilometres(to: Coordinate(uncheckedLatitude: latitude, longitude: longitude))
                 guard km <= query.radiusKilometres else { continue }
                 distance = km
             }

@@ -1,10 +1,11 @@
 import GRDB
 import GRDBSQLite
 
-/// A prepared insert driven through the SQLite C API: binds without building
-/// `StatementArguments`, which dominates the cost of bulk imports (tens of millions of
-/// rows). Only for GRDB statements of the same connection, used on the writer queue.
-struct RawInsert {
+/// A cached GRDB statement driven through the SQLite C API: binds and reads columns without
+/// building `StatementArguments` or `Row` values, which dominate the cost of bulk imports
+/// (tens of millions of rows) and of the place search's inner loops. Only for statements
+/// of the connection that runs the current GRDB access, and only within it.
+struct RawStatement {
     private let statement: Statement
     private let handle: OpaquePointer
     private let connection: OpaquePointer?
@@ -14,6 +15,7 @@ struct RawInsert {
         statement = try db.cachedStatement(sql: sql)
         handle = statement.sqliteStatement
         connection = db.sqliteConnection
+        sqlite3_reset(handle)
     }
 
     func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
@@ -33,13 +35,32 @@ struct RawInsert {
         }
     }
 
-    /// Runs the insert and resets the statement for the next row.
-    func step() throws {
+    /// Runs a statement that returns no rows and resets it for the next use.
+    func execute() throws {
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
-        guard code == SQLITE_DONE else {
-            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "insert failed"
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
-        }
+        guard code == SQLITE_DONE else { throw error(code) }
+    }
+
+    /// Steps to the next row: true when there is one; resets the statement after the last.
+    func next() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        sqlite3_reset(handle)
+        guard code == SQLITE_DONE else { throw error(code) }
+        return false
+    }
+
+    /// Resets a statement whose rows were not all read.
+    func reset() { sqlite3_reset(handle) }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    /// Length in bytes of a text column.
+    func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
+
+    private func error(_ code: Int32) -> DatabaseError {
+        let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "statement failed"
+        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
     }
 }
