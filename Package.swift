@@ -203,6 +203,13 @@ let package = Package(
             path: "tools/bench-places"
         ),
 
+        // MARK: Push benchmark (APNs client throughput against mock-apns or the nginx sink)
+        .executableTarget(
+            name: "bench-push",
+            dependencies: ["FrostboxAPNs", "FrostboxCore", .product(name: "Logging", package: "swift-log")],
+            path: "tools/bench-push"
+        ),
+
         // MARK: Tests
         .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore"]),
         .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxCore"]),

@@ -23,6 +23,12 @@ public enum FrostboxApplication {
         /// Open-Meteo client, forecast cache, quota ledger and the provider over them
         /// (`ForecastComponents.swift`); owns an HTTP client, shut down by `shutdown()`.
         public let forecasts: ForecastComponents
+        /// The push capability (APNs, or the log-only sink), measured; the notifier and
+        /// `POST /admin/push-test` send through it.
+        public let push: any PushSender
+        /// The APNs router over the configured apps (or the log-only sink) behind `push`; owns
+        /// the APNs connections, closed by `shutdown()`.
+        public let pushComponents: PushComponents
 
         public init(config: FrostboxConfig, logger: Logger) throws {
             database = try FrostboxDatabase(path: config.databasePath, logger: logger)
@@ -32,6 +38,8 @@ public enum FrostboxApplication {
             places = GRDBPlaceIndex(database: database)
             operations = OperationsComponents(config: config)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
+            pushComponents = try PushComponents(settings: config.push, logger: logger)
+            push = operations.metered(pushComponents.sender)
         }
     }
 
@@ -56,6 +64,7 @@ public enum FrostboxApplication {
     /// graceful shutdown; they stop after the server, in reverse order of this list).
     static func backgroundServices(_ components: Components, config: FrostboxConfig, logger: Logger) -> [any Service] {
         [
+            PushShutdownService(push: components.pushComponents),
             ForecastShutdownService(forecasts: components.forecasts),
             OperationsReportService(
                 report: components.operations.report, interval: components.operations.reportInterval, logger: logger),

@@ -37,5 +37,10 @@ public struct FrostboxConfig: Sendable {
     /// (`ForecastSettings`; the `FROSTBOX_FORECAST_*` environment variables apply).
     public var forecasts = ForecastSettings.fromEnvironment()
 
+    // MARK: Push
+    /// APNs apps (bundle id → `.p8` key or client certificate, environment or host) and the
+    /// default app; `FROSTBOX_APNS_APPS_FILE` names a JSON apps file. None: pushes are only logged.
+    public var push = PushSettings.fromEnvironment()
+
     public init() {}
 }

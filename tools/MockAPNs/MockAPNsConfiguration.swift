@@ -22,8 +22,8 @@ public struct MockAPNsConfiguration: Sendable {
     public var requireAuthentication = true
     /// Oldest provider token accepted, seconds (APNs: one hour).
     public var maximumTokenAge: Int64 = 3600
-    /// Answer `429 TooManyProviderTokenUpdates` when a key's token changes within this many
-    /// seconds of the previous change (APNs: 20 minutes); nil disables the check.
+    /// Answer `429 TooManyProviderTokenUpdates` when a key's token changes on one connection
+    /// within this many seconds of the previous change (APNs: 20 minutes); nil disables it.
     public var minimumTokenUpdateInterval: Int64? = 20 * 60
     /// UTC epoch seconds, for token ages and 410 timestamps; injectable so tests can move time.
     public var clock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }

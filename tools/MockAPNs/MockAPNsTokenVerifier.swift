@@ -21,7 +21,9 @@ final class MockAPNsTokenVerifier: Sendable {
 
     private struct State {
         var verified: [String: Verified] = [:]
-        /// Per key id: the token last seen and when it first appeared (mock clock).
+        /// Per connection and key id: the token last seen there and when it first appeared
+        /// (mock clock). APNs limits token changes per connection; separate connections (other
+        /// servers, a CLI run) may each bring their own token.
         var latest: [String: (jwt: String, since: Int64)] = [:]
         var distinct = 0
     }
@@ -40,7 +42,7 @@ final class MockAPNsTokenVerifier: Sendable {
     var distinctTokens: Int { state.withLock { $0.distinct } }
 
     /// Verifies the `authorization` header value at `now`.
-    func verify(authorization: String?, now: Int64) -> Result<Verified, Failure> {
+    func verify(authorization: String?, now: Int64, connection: Int) -> Result<Verified, Failure> {
         guard let authorization, authorization.hasPrefix("bearer ") || authorization.hasPrefix("Bearer ") else {
             return .failure(.missing)
         }
@@ -61,20 +63,21 @@ final class MockAPNsTokenVerifier: Sendable {
         }
         return state.withLock { state -> Result<Verified, Failure> in
             if state.verified[jwt] == nil {
+                state.distinct += 1
                 if state.verified.count > 10_000 { state.verified.removeAll() }
                 state.verified[jwt] = verified
             }
-            if let latest = state.latest[verified.keyID] {
+            let slot = "\(connection)/\(verified.keyID)"
+            if let latest = state.latest[slot] {
                 if latest.jwt != jwt {
                     if let interval = minimumUpdateInterval, now - latest.since < interval {
                         return .failure(.tooManyUpdates)
                     }
-                    state.latest[verified.keyID] = (jwt, now)
-                    state.distinct += 1
+                    state.latest[slot] = (jwt, now)
                 }
             } else {
-                state.latest[verified.keyID] = (jwt, now)
-                state.distinct += 1
+                if state.latest.count > 10_000 { state.latest.removeAll() }
+                state.latest[slot] = (jwt, now)
             }
             return .success(verified)
         }

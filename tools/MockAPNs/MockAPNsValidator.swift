@@ -54,7 +54,7 @@ struct MockAPNsValidator: Sendable {
         if let certificateTopics = auth.certificateTopics {
             if let topic, !certificateTopics.contains(topic) { return reject(400, "TopicDisallowed") }
         } else if configuration.requireAuthentication {
-            switch verifier.verify(authorization: headers.first(name: "authorization"), now: now) {
+            switch verifier.verify(authorization: headers.first(name: "authorization"), now: now, connection: connection) {
             case .failure(.missing): return reject(403, "MissingProviderToken")
             case .failure(.invalid): return reject(403, "InvalidProviderToken")
             case .failure(.expired): return reject(403, "ExpiredProviderToken")

@@ -10,6 +10,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 
 command -v nginx >/dev/null || { echo "nginx is missing: apt-get install -y nginx nghttp2-client" >&2; exit 1; }
 mkdir -p "$dir/empty"
+# nginx workers run unprivileged: they must be able to reach the (empty) document root.
+chmod 755 "$dir" "$dir/empty"
 if [[ ! -f "$dir/sink.crt" ]]; then
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 \
         -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \

@@ -1,0 +1,66 @@
+import Foundation
+import FrostboxAPNs
+import FrostboxCore
+import Logging
+
+/// `frostbox push-test`: one test alert to one device through the configured APNs app.
+public enum PushCommands {
+    /// Why a push test could not be sent at all.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Sends one test alert to `token` for app `bundleID` (its own environment, or sandbox)
+    /// and returns the outcome; the connections are closed before it returns.
+    public static func pushTest(
+        config: FrostboxConfig, bundleID: String, token: String, sandbox: Bool, logger: Logger
+    ) async throws -> PushOutcome {
+        let device: DeviceToken
+        do {
+            device = try DeviceToken(token)
+        } catch {
+            throw Failure(description: "--token: \(error.message)")
+        }
+        let push: PushComponents
+        do {
+            push = try PushComponents(settings: config.push, logger: logger)
+        } catch {
+            throw Failure(description: error.message)
+        }
+        guard push.apps.contains(where: { $0.bundleID == bundleID }) else {
+            let configured = push.apps.map(\.bundleID).joined(separator: ", ")
+            throw Failure(description: configured.isEmpty
+                ? "no APNs app is configured (apns.apps in the configuration file, or FROSTBOX_APNS_APPS_FILE)"
+                : "app \(bundleID) is not configured (configured: \(configured))")
+        }
+        let notification = PushNotification(
+            token: device, topic: bundleID, environment: sandbox ? .sandbox : nil, apnsID: UUID().uuidString.lowercased(),
+            collapseID: "frostbox-push-test", pushType: .alert, priority: .immediate,
+            payload: PushPayload(aps: APSPayload(
+                alert: .init(title: "Frostbox", body: "Test notification: pushes reach this device."), sound: "default",
+                threadID: "frostbox-test")))
+        let outcome = await push.sender.send(notification)
+        await push.shutdown()
+        return outcome
+    }
+
+    /// One line for a person: what became of the push.
+    public static func describe(_ outcome: PushOutcome) -> String {
+        switch outcome {
+        case .delivered(let apnsID):
+            return "delivered (apns-id \(apnsID))"
+        case .invalidToken(let reason, let unregisteredAt):
+            if let unregisteredAt {
+                let date = Date(timeIntervalSince1970: TimeInterval(unregisteredAt) / 1000)
+                return "invalid token: \(reason) (no longer valid since \(date.formatted(.iso8601)))"
+            }
+            return "invalid token: \(reason)"
+        case .permanentFailure(let status, let reason):
+            return "permanent failure: HTTP \(status) \(reason)"
+        case .authFailure(let reason):
+            return "authentication failure: \(reason) (check the key id, team id, key file or certificate; sending for this app stops)"
+        case .temporaryFailure(let reason):
+            return "temporary failure after retries: \(reason)"
+        }
+    }
+}

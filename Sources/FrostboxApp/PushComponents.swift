@@ -1,0 +1,99 @@
+import Foundation
+import FrostboxAPNs
+import FrostboxCore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The push capability of a Frostbox process: the APNs router over the configured apps, or
+/// the log-only sink when none is configured. Key and certificate files are read (and
+/// checked) when this is made; connections open on the first push, so commands that never
+/// push open none. `shutdown()` closes them (`serve` does it on the way out).
+public final class PushComponents: Sendable {
+    /// The configured apps, keys loaded; empty means log-only.
+    public let apps: [APNsAppConfiguration]
+    /// The app for pushes without a topic.
+    public let defaultApp: String?
+    private let settings: PushSettings
+    private let logger: Logger
+    private let router = Mutex<APNsPushRouter?>(nil)
+    private let logOnly: LogOnlyPushSender
+
+    public init(settings: PushSettings, logger: Logger) throws(APNsConfigurationError) {
+        let resolved = try settings.resolved()
+        var apps: [APNsAppConfiguration] = []
+        for app in resolved.apps {
+            apps.append(try app.load())
+        }
+        if let defaultApp = resolved.defaultApp, !apps.contains(where: { $0.bundleID == defaultApp }) {
+            throw .unknownDefaultApp(defaultApp)
+        }
+        self.apps = apps
+        self.defaultApp = resolved.defaultApp
+        self.settings = settings
+        self.logger = logger
+        self.logOnly = LogOnlyPushSender(logger: logger)
+        if apps.isEmpty {
+            logger.notice("no APNs app configured: pushes are only logged (set FROSTBOX_APNS_APPS_FILE to send them)")
+        }
+    }
+
+    /// The sender to push through.
+    public var sender: any PushSender {
+        apps.isEmpty ? logOnly : Sender(components: self)
+    }
+
+    /// The APNs router, made on first use.
+    func apnsRouter() throws(APNsConfigurationError) -> APNsPushRouter {
+        try router.withLock { (router: inout APNsPushRouter?) throws(APNsConfigurationError) -> APNsPushRouter in
+            if let router { return router }
+            let made = try APNsPushRouter(
+                apps: apps, defaultBundleID: defaultApp, settings: settings.connection, retryPolicy: settings.retry,
+                clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+            router = made
+            return made
+        }
+    }
+
+    /// Closes the APNs connections, if any were opened.
+    public func shutdown() async {
+        let opened = router.withLock { router in
+            defer { router = nil }
+            return router
+        }
+        await opened?.shutdown()
+    }
+
+    deinit {
+        // An HTTPClient must be shut down before it is released; the task keeps it alive until then.
+        if let opened = router.withLock({ $0 }) {
+            Task { await opened.shutdown() }
+        }
+    }
+
+    /// Sends through the router, made on first push.
+    private struct Sender: PushSender {
+        let components: PushComponents
+
+        func send(_ notification: PushNotification) async -> PushOutcome {
+            let router: APNsPushRouter
+            do {
+                router = try components.apnsRouter()
+            } catch {
+                components.logger.critical("APNs client could not start", metadata: ["error": "\(error)"])
+                return .authFailure(reason: "APNsClientUnavailable")
+            }
+            return await router.send(notification)
+        }
+    }
+}
+
+/// Closes the APNs connections after the services that push have stopped.
+struct PushShutdownService: Service {
+    let push: PushComponents
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await push.shutdown()
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import FrostboxAPNs
+import FrostboxCore
+import Logging
+
+// bench-push: pushes per second through the Frostbox APNs client (release build).
+//
+//   bench-push --host 127.0.0.1:PORT --trust CERT.pem --key AuthKey.p8 --key-id KEYID --team-id TEAMID
+//              [--count 100000] [--concurrency 1000] [--runs 3] [--connections 2]
+//
+// Each run sends `count` distinct alerts (fresh apns-id, token, payload) with at most
+// `concurrency` in flight, and prints pushes/s and outcomes; the last line is the median.
+
+func option(_ name: String, _ fallback: String? = nil) -> String {
+    let arguments = CommandLine.arguments
+    if let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count { return arguments[index + 1] }
+    guard let fallback else {
+        FileHandle.standardError.write(Data("bench-push: --\(name) is required\n".utf8))
+        exit(64)
+    }
+    return fallback
+}
+
+let host = option("host")
+let trust = option("trust")
+let keyPath = option("key")
+let keyID = option("key-id")
+let teamID = option("team-id")
+let count = Int(option("count", "100000"))!
+let concurrency = Int(option("concurrency", "1000"))!
+let runs = Int(option("runs", "3"))!
+let connections = Int(option("connections", "2"))!
+let topic = option("topic", "com.example.frost")
+
+var logger = Logger(label: "bench-push")
+logger.logLevel = .warning
+guard let endpoint = APNsEndpoint(parsing: host) else { fatalError("bad --host") }
+let app = APNsAppConfiguration(
+    bundleID: topic, credentials: .token(try APNsSigningKey(p8Path: keyPath, keyID: keyID, teamID: teamID)),
+    environment: .production, customEndpoint: endpoint, trustedCertificatesPath: trust)
+var settings = APNsConnectionSettings()
+settings.maximumConnections = connections
+settings.streamsPerConnection = max(1, concurrency / connections)
+let router = try APNsPushRouter(
+    apps: [app], settings: settings, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+
+func notification(_ index: Int) -> PushNotification {
+    let hex = String(index, radix: 16)
+    let token = DeviceToken(trustedHex: String(repeating: "a", count: 64 - hex.count) + hex)
+    return PushNotification(
+        token: token, topic: topic, apnsID: UUID().uuidString.lowercased(), collapseID: "frost-60.20,25.00",
+        payload: PushPayload(
+            aps: APSPayload(
+                alert: .init(title: "Frost tonight", body: "Minimum −3 °C near Tampere", locKey: "FROST_ALERT", locArgs: ["-3"]),
+                sound: "default", threadID: "frost", interruptionLevel: "time-sensitive"),
+            frost: .init(box: "61.50,23.75", night: "2026-11-22", level: "hard", minimumC: -3)))
+}
+
+/// One run: `count` pushes, at most `concurrency` in flight. Returns pushes/s and outcome counts.
+func run() async -> (Double, [String: Int]) {
+    let start = ContinuousClock.now
+    let outcomes = await withTaskGroup(of: String.self) { group in
+        var next = 0
+        var outcomes: [String: Int] = [:]
+        while next < min(concurrency, count) {
+            let index = next
+            group.addTask { await router.send(notification(index)).failureClass }
+            next += 1
+        }
+        while let outcome = await group.next() {
+            outcomes[outcome, default: 0] += 1
+            if next < count {
+                let index = next
+                group.addTask { await router.send(notification(index)).failureClass }
+                next += 1
+            }
+        }
+        return outcomes
+    }
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return (Double(count) / seconds, outcomes)
+}
+
+// Warm-up: open the connections and sign the token.
+_ = await router.send(notification(0))
+var rates: [Double] = []
+for index in 1...runs {
+    let (rate, outcomes) = await run()
+    rates.append(rate)
+    let summary = outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+    print(String(format: "run %d: %.0f pushes/s (%@)", index, rate, summary))
+}
+let median = rates.sorted()[rates.count / 2]
+print(String(format: "median: %.0f pushes/s over %d runs of %d (concurrency %d, %d connection(s))", median, runs, count, concurrency, connections))
+await router.shutdown()
