@@ -301,12 +301,14 @@ public final class GRDBPlaceImporter {
         }
     }
 
-    /// Larger page cache and a two-thread sorter for the sorted builds. `synchronous` stays
-    /// FULL: the builds are a handful of large commits, so their fsyncs cost little.
+    /// Larger page cache and a two-thread sorter for the sorted builds, and no fsync per
+    /// build commit: the next tables matter only once the swap commits, and that commit runs
+    /// with the connection's usual `synchronous = FULL`, which syncs the WAL up to and
+    /// including it (so the built tables are durable exactly when they become live).
     static func withBulkSettings(_ db: Database, _ body: () throws -> Void) throws {
         let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
-        try db.execute(sql: "PRAGMA cache_size = -262144; PRAGMA threads = 2")
-        defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize); PRAGMA threads = 0") }
+        try db.execute(sql: "PRAGMA cache_size = -262144; PRAGMA threads = 2; PRAGMA synchronous = OFF")
+        defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize); PRAGMA threads = 0; PRAGMA synchronous = FULL") }
         try body()
     }
 }

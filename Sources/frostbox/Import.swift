@@ -20,6 +20,10 @@ struct Import: AsyncParsableCommand {
         @Flag(help: "Drop every stored place first.") var replace = false
         @Option(help: "SQLite database file (env FROSTBOX_DB; default ./frostbox.sqlite).") var db: String?
 
+        func validate() throws {
+            guard !files.isEmpty else { throw ValidationError("give at least one GeoNames file") }
+        }
+
         func run() async throws {
             var options = PlaceImportOptions()
             options.featureClasses = PlaceCommands.codeSet(featureClasses)

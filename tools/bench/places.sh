@@ -15,7 +15,7 @@ WORK=${2:-/tmp/frostbox-places-bench}
 mkdir -p "$WORK"
 command -v sqlite3 >/dev/null && command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3 wrk; }
 for product in frostbox geonames-generator bench-places; do
-  swift build -c release --scratch-path .build-release --product "$product" >/dev/null
+  swift build -c release --scratch-path .build-release --product "$product" >/dev/null 2>&1
 done
 BIN=.build-release/release
 now() { date +%s.%N; }
@@ -35,7 +35,11 @@ import_pair() {  # file label
   local file=$1 label=$2 start shell ours
   start=$(now); tools/bench/sqlite3-shell-import.sh "$file" "$WORK/shell.sqlite" 2>/dev/null; shell=$(seconds "$start" "$(now)")
   rm -f "$WORK/places.sqlite"*
-  start=$(now); "$BIN/frostbox" import geonames "$file" --db "$WORK/places.sqlite" >"$WORK/import-$label.txt" 2>/dev/null
+  # Progress lines (plain, every 5 s and at each index phase) with elapsed times, for the phases.
+  start=$(now); "$BIN/frostbox" import geonames "$file" --db "$WORK/places.sqlite" 2>&1 >"$WORK/import-$label.txt" \
+    | python3 -u -c 'import sys, time
+t0 = time.time()
+for line in sys.stdin: print(f"{time.time() - t0:7.1f} s  {line.rstrip()}")' >"$WORK/import-$label.progress"
   ours=$(seconds "$start" "$(now)")
   echo "$shell $ours"
 }
@@ -51,6 +55,7 @@ echo "== import: synthetic dump ($ROWS rows), 1 round"
 read -r shell ours < <(import_pair "$DUMP" synthetic)
 echo "sqlite3 shell $shell s, frostbox import $ours s, ratio $(python3 -c "print(f'{$ours/$shell:.2f}')")x"
 cat "$WORK/import-synthetic.txt"
+echo "phases (elapsed, progress line):"; grep -E "—|100.0%" "$WORK/import-synthetic.progress" | head -12
 echo "sizes: shell db $(du -h "$WORK/shell.sqlite" | cut -f1), frostbox db $(du -h "$WORK/places.sqlite" | cut -f1)"
 
 echo "== search latency in process"
@@ -68,6 +73,7 @@ latency() { awk '/Latency/ {print $2}'; }
 for round in 1 2 3; do
   health=$(wrk -t2 -c32 -d10s "http://127.0.0.1:$PORT/health")
   places=$(PLACES_URLS="$WORK/urls.txt" wrk -t2 -c32 -d10s -s tools/bench/places-urls.lua "http://127.0.0.1:$PORT")
+  if echo "$health$places" | grep -q "Non-2xx"; then echo "round $round: non-2xx answers, refused"; continue; fi
   h=$(echo "$health" | rate); p=$(echo "$places" | rate)
   echo "round $round: GET /health $h req/s (avg $(echo "$health" | latency)), GET /v1/places $p req/s (avg $(echo "$places" | latency)), ratio $(python3 -c "print(f'{$p/$h:.2f}')")"
 done
