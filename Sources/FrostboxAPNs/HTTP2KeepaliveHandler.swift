@@ -13,7 +13,7 @@ final class HTTP2KeepaliveHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private let interval: TimeAmount
     private let timeout: TimeAmount
-    private var lastRead: NIODeadline = .now()
+    private var lastRead: NIODeadline = .uptimeNanoseconds(0)
     private var outstandingPing: UInt64?
     private var pingCounter: UInt64 = 0
     private var timer: Scheduled<Void>?
@@ -24,7 +24,7 @@ final class HTTP2KeepaliveHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        lastRead = .now()
+        lastRead = context.eventLoop.now
         schedule(context: context, in: interval)
     }
 
@@ -40,7 +40,7 @@ final class HTTP2KeepaliveHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        lastRead = .now()
+        lastRead = context.eventLoop.now
         let frame = unwrapInboundIn(data)
         if case .ping(let ping, ack: true) = frame.payload, ping.integer == outstandingPing {
             outstandingPing = nil
@@ -58,7 +58,7 @@ final class HTTP2KeepaliveHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private func tick(context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
-        let now = NIODeadline.now()
+        let now = context.eventLoop.now
         if outstandingPing != nil {
             // The PING went unanswered: the connection is dead even if TCP has not noticed.
             context.close(promise: nil)
