@@ -49,6 +49,6 @@ public final class APNsProviderTokenIssuer: Sendable {
         }
     }
 
-    /// How many distinct tokens this issuer has signed (for tests and metrics).
+    /// The `iat` of the token in use, if one was signed yet.
     public var currentIssuedAt: Int64? { current.withLock { $0?.issuedAt } }
 }

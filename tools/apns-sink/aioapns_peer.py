@@ -20,11 +20,13 @@ from aioapns import APNs, NotificationRequest
 from aioapns import connection as aioapns_connection
 
 
-async def run_once(client, count, concurrency):
-    semaphore = asyncio.Semaphore(concurrency)
+async def run_once(make_client, count, concurrency, per_client):
+    """Sends `count` pushes, a fresh aioapns client (so a fresh connection) for every
+    `per_client` of them: aioapns does not survive a GOAWAY (h2 raises ProtocolError on the
+    closed connection), and the sink sends one every 10,000 requests."""
     outcomes = {}
 
-    async def one(index):
+    async def one(client, semaphore, index):
         async with semaphore:
             token = format(index, "x").rjust(64, "a")
             request = NotificationRequest(
@@ -45,7 +47,10 @@ async def run_once(client, count, concurrency):
             outcomes[key] = outcomes.get(key, 0) + 1
 
     start = time.perf_counter()
-    await asyncio.gather(*(one(index) for index in range(count)))
+    for first in range(0, count, per_client):
+        client = make_client()
+        semaphore = asyncio.Semaphore(concurrency)
+        await asyncio.gather(*(one(client, semaphore, index) for index in range(first, min(count, first + per_client))))
     return count / (time.perf_counter() - start), outcomes
 
 
@@ -62,6 +67,7 @@ async def main():
     parser.add_argument("--concurrency", type=int, default=1000)
     parser.add_argument("--connections", type=int, default=2)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--per-client", type=int, default=9000)
     args = parser.parse_args()
 
     aioapns_connection.APNsProductionClientProtocol.APNS_SERVER = args.host
@@ -71,11 +77,14 @@ async def main():
     context.set_alpn_protocols(["h2"])
     with open(args.key) as key_file:
         key = key_file.read()
-    client = APNs(key=key, key_id=args.key_id, team_id=args.team_id, topic=args.topic,
-                  use_sandbox=False, ssl_context=context, max_connections=args.connections)
+
+    def make_client():
+        return APNs(key=key, key_id=args.key_id, team_id=args.team_id, topic=args.topic,
+                    use_sandbox=False, ssl_context=context, max_connections=args.connections)
+
     rates = []
     for index in range(1, args.runs + 1):
-        rate, outcomes = await run_once(client, args.count, args.concurrency)
+        rate, outcomes = await run_once(make_client, args.count, args.concurrency, args.per_client)
         rates.append(rate)
         summary = " ".join(f"{k}={v}" for k, v in sorted(outcomes.items()))
         print(f"run {index}: {rate:.0f} pushes/s ({summary})", flush=True)
