@@ -210,6 +210,17 @@ let package = Package(
             path: "tools/bench-push"
         ),
 
+        // MARK: Notifier benchmark (data generator and one timed run)
+        .executableTarget(
+            name: "bench-notifier",
+            dependencies: [
+                "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/bench-notifier"
+        ),
+
         // MARK: Tests
         .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore"]),
         .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxCore"]),
@@ -257,7 +268,9 @@ let package = Package(
             name: "FrostboxEndToEndTests",
             dependencies: [
                 "FrostboxApp", "FrostboxCore", "FrostboxSQLite", "MockOpenMeteo", "MockAPNs",
+                "FrostboxNotifier", "FrostboxAPNs",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ],

@@ -20,6 +20,8 @@ public enum FrostboxApplication {
         public let places: GRDBPlaceIndex
         /// Metrics, report, limits and admin access (`FrostboxApplication+Operations.swift`).
         public let operations: OperationsComponents
+        /// Notify runs: planning, the outbox, delivery (`NotifierComponents.swift`).
+        public let notifier: NotifierComponents
         /// Open-Meteo client, forecast cache, quota ledger and the provider over them
         /// (`ForecastComponents.swift`); owns an HTTP client, shut down by `shutdown()`.
         public let forecasts: ForecastComponents
@@ -40,6 +42,9 @@ public enum FrostboxApplication {
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
             pushComponents = try PushComponents(settings: config.push, logger: logger)
             push = operations.metered(pushComponents.sender)
+            notifier = FrostboxApplication.makeNotifier(
+                database: database, clock: clock, config: config,
+                forecasts: operations.metered(forecasts.provider, ledger: forecasts.ledger), push: push, logger: logger)
         }
     }
 
@@ -50,7 +55,7 @@ public enum FrostboxApplication {
             HealthRoutes(ready: { (try? await database.isMigrated()) ?? false }).add(to:),
             DeviceRoutes(store: components.subscriptions, now: components.clock).add(to:),
             PlaceRoutes(index: components.places).add(to:),
-        ] + operationsRoutes(components.operations, admin: AdminRoutes.Operations(stats: adminStats(database: database))),
+        ] + operationsRoutes(components.operations, admin: AdminRoutes.Operations(stats: adminStats(database: database), notify: components.notifier.trigger, pushSender: components.push)),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))
     }
@@ -68,6 +73,8 @@ public enum FrostboxApplication {
             ForecastShutdownService(forecasts: components.forecasts),
             OperationsReportService(
                 report: components.operations.report, interval: components.operations.reportInterval, logger: logger),
+            // Stops first (services stop in reverse order), before the clients a run needs are closed.
+            components.notifier.service(logger: logger),
         ]
     }
 

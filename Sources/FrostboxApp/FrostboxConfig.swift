@@ -1,4 +1,5 @@
 import FrostboxHTTP
+import FrostboxNotifier
 import Logging
 
 /// Everything the composition root needs to wire a Frostbox. Defaults are the embedded
@@ -31,6 +32,15 @@ public struct FrostboxConfig: Sendable {
     public var maximumConnections = 1_024
     /// How often the operations report line is logged.
     public var reportInterval: Duration = .seconds(300)
+
+    // MARK: Notifier
+    /// Schedule, concurrency, retries and batching of notify runs (interval 1 h, first run
+    /// 10 s after start, 32 pushes in flight, 3 sends per run).
+    public var notifier = NotifierConfiguration()
+    /// Frost rule preset for subscriptions that name none (`default`, `legacy`).
+    public var alertRule = "default"
+    /// Nights after the current one that are alerted (1: tonight and tomorrow night).
+    public var alertNightsAhead = 1
 
     // MARK: Forecasts
     /// Open-Meteo host and key, batch size, quota budgets, cache TTL, forecast days

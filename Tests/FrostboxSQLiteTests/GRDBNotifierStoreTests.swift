@@ -205,3 +205,32 @@ struct GRDBNotifierStoreTests {
         #expect(try await database.pool.read { db in try Int64.fetchAll(db, sql: "SELECT box FROM box_fetch") } == [home.box.key])
     }
 }
+
+@Suite("Outbox payload JSON")
+struct OutboxPayloadJSONTests {
+    @Test("the hand-written payload JSON decodes to an equal payload, quotes, control characters and all")
+    func roundTrip() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try FrostboxDatabase(path: directory.databasePath)
+        let store = GRDBNotifierStore(database: database)
+        let token = DeviceToken(trustedHex: "c0ffee00000000000000000000000003")
+        _ = try await GRDBSubscriptionStore(database: database).register(DeviceRegistration(token: token), at: 1)
+        let payload = PushPayload(
+            aps: APSPayload(
+                alert: .init(title: "Frost \"warning\"", body: "Home\\Garden\n\t\u{1}: low −2 °C ✓", titleLocKey: "FROST_TITLE_FREEZE", locKey: "FROST_FREEZE_TONIGHT", locArgs: ["a", "", "ä\"b"]),
+                sound: "default", threadID: "frost-box-1#2", interruptionLevel: "time-sensitive", contentAvailable: 1),
+            frost: .init(box: "60.15#24.95", night: "2026-05-12", level: "freeze", minimumC: -1.6000000000000001))
+        let notification = PushNotification(token: token, apnsID: UUID().uuidString, collapseID: "c", expiration: 9, payload: payload)
+        let entry = OutboxEntry(event: FrostEvent(box: GeoBox(latitudeIndex: 1, longitudeIndex: 2), night: LocalDate(year: 2026, month: 5, day: 12), level: .freeze), kind: .frost, notification: notification, createdAt: 1)
+        _ = try await store.enqueue([entry], runID: nil)
+        let read = try #require(try await store.pendingOutbox(after: 0, through: nil, limit: 1).first)
+        #expect(read.notification == notification)
+        let minimal = PushPayload(aps: APSPayload())
+        var bare = entry
+        bare.event.level = .hardFreeze
+        bare.notification.apnsID = UUID().uuidString
+        bare.notification.payload = minimal
+        _ = try await store.enqueue([bare], runID: nil)
+        #expect(try await store.pendingOutbox(after: read.id, through: nil, limit: 1).first?.notification.payload == minimal)
+    }
+}

@@ -1,0 +1,139 @@
+import FrostboxApp
+import FrostboxCore
+import FrostboxNotifier
+import FrostboxSQLite
+import Foundation
+import GRDB
+import Logging
+
+// `bench-notifier`: the notifier benchmark.
+//
+//   bench-notifier generate --db FILE [--subscriptions 1000000] [--boxes 100000] [--seed 1]
+//       A fresh database with that many subscriptions spread over that many boxes
+//       (55–70° N, 5–30° E; two places per device, one device in ten with both in one box).
+//   bench-notifier run --db FILE --forecast-url URL --now EPOCH [--concurrency 64]
+//       One notify run against a forecast source (the mock Open-Meteo) and prints its figures.
+
+struct Arguments {
+    var values: [String: String] = [:]
+    init(_ list: ArraySlice<String>) {
+        var iterator = list.makeIterator()
+        while let key = iterator.next() {
+            guard key.hasPrefix("--") else { continue }
+            values[String(key.dropFirst(2))] = iterator.next() ?? ""
+        }
+    }
+    func int(_ key: String, _ fallback: Int) -> Int { values[key].flatMap(Int.init) ?? fallback }
+    func string(_ key: String) -> String? { values[key] }
+}
+
+/// A fast deterministic generator (SplitMix64).
+struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
+
+func generate(_ arguments: Arguments) async throws {
+    guard let path = arguments.string("db") else { throw BenchError("--db is required") }
+    let subscriptions = arguments.int("subscriptions", 1_000_000)
+    let boxCount = arguments.int("boxes", 100_000)
+    var random = SplitMix(state: UInt64(arguments.int("seed", 1)))
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    let database = try FrostboxDatabase(path: path, logger: Logger(label: "bench"))
+    // Distinct boxes on a 300 × 500 grid of 0.05° cells.
+    var chosen = Set<Int>()
+    while chosen.count < boxCount { chosen.insert(random.below(300 * 500)) }
+    let boxes = chosen.sorted().map { cell in
+        Coordinate(uncheckedLatitude: 55 + Double(cell / 500) * 0.05, longitude: 5 + Double(cell % 500) * 0.05)
+    }
+    let started = ContinuousClock.now
+    let devices = (subscriptions + 1) / 2
+    let seed = random.next()
+    try await database.pool.write { db in
+        var random = SplitMix(state: seed)
+        let device = try db.makeStatement(sql: "INSERT INTO device (token, created_at, registered_at) VALUES (?, 1, 1)")
+        let subscription = try db.makeStatement(
+            sql: "INSERT INTO subscription (token, latitude, longitude, box, name, unit, created_at) VALUES (?, ?, ?, ?, ?, ?, 1)")
+        var made = 0
+        for d in 0..<devices {
+            let hex = String(d, radix: 16)
+            let token = String(repeating: "0", count: 64 - hex.count) + hex
+            try device.execute(arguments: [token])
+            // The first places cover every box once, so all of them have a subscription.
+            let first = d < boxes.count ? boxes[d] : boxes[random.below(boxes.count)]
+            let sameBox = random.below(10) == 0
+            for place in 0..<2 where made < subscriptions {
+                let base = place == 1 && !sameBox ? boxes[random.below(boxes.count)] : first
+                // A point inside the box: within ±0.02° of its centre.
+                let c = Coordinate(
+                    uncheckedLatitude: base.latitude + Double(random.below(41) - 20) / 1000,
+                    longitude: base.longitude + Double(random.below(41) - 20) / 1000)
+                try subscription.execute(arguments: [
+                    token, c.latitude, c.longitude, c.box.key, place == 0 ? "Home" : "Cabin", random.below(5) == 0 ? "F" : "C",
+                ])
+                made += 1
+            }
+        }
+    }
+    let counts = try await database.statistics()
+    print("generated \(counts.devices) devices, \(counts.subscriptions) subscriptions in \(counts.boxes) boxes in \(ContinuousClock.now - started)")
+}
+
+/// Accepts every push at once: measures the notifier without a push transport.
+struct DiscardingPushSender: PushSender {
+    func send(_ notification: PushNotification) async -> PushOutcome { .delivered(apnsID: notification.apnsID) }
+}
+
+func run(_ arguments: Arguments) async throws {
+    guard let path = arguments.string("db"), let url = arguments.string("forecast-url"), let now = arguments.string("now").flatMap(Int64.init)
+    else { throw BenchError("--db, --forecast-url and --now are required") }
+    var config = FrostboxConfig()
+    config.databasePath = path
+    config.forecasts.baseURL = url
+    config.forecasts.batchSize = arguments.int("batch", 1_000)
+    config.forecasts.budgets = QuotaBudgets(perMinute: 1e9, perHour: 1e9, perDay: 1e9)
+    config.forecasts.cacheTTLSeconds = 0
+    config.notifier.concurrency = arguments.int("concurrency", 64)
+    var logger = Logger(label: "bench")
+    logger.logLevel = .warning
+    let components = try FrostboxApplication.Components(config: config, logger: logger)
+    let push: any PushSender = DiscardingPushSender()
+    let notifier = Notifier(
+        store: GRDBNotifierStore(database: components.database), forecasts: components.forecasts.provider, push: push,
+        configuration: config.notifier, logger: logger, now: { now }, makeID: { UUID().uuidString })
+    let started = ContinuousClock.now
+    guard case .completed(let s) = try await notifier.run() else { throw BenchError("a run is already going") }
+    let total = ContinuousClock.now - started
+    try await components.forecasts.shutdown()
+    let pushesPerSecond = s.deliveryMilliseconds > 0 ? Double(s.alertsDelivered) * 1000 / Double(s.deliveryMilliseconds) : 0
+    print(s.line)
+    print("boxes \(s.boxes), forecast requests \(s.forecastRequests) (⌈boxes/\(config.forecasts.batchSize)⌉ = \((s.boxes + config.forecasts.batchSize - 1) / config.forecasts.batchSize)), weight \(s.weightUsed)")
+    print("planning (verdicts + alerts) \(s.planningMilliseconds) ms; forecasts \(s.forecastMilliseconds) ms; store \(s.storeMilliseconds) ms")
+    print("alerts planned \(s.alertsPlanned), delivered \(s.alertsDelivered) in \(s.deliveryMilliseconds) ms: \(Int(pushesPerSecond)) pushes/s")
+    print("total \(total)")
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+let all = CommandLine.arguments
+let arguments = Arguments(all.dropFirst(2))
+do {
+    switch all.count > 1 ? all[1] : "" {
+    case "generate": try await generate(arguments)
+    case "run": try await run(arguments)
+    default: throw BenchError("usage: bench-notifier generate|run --db FILE …")
+    }
+} catch {
+    FileHandle.standardError.write(Data("bench-notifier: \(error)\n".utf8))
+    exit(1)
+}
