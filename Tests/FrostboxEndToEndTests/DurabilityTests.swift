@@ -14,7 +14,9 @@ struct DurabilityTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let dbPath = directory.appendingPathComponent("frostbox.sqlite").path
         let arguments = ["serve", "--port", "0", "--db", dbPath]
-        let environment: [String: String] = [:]
+        // One test client on loopback is one rate-limit client: lift the limit so every
+        // request reaches the store.
+        let environment = ["FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0"]
 
         let server = try ServerProcess(arguments: arguments, directory: directory, environment: environment)
         try await server.start()
@@ -37,7 +39,10 @@ struct DurabilityTests {
                     }
                 }
             }
-            while await acknowledged.count < total / 4 { try await Task.sleep(for: .milliseconds(5)) }
+            let deadline = ContinuousClock.now + .seconds(120)
+            while await acknowledged.count < total / 4, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             server.kill9()
             try await group.waitForAll()
         }

@@ -41,7 +41,7 @@ struct MockHarness: Sendable {
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
             try await mock.withRunning { baseURL in
-                var configuration = OpenMeteoConfiguration(baseURL: baseURL, requestTimeoutSeconds: 10)
+                var configuration = OpenMeteoConfiguration(baseURL: baseURL, requestTimeoutSeconds: 60)
                 configure(&configuration)
                 let timekeeper = ManualTimekeeper(now: scenario.now ?? 1_774_000_000)
                 let client = OpenMeteoClient(
