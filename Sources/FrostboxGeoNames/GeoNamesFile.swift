@@ -103,6 +103,7 @@ public struct GeoNamesFile: Sendable, Hashable {
                 do {
                     checksum = try archive.extract(entry, bufferSize: 1 << 20) { data in
                         consumed += Int64(data.count)
+                        progress(consumed)
                         do {
                             try data.withUnsafeBytes { raw in
                                 try splitter.feed(raw.bindMemory(to: UInt8.self), body)
@@ -111,7 +112,6 @@ public struct GeoNamesFile: Sendable, Hashable {
                             bodyError = error
                             throw error
                         }
-                        progress(consumed)
                     }
                 } catch {
                     if let bodyError { throw bodyError }
@@ -136,8 +136,8 @@ public struct GeoNamesFile: Sendable, Hashable {
             let count = fread(buffer.baseAddress, 1, chunkSize, file)
             if count == 0 { break }
             consumed += Int64(count)
-            try splitter.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]), body)
             progress(consumed)
+            try splitter.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]), body)
         }
         if ferror(file) != 0 {
             throw GeoNamesError(.unreadable, url: url, "read error in \(url.path)")
