@@ -30,7 +30,7 @@ public enum PushCommands {
         guard push.apps.contains(where: { $0.bundleID == bundleID }) else {
             let configured = push.apps.map(\.bundleID).joined(separator: ", ")
             throw Failure(description: configured.isEmpty
-                ? "no APNs app is configured (apns.apps in the configuration file, or FROSTBOX_APNS_APPS_FILE)"
+                ? "no APNs app is configured (FROSTBOX_APNS_APPS_FILE or --apps-file names the JSON apps file)"
                 : "app \(bundleID) is not configured (configured: \(configured))")
         }
         let notification = PushNotification(
@@ -42,6 +42,23 @@ public enum PushCommands {
         let outcome = await push.sender.send(notification)
         await push.shutdown()
         return outcome
+    }
+
+    /// What `push-test` prints, and whether the push was delivered (its exit status).
+    public struct Report: Sendable {
+        public let outcome: PushOutcome
+        public var line: String { PushCommands.describe(outcome) }
+        public var delivered: Bool {
+            if case .delivered = outcome { return true }
+            return false
+        }
+    }
+
+    /// `pushTest`, as the command prints it.
+    public static func pushTestReport(
+        config: FrostboxConfig, bundleID: String, token: String, sandbox: Bool, logger: Logger
+    ) async throws -> Report {
+        Report(outcome: try await pushTest(config: config, bundleID: bundleID, token: token, sandbox: sandbox, logger: logger))
     }
 
     /// One line for a person: what became of the push.

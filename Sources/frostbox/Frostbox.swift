@@ -6,6 +6,6 @@ struct Frostbox: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "frostbox",
         abstract: "Frost alerts for weather-app devices: places, forecasts per 0.05° box, APNs pushes.",
-        subcommands: [Serve.self, Import.self, Search.self, Notify.self, Runs.self, Forecast.self]
+        subcommands: [Serve.self, Import.self, Search.self, Notify.self, Runs.self, Forecast.self, PushTest.self]
     )
 }
