@@ -40,7 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
-        // Tests only: reading docs/openapi.yaml to check it against the routes.
+        // The configuration loader's shape checks, and tests reading docs/openapi.yaml.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
@@ -121,7 +121,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -203,13 +205,6 @@ let package = Package(
             path: "tools/bench-places"
         ),
 
-        // MARK: Push benchmark (APNs client throughput against mock-apns or the nginx sink)
-        .executableTarget(
-            name: "bench-push",
-            dependencies: ["FrostboxAPNs", "FrostboxCore", .product(name: "Logging", package: "swift-log")],
-            path: "tools/bench-push"
-        ),
-
         // MARK: Notifier benchmark (data generator and one timed run)
         .executableTarget(
             name: "bench-notifier",
@@ -219,6 +214,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "tools/bench-notifier"
+        ),
+
+        // MARK: Push benchmark (APNs client throughput against mock-apns or the nginx sink)
+        .executableTarget(
+            name: "bench-push",
+            dependencies: ["FrostboxAPNs", "FrostboxCore", .product(name: "Logging", package: "swift-log")],
+            path: "tools/bench-push"
         ),
 
         // MARK: Tests
@@ -231,9 +233,17 @@ let package = Package(
         .testTarget(
             name: "FrostboxHTTPTests",
             dependencies: [
-                "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxApp", "FrostboxSQLite",
+                "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxApp", "FrostboxSQLite", "MockOpenMeteo",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .testTarget(
+            name: "FrostboxAppTests",
+            dependencies: [
+                "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "MockOpenMeteo",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

@@ -5,6 +5,8 @@ import Logging
 import Metrics
 import NIOCore
 import ServiceLifecycle
+import UnixSignals
+import Synchronization
 
 extension FrostboxApplication {
     /// Runs `frostbox serve`: the HTTP server and every background service in one
@@ -13,24 +15,47 @@ extension FrostboxApplication {
     /// (a notify run finishes its current batch), so the outbox is left consistent.
     public static func serve(config: FrostboxConfig, logger: Logger) async throws {
         let components = try Components(config: config, logger: logger)
-        // The notifier and the adapters emit through the global metrics system: point it at
-        // the registry `/metrics` renders (once per process; `serve` runs once).
-        MetricsSystem.bootstrap(components.operations.telemetry.factory)
-        let app = try await build(config: config, components: components, logger: logger)
-        let background = backgroundServices(components, config: config, logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(
-                services: background.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [.init(service: app)],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
+        bootstrapMetrics(components.operations.telemetry.factory)
+        let group = try await serviceGroup(config: config, components: components, logger: logger, signals: [.sigterm, .sigint])
         try await group.run()
         logger.notice("stopped")
     }
 
+    /// The HTTP server and every background service over `components`, shutting down
+    /// gracefully on `signals` (or `ServiceGroup.triggerGracefulShutdown()`).
+    public static func serviceGroup(
+        config: FrostboxConfig, components: Components, logger: Logger, signals: [UnixSignal],
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> ServiceGroup {
+        let app = try await build(config: config, components: components, logger: logger, onListening: onListening)
+        let background = backgroundServices(components, config: config, logger: logger)
+        return ServiceGroup(
+            configuration: .init(
+                services: background.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [.init(service: app)],
+                gracefulShutdownSignals: signals,
+                logger: logger))
+    }
+
+    /// The notifier and the adapters emit through the global metrics system: point it at the
+    /// registry `/metrics` renders. swift-metrics allows one bootstrap per process; later calls
+    /// keep the first registry.
+    static func bootstrapMetrics(_ factory: any MetricsFactory) {
+        let first = metricsBootstrapped.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first { MetricsSystem.bootstrap(factory) }
+    }
+
+    private static let metricsBootstrapped = Mutex(false)
+
     /// The Hummingbird application over `router` with the server-level limits of `config`:
     /// idle connections are closed, concurrent connections are capped, and the bound address
     /// is logged (useful with `--port 0`).
-    static func makeApplication(router: Router<FrostboxRequestContext>, config: FrostboxConfig, logger: Logger) -> App {
+    static func makeApplication(
+        router: Router<FrostboxRequestContext>, config: FrostboxConfig, logger: Logger,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> App {
         Application(
             router: router,
             server: .http1(configuration: .init(idleTimeout: config.idleTimeout > .zero ? timeAmount(config.idleTimeout) : nil)),
@@ -38,9 +63,9 @@ extension FrostboxApplication {
                 address: .hostname(config.host, port: config.port), serverName: "frostbox",
                 availableConnectionsDelegate: MaximumAvailableConnections(max(1, config.maximumConnections))),
             onServerRunning: { channel in
-                logger.notice(
-                    "listening",
-                    metadata: ["host": "\(config.host)", "port": "\(channel.localAddress?.port ?? config.port)"])
+                let port = channel.localAddress?.port ?? config.port
+                logger.notice("listening", metadata: ["host": "\(config.host)", "port": "\(port)"])
+                await onListening(port)
             },
             logger: logger)
     }

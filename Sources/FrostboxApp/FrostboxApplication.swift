@@ -1,3 +1,4 @@
+import FrostboxAPNs
 import FrostboxCore
 import FrostboxHTTP
 import FrostboxSQLite
@@ -55,7 +56,9 @@ public enum FrostboxApplication {
             HealthRoutes(ready: { (try? await database.isMigrated()) ?? false }).add(to:),
             DeviceRoutes(store: components.subscriptions, now: components.clock).add(to:),
             PlaceRoutes(index: components.places).add(to:),
-        ] + operationsRoutes(components.operations, admin: AdminRoutes.Operations(stats: adminStats(database: database), notify: components.notifier.trigger, pushSender: components.push)),
+        ] + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
+            stats: adminStats(database: database, runs: { try await components.notifier.store.recentRuns(limit: 10) }),
+            notify: components.notifier.trigger, pushSender: components.push)),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))
     }
@@ -72,17 +75,23 @@ public enum FrostboxApplication {
             PushShutdownService(push: components.pushComponents),
             ForecastShutdownService(forecasts: components.forecasts),
             OperationsReportService(
-                report: components.operations.report, interval: components.operations.reportInterval, logger: logger),
-            // Stops first (services stop in reverse order), before the clients a run needs are closed.
+                report: components.operations.report, interval: components.operations.reportInterval, logger: logger,
+                queueLength: outboxQueue(components.database)),
+            // Stops after the notifier service, before the final report and before the clients a
+            // run needs are closed.
+            TriggeredRunDrainService(waitForTriggeredRun: { _ = await components.notifier.notifier.triggeredRun() }, logger: logger),
             components.notifier.service(logger: logger),
         ]
     }
 
-    /// Builds the HTTP application for `config` over already opened `components`.
-    public static func build(config: FrostboxConfig, components: Components, logger: Logger) async throws -> App {
+    /// Builds the HTTP application for `config` over already opened `components`;
+    /// `onListening` gets the bound port (useful with port 0).
+    public static func build(
+        config: FrostboxConfig, components: Components, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> App {
         if let seed = config.placesSeedPath {
             await PlaceImport.seedIfEmpty(path: seed, database: components.database, logger: logger)
         }
-        return makeApplication(router: makeAPI(components).makeRouter(), config: config, logger: logger)
+        return makeApplication(router: makeAPI(components).makeRouter(), config: config, logger: logger, onListening: onListening)
     }
 }

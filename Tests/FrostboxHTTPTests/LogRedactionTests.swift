@@ -7,6 +7,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import MockOpenMeteo
 import Testing
 
 @Suite("Secrets stay out of logs")
@@ -55,6 +56,54 @@ struct LogRedactionTests {
             }
             #expect(!line.contains(Self.secret.lowercased()), "\(line)")
         }
+    }
+
+    @Test("a whole notify run (forecasts from the mock Open-Meteo, pushes to the sink) logs no whole token")
+    func notifyRun() async throws {
+        let mock = MockOpenMeteo(
+            scenario: MockScenario(frost: [FrostSpot(latitude: 60.17, longitude: 24.94, minimumC: -6)]),
+            logger: Logger(label: "mock", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await mock.withRunning { baseURL in
+            let harness = try OperationsHarness {
+                $0.adminToken = AdminToken(Self.secret)
+                $0.forecasts.baseURL = baseURL
+                $0.forecasts.apiKey = "om-secret-key-0123456789"
+            }
+            try await harness.test { client in
+                for token in Self.tokens {
+                    try await client.send(.post, "/v1/devices/\(token)/subscriptions", json: #"{"latitude": 60.17, "longitude": 24.94, "name": "Home"}"#)
+                }
+                let started = try await client.send(.post, "/admin/notify", headers: bearer(Self.secret))
+                #expect(started.status == .accepted)
+                let summary = await harness.components.notifier.notifier.triggeredRun()
+                #expect(summary?.alertsDelivered ?? 0 >= Self.tokens.count, "\(summary.map { "\($0)" } ?? "no run")")
+            }
+            let lines = Self.lines(harness.logs)
+            #expect(lines.contains { $0.contains("fedcba…3210") }, "the pushes were logged, redacted")
+            for line in lines {
+                for token in Self.tokens { #expect(!line.contains(token), "\(line)") }
+                #expect(!line.contains(Self.secret.lowercased()), "\(line)")
+                #expect(!line.contains("om-secret-key"), "\(line)")
+            }
+        }
+    }
+
+    @Test("an unexpected error on a route with a token in its path is logged by route pattern, not path")
+    func unhandledErrorPath() async throws {
+        struct Boom: Error {}
+        let logs = RecordingLogHandler.Store()
+        let api = FrostboxAPI(groups: [{ routes in
+            routes.on(.get, "/v1/devices/{token}/boom") { _, _ -> HTTPResponse.Status in throw Boom() }
+        }])
+        let token = Self.tokens[0]
+        try await Application(router: api.makeRouter(), logger: logs.logger(label: "http")).test(.router) { client in
+            let response = try await client.send(.get, "/v1/devices/\(token)/boom")
+            #expect(response.status == .internalServerError)
+            #expect(response.errorCode == "internal_error")
+        }
+        let line = try #require(logs.all.first { $0.message == "unhandled error" })
+        #expect(line.metadata["route"] == "/v1/devices/{token}/boom")
+        #expect(!logs.all.contains { $0.description.contains(token) })
     }
 
     @Test("a key file readable by others gets a warning naming the path, never the contents")

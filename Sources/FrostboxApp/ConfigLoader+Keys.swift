@@ -1,0 +1,144 @@
+import FrostboxHTTP
+import Foundation
+import Logging
+
+/// Every configuration key and how it maps onto `FrostboxConfig`. `data/frostbox.example.yaml`
+/// documents the same keys; a test checks that the two agree.
+enum ConfigKeys {
+    /// Keys whose values are secrets: never logged, never repeated in errors.
+    static let secretKeys: Set<String> = ["admin.token", "forecast.api_key"]
+
+    static func isSecret(_ key: String) -> Bool { secretKeys.contains(key) }
+
+    static var secretEnvironmentNames: Set<String> { Set(secretKeys.map(ConfigLoader.Reader.environmentName)) }
+
+    static let logLevels = Logger.Level.allCases.map(\.rawValue)
+
+    /// Reads every key over the defaults of `FrostboxConfig()`.
+    static func read(_ r: inout ConfigLoader.Reader, logger: Logger) throws(ConfigurationError) -> FrostboxConfig {
+        var config = FrostboxConfig()
+        // The loader reads the FROSTBOX_FORECAST_* variables itself (from `Sources`, with the
+        // other sources); start from the plain defaults, not the process environment.
+        config.forecasts = ForecastSettings()
+        config.push = PushSettings()
+
+        // server
+        if let host = try r.string("server.host") {
+            guard !host.isEmpty, !host.contains(where: \.isWhitespace) else { throw r.fail("server.host", "must be a host name or address") }
+            config.host = host
+        }
+        if let port = try r.int("server.port", in: 0...65_535) { config.port = port }
+        if let timeout = try r.duration("server.request_timeout", in: .zero ... .seconds(3_600)) { config.requestTimeout = timeout }
+        if let timeout = try r.duration("server.idle_timeout", in: .zero ... .seconds(86_400)) { config.idleTimeout = timeout }
+        if let connections = try r.int("server.max_connections", in: 1...1_000_000) { config.maximumConnections = connections }
+
+        // database, logging
+        if let path = try r.string("database.path") {
+            guard !path.isEmpty else { throw r.fail("database.path", "must not be empty") }
+            config.databasePath = path
+        }
+        if let level = try r.choice("log.level", logLevels) { config.logLevel = Logger.Level(rawValue: level) ?? .info }
+
+        // places
+        if let seed = try r.string("places.seed_path") { config.placesSeedPath = seed.isEmpty ? nil : seed }
+
+        // limits
+        if let limit = try r.int("limits.subscriptions_per_device", in: 1...10_000) { config.maximumSubscriptionsPerDevice = limit }
+        if let burst = try r.int("limits.rate_limit.burst", in: 0...1_000_000) { config.rateLimit.burst = burst }
+        if let rate = try r.double("limits.rate_limit.per_second", in: 0.000_001...1_000_000) { config.rateLimit.refillPerSecond = rate }
+        if let clients = try r.int("limits.rate_limit.max_clients", in: 10...10_000_000) { config.rateLimit.maximumClients = clients }
+        if let trust = try r.bool("limits.rate_limit.trust_forwarded_for") { config.rateLimit.trustForwardedFor = trust }
+
+        // admin
+        let inline = try r.string("admin.token", secret: true).flatMap { $0.isEmpty ? nil : $0 }
+        let file = try r.string("admin.token_file").flatMap { $0.isEmpty ? nil : $0 }
+        switch (inline, file) {
+        case (_?, _?):
+            throw r.fail("admin.token_file", "set admin.token or admin.token_file, not both")
+        case (let token?, nil):
+            guard let value = AdminToken(token) else {
+                throw r.fail("admin.token", "must be at least \(AdminToken.minimumLength) characters")
+            }
+            config.adminToken = value
+        case (nil, let path?):
+            let token: String
+            do {
+                token = try SecretFile.readText(path, logger: logger)
+            } catch {
+                throw r.fail("admin.token_file", "\(error.problem)")
+            }
+            guard let value = AdminToken(token) else {
+                throw r.fail("admin.token_file", "the token in \(path) must be at least \(AdminToken.minimumLength) characters")
+            }
+            config.adminToken = value
+        case (nil, nil):
+            break
+        }
+
+        // operations report
+        if let interval = try r.duration("report.interval", in: .seconds(1) ... .seconds(86_400)) { config.reportInterval = interval }
+
+        try readNotifier(&r, into: &config)
+        try readForecast(&r, into: &config, logger: logger)
+        try readAPNs(&r, into: &config.push, logger: logger)
+        return config
+    }
+
+    /// The forecast keys; their environment names are the `FROSTBOX_FORECAST_*` variables
+    /// `ForecastSettings` has always read (`forecast.url` is `FROSTBOX_FORECAST_URL`).
+    static func readForecast(_ r: inout ConfigLoader.Reader, into config: inout FrostboxConfig, logger: Logger) throws(ConfigurationError) {
+        if let url = try r.string("forecast.url") {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                throw r.fail("forecast.url", "must be an http or https URL (got \"\(url)\")")
+            }
+            config.forecasts.baseURL = url
+        }
+        let inline = try r.string("forecast.api_key", secret: true)
+        let file = try r.string("forecast.api_key_file").flatMap { $0.isEmpty ? nil : $0 }
+        if let inline, file != nil, !inline.isEmpty {
+            throw r.fail("forecast.api_key_file", "set forecast.api_key or forecast.api_key_file, not both")
+        }
+        if let inline { config.forecasts.apiKey = inline.isEmpty ? nil : inline }
+        if let file {
+            do {
+                config.forecasts.apiKey = try SecretFile.readText(file, logger: logger)
+            } catch {
+                throw r.fail("forecast.api_key_file", "\(error.problem)")
+            }
+        }
+        if let batch = try r.int("forecast.batch", in: 1...1_000) { config.forecasts.batchSize = batch }
+        if let days = try r.int("forecast.days", in: 1...16) { config.forecasts.forecastDays = days }
+        if let budget = try r.double("forecast.budget_minute", in: 0...10_000_000) { config.forecasts.budgets.perMinute = budget }
+        if let budget = try r.double("forecast.budget_hour", in: 0...10_000_000) { config.forecasts.budgets.perHour = budget }
+        if let budget = try r.double("forecast.budget_day", in: 0...100_000_000) { config.forecasts.budgets.perDay = budget }
+        if let ttl = try r.duration("forecast.ttl", in: .zero ... .seconds(7 * 86_400)) { config.forecasts.cacheTTLSeconds = ttl.components.seconds }
+        if let wait = try r.duration("forecast.max_wait", in: .zero ... .seconds(86_400)) { config.forecasts.maximumQuotaWaitSeconds = seconds(wait) }
+        if let timeout = try r.duration("forecast.timeout", in: .seconds(1) ... .seconds(600)) { config.forecasts.requestTimeoutSeconds = seconds(timeout) }
+        if let concurrency = try r.int("forecast.concurrency", in: 1...64) { config.forecasts.maximumConcurrentRequests = concurrency }
+        if let attempts = try r.int("forecast.attempts", in: 1...10) { config.forecasts.maximumAttempts = attempts }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+
+    static func readNotifier(_ r: inout ConfigLoader.Reader, into config: inout FrostboxConfig) throws(ConfigurationError) {
+        if let interval = try r.duration("notifier.interval", in: .seconds(60) ... .seconds(7 * 86_400)) { config.notifier.interval = interval }
+        if let delay = try r.duration("notifier.first_run_delay", in: .zero ... .seconds(86_400)) { config.notifier.firstRunDelay = delay }
+        if let delay = try r.duration("notifier.busy_retry_delay", in: .seconds(1) ... .seconds(86_400)) { config.notifier.busyRetryDelay = delay }
+        if let concurrency = try r.int("notifier.concurrency", in: 1...1_000) { config.notifier.concurrency = concurrency }
+        if let attempts = try r.int("notifier.attempts_per_run", in: 1...20) { config.notifier.attemptsPerRun = attempts }
+        if let backoff = try r.duration("notifier.retry_backoff", in: .zero ... .seconds(3_600)) { config.notifier.retryBackoff = backoff }
+        if let backoff = try r.duration("notifier.max_retry_backoff", in: .zero ... .seconds(3_600)) { config.notifier.maximumRetryBackoff = backoff }
+        if let chunk = try r.int("notifier.boxes_per_chunk", in: 1...100_000) { config.notifier.boxesPerChunk = chunk }
+        if let page = try r.int("notifier.outbox_page_size", in: 1...100_000) { config.notifier.outboxPageSize = page }
+        if let retention = try r.duration("notifier.retention", in: .seconds(3_600) ... .seconds(366 * 86_400)) {
+            config.notifier.retentionSeconds = retention.components.seconds
+        }
+        if let nights = try r.int("notifier.nights_ahead", in: 0...7) { config.alertNightsAhead = nights }
+        if config.notifier.maximumRetryBackoff < config.notifier.retryBackoff {
+            throw r.fail("notifier.max_retry_backoff", "must not be shorter than notifier.retry_backoff")
+        }
+        if let rule = try r.choice("forecast.rule", ["default", "legacy"]) { config.alertRule = rule }
+    }
+}

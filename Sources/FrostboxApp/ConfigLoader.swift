@@ -1,0 +1,318 @@
+import Configuration
+import FrostboxHTTP
+import Foundation
+import Logging
+import Yams
+
+/// Loads a `FrostboxConfig` with swift-configuration, each source overriding the one before:
+/// built-in defaults < YAML file (`--config` or `FROSTBOX_CONFIG`) < environment
+/// (`FROSTBOX_SERVER_PORT` for `server.port`) < command line (`--set key=value` and the named
+/// options). Every value is checked; a bad one stops start-up with an error naming the key and
+/// where it came from. Unknown keys in the file are errors too, so a typo is never ignored.
+public enum ConfigLoader {
+    /// Where the configuration comes from.
+    public struct Sources: Sendable {
+        /// The YAML file; nil falls back to `FROSTBOX_CONFIG`, then to no file.
+        public var configPath: String?
+        /// The process environment (only `FROSTBOX_…` variables are read).
+        public var environment: [String: String]
+        /// Command-line values by key (`server.port` → `8081`); they win over everything.
+        public var overrides: [String: String]
+
+        public init(configPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment, overrides: [String: String] = [:]) {
+            self.configPath = configPath
+            self.environment = environment
+            self.overrides = overrides
+        }
+    }
+
+    /// The prefix of Frostbox's environment variables.
+    public static let environmentPrefix = "FROSTBOX"
+
+    /// Command-line values: the named options (nil when not given) and `--set key=value` pairs.
+    public static func overrides(named: [String: String?], settings: [String]) throws(ConfigurationError) -> [String: String] {
+        var values: [String: String] = [:]
+        for setting in settings {
+            guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
+                throw ConfigurationError(key: nil, source: "command line", "--set takes key=value, e.g. --set server.port=8081 (got \"\(setting)\")")
+            }
+            values[String(setting[..<equals])] = String(setting[setting.index(after: equals)...])
+        }
+        for (key, value) in named {
+            if let value { values[key] = value }
+        }
+        return values
+    }
+
+    /// Reads, merges and validates the configuration.
+    public static func load(_ sources: Sources, logger: Logger) async throws(ConfigurationError) -> FrostboxConfig {
+        try await loadReporting(sources, logger: logger).config
+    }
+
+    /// `load`, also answering every key it knows (to check the documented example against).
+    static func loadReporting(_ sources: Sources, logger: Logger) async throws(ConfigurationError) -> (config: FrostboxConfig, keys: Set<String>) {
+        var sources = sources
+        // FROSTBOX_DB: the quick start's name for the database file, kept working.
+        if let legacy = sources.environment["\(environmentPrefix)_DB"], sources.environment["\(environmentPrefix)_DATABASE_PATH"] == nil {
+            sources.environment["\(environmentPrefix)_DATABASE_PATH"] = legacy
+        }
+        let path = sources.configPath ?? sources.environment["\(environmentPrefix)_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        var providers: [any ConfigProvider] = []
+        if !sources.overrides.isEmpty {
+            var values: [AbsoluteConfigKey: ConfigValue] = [:]
+            for (key, value) in sources.overrides {
+                values[AbsoluteConfigKey(ConfigKey(key))] = ConfigValue(.string(value), isSecret: ConfigKeys.isSecret(key))
+            }
+            providers.append(InMemoryProvider(name: "command line", values: values))
+        }
+        providers.append(
+            EnvironmentVariablesProvider(
+                environmentVariables: sources.environment.filter { $0.key.hasPrefix("\(environmentPrefix)_") },
+                secretsSpecifier: .dynamic { key, _ in ConfigKeys.secretEnvironmentNames.contains(key) }
+            ).prefixKeys(with: ConfigKey(environmentPrefix.lowercased())))
+        var fileKeys: [String: YAMLShape] = [:]
+        if let path {
+            fileKeys = try fileShape(path)
+            do {
+                providers.append(try await FileProvider<YAMLSnapshot>(filePath: .init(path)))
+            } catch {
+                throw ConfigurationError(key: nil, source: "file \(path)", "cannot read the configuration file: \(error)")
+            }
+        }
+        var reader = Reader(config: ConfigReader(providers: providers), sources: sources, filePath: path, fileKeys: fileKeys)
+        let config = try ConfigKeys.read(&reader, logger: logger)
+        try reader.rejectUnknownFileKeys()
+        reader.warnAboutUnknownEnvironment(logger: logger)
+        return (config, reader.known)
+    }
+
+    /// The leaf keys of the YAML file and whether each is a scalar, for the unknown-key and
+    /// shape checks (swift-configuration silently skips values of the wrong shape).
+    static func fileShape(_ path: String) throws(ConfigurationError) -> [String: YAMLShape] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(key: nil, source: "file \(path)", "the configuration file does not exist or cannot be read")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(key: nil, source: "file \(path)", "the configuration file is not UTF-8 text")
+        }
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch {
+            throw ConfigurationError(key: nil, source: "file \(path)", "the configuration file is not valid YAML: \(error)")
+        }
+        guard let node else { return [:] }
+        guard let mapping = node.mapping else {
+            throw ConfigurationError(key: nil, source: "file \(path)", "the configuration file must be a mapping of keys")
+        }
+        var shapes: [String: YAMLShape] = [:]
+        func walk(_ mapping: Node.Mapping, prefix: String) {
+            for (key, value) in mapping {
+                let name = prefix.isEmpty ? (key.string ?? "?") : "\(prefix).\(key.string ?? "?")"
+                if let child = value.mapping {
+                    if child.count == 0 { shapes[name] = .mapping }
+                    walk(child, prefix: name)
+                } else if value.sequence != nil {
+                    shapes[name] = .sequence
+                } else if value.scalar?.tag == .init(.null) || (value.scalar?.string ?? "") == "~" {
+                    shapes[name] = .null
+                } else {
+                    shapes[name] = .scalar
+                }
+            }
+        }
+        walk(mapping, prefix: "")
+        return shapes
+    }
+
+    /// What a YAML value was.
+    enum YAMLShape: Equatable {
+        case scalar, sequence, mapping, null
+    }
+}
+
+/// An invalid configuration: the key at fault, where its value came from, and what is wrong.
+/// Secret values are never repeated in the message.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The dotted key (`server.port`), when one key is at fault.
+    public let key: String?
+    /// `command line`, `environment FROSTBOX_SERVER_PORT`, `file /etc/frostbox.yaml`, or `default`.
+    public let source: String
+    /// What is wrong.
+    public let message: String
+
+    public init(key: String?, source: String, _ message: String) {
+        self.key = key
+        self.source = source
+        self.message = message
+    }
+
+    public var description: String {
+        if let key { return "invalid configuration: \(key) (\(source)): \(message)" }
+        return "invalid configuration (\(source)): \(message)"
+    }
+}
+
+extension ConfigLoader {
+    /// Typed, validated reads over a `ConfigReader`, remembering every key read so that
+    /// unknown keys can be reported.
+    struct Reader {
+        let config: ConfigReader
+        let sources: Sources
+        let filePath: String?
+        let fileKeys: [String: YAMLShape]
+        private(set) var known: Set<String> = []
+        /// Prefixes under which any key is accepted (none so far; kept for dynamic sections).
+        var knownPrefixes: [String] = []
+
+        init(config: ConfigReader, sources: Sources, filePath: String?, fileKeys: [String: YAMLShape]) {
+            self.config = config
+            self.sources = sources
+            self.filePath = filePath
+            self.fileKeys = fileKeys
+        }
+
+        /// The environment variable that sets `key`.
+        static func environmentName(_ key: String) -> String {
+            let encoded = key.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
+            return "\(ConfigLoader.environmentPrefix)_\(String(encoded))"
+        }
+
+        /// Which source supplied `key`.
+        func source(of key: String) -> String {
+            if sources.overrides[key] != nil { return "command line" }
+            let variable = Self.environmentName(key)
+            if sources.environment[variable] != nil { return "environment \(variable)" }
+            if fileKeys[key] != nil, let filePath { return "file \(filePath)" }
+            return "default"
+        }
+
+        /// The raw text of `key`, nil when no source sets it.
+        mutating func string(_ key: String, secret: Bool = false) throws(ConfigurationError) -> String? {
+            known.insert(key)
+            if let shape = fileKeys[key], shape != .scalar, sources.overrides[key] == nil,
+                sources.environment[Self.environmentName(key)] == nil
+            {
+                if shape == .null { return nil }
+                throw ConfigurationError(key: key, source: source(of: key), "must be a single value, not a \(shape == .sequence ? "list" : "section")")
+            }
+            return config.string(forKey: ConfigKey(key), isSecret: secret)
+        }
+
+        func fail(_ key: String, _ message: String) -> ConfigurationError {
+            ConfigurationError(key: key, source: source(of: key), message)
+        }
+
+        mutating func int(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+            guard let raw = try string(key) else { return nil }
+            let text = raw.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")
+            guard let value = Int(text), range.contains(value) else {
+                throw fail(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \"\(raw)\")")
+            }
+            return value
+        }
+
+        mutating func double(_ key: String, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
+            guard let raw = try string(key) else { return nil }
+            let text = raw.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")
+            guard let value = Double(text), value.isFinite, range.contains(value) else {
+                throw fail(key, "must be a number from \(range.lowerBound) to \(range.upperBound) (got \"\(raw)\")")
+            }
+            return value
+        }
+
+        mutating func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+            guard let raw = try string(key) else { return nil }
+            switch raw.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "true", "yes", "on", "1": return true
+            case "false", "no", "off", "0": return false
+            default: throw fail(key, "must be true or false (got \"\(raw)\")")
+            }
+        }
+
+        mutating func choice(_ key: String, _ allowed: [String]) throws(ConfigurationError) -> String? {
+            guard let raw = try string(key) else { return nil }
+            let value = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            guard allowed.contains(value) else {
+                throw fail(key, "must be one of \(allowed.joined(separator: ", ")) (got \"\(raw)\")")
+            }
+            return value
+        }
+
+        /// A duration: `250ms`, `30s`, `5m`, `2h`, `7d`, or a plain number of seconds.
+        mutating func duration(_ key: String, in range: ClosedRange<Duration>) throws(ConfigurationError) -> Duration? {
+            guard let raw = try string(key) else { return nil }
+            guard let value = Self.parseDuration(raw), range.contains(value) else {
+                throw fail(key, "must be a duration such as 30s, 5m or 2h, from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)) (got \"\(raw)\")")
+            }
+            return value
+        }
+
+        static func parseDuration(_ raw: String) -> Duration? {
+            let text = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3_600), ("d", 86_400)]
+            var number = Substring(text)
+            var scale = 1.0
+            for (suffix, factor) in units where text.hasSuffix(suffix) {
+                number = text.dropLast(suffix.count)
+                scale = factor
+                break
+            }
+            guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0 else { return nil }
+            let milliseconds = (value * scale * 1_000).rounded()
+            guard milliseconds < 1e15 else { return nil }
+            return .milliseconds(Int64(milliseconds))
+        }
+
+        static func format(_ duration: Duration) -> String {
+            let seconds = duration.components.seconds
+            if seconds == 0 { return "\(duration.components.attoseconds / 1_000_000_000_000_000)ms" }
+            if seconds % 86_400 == 0 { return "\(seconds / 86_400)d" }
+            if seconds % 3_600 == 0 { return "\(seconds / 3_600)h" }
+            if seconds % 60 == 0 { return "\(seconds / 60)m" }
+            return "\(seconds)s"
+        }
+
+        /// A file key no read asked for is a typo or a key of another version: refuse it.
+        func rejectUnknownFileKeys() throws(ConfigurationError) {
+            let unknown = fileKeys.keys.filter { key in
+                !known.contains(key) && !knownPrefixes.contains { key.hasPrefix($0) }
+            }.sorted()
+            if let first = unknown.first, let filePath {
+                let suggestion = Self.closest(to: first, in: known).map { " (did you mean \($0)?)" } ?? ""
+                throw ConfigurationError(key: first, source: "file \(filePath)", "unknown key\(suggestion)")
+            }
+        }
+
+        /// Environment variables with our prefix that match no key are probably typos: warn.
+        func warnAboutUnknownEnvironment(logger: Logger) {
+            let names = Set(known.map(Self.environmentName)).union(["\(ConfigLoader.environmentPrefix)_CONFIG", "\(ConfigLoader.environmentPrefix)_DB"])
+            for variable in sources.environment.keys.sorted() where variable.hasPrefix("\(ConfigLoader.environmentPrefix)_") && !names.contains(variable) {
+                logger.warning("unknown configuration variable ignored", metadata: ["variable": "\(variable)"])
+            }
+        }
+
+        static func closest(to key: String, in candidates: Set<String>) -> String? {
+            var best: (key: String, distance: Int)?
+            for candidate in candidates.sorted() {
+                let d = distance(key, candidate)
+                if d < (best?.distance ?? Int.max) { best = (candidate, d) }
+            }
+            guard let best, best.distance <= max(2, key.count / 4) else { return nil }
+            return best.key
+        }
+
+        static func distance(_ a: String, _ b: String) -> Int {
+            let a = Array(a), b = Array(b)
+            var previous = Array(0...b.count)
+            for (i, x) in a.enumerated() {
+                var current = [i + 1]
+                for (j, y) in b.enumerated() {
+                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+                }
+                previous = current
+            }
+            return previous[b.count]
+        }
+    }
+}
