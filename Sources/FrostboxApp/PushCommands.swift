@@ -30,7 +30,7 @@ public enum PushCommands {
         guard push.apps.contains(where: { $0.bundleID == bundleID }) else {
             let configured = push.apps.map(\.bundleID).joined(separator: ", ")
             throw Failure(description: configured.isEmpty
-                ? "no APNs app is configured (FROSTBOX_APNS_APPS_FILE or --apps-file names the JSON apps file)"
+                ? "no APNs app is configured (apns.apps in the configuration file, or a JSON apps file: apns.apps_file, --apps-file)"
                 : "app \(bundleID) is not configured (configured: \(configured))")
         }
         let notification = PushNotification(
