@@ -28,10 +28,10 @@ extension FrostboxApplication {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         let app = try await build(config: config, components: components, logger: logger, onListening: onListening)
-        let background = backgroundServices(components, config: config, logger: logger)
+        let services = backgroundServices(components, config: config, logger: logger) + [app]
         return ServiceGroup(
             configuration: .init(
-                services: background.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [.init(service: app)],
+                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: NamedService($0)) },
                 gracefulShutdownSignals: signals,
                 logger: logger))
     }
@@ -87,5 +87,21 @@ struct TriggeredRunDrainService: Service {
         try? await gracefulShutdown()
         logger.debug("waiting for a manually started notify run, if any, to finish")
         await waitForTriggeredRun()
+    }
+}
+
+/// A service under its type name only. ServiceLifecycle logs each service's description, and
+/// the default one reflects every stored property, settings with API keys included.
+struct NamedService: Service, CustomStringConvertible {
+    let base: any Service
+    let description: String
+
+    init(_ base: any Service) {
+        self.base = base
+        description = String(describing: type(of: base)).split(separator: "<").first.map(String.init) ?? "Service"
+    }
+
+    func run() async throws {
+        try await base.run()
     }
 }

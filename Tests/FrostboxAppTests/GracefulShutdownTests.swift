@@ -23,6 +23,7 @@ struct GracefulShutdownTests {
     /// ended after `body` triggered its shutdown.
     static func withServer(
         configure: (inout FrostboxConfig) -> Void = { _ in },
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
         _ body: (_ port: Int, _ components: FrostboxApplication.Components, _ group: ServiceGroup) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-shutdown-\(UUID().uuidString)")
@@ -35,7 +36,6 @@ struct GracefulShutdownTests {
         config.notifier.firstRunDelay = .seconds(3_600)
         config.adminToken = AdminToken(secret)
         configure(&config)
-        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let components = try FrostboxApplication.Components(config: config, logger: logger)
         let bound = AsyncStream<Int>.makeStream()
         let group = try await FrostboxApplication.serviceGroup(
@@ -64,6 +64,22 @@ struct GracefulShutdownTests {
             try connection.send(String(body.dropFirst(5)))
             let response = try await connection.readAll()
             #expect(response.hasPrefix("HTTP/1.1 201"), "\(response)")
+        }
+    }
+
+    @Test("even at trace level, starting and stopping the services logs no API key, admin token or signing key")
+    func serviceLogsCarryNoSecrets() async throws {
+        let logs = RecordingLogHandler.Store()
+        let apiKey = "om-api-key-0123456789abcdef"
+        try await Self.withServer(configure: { $0.forecasts.apiKey = apiKey }, logger: logs.logger(level: .trace)) { port, _, group in
+            let stats = try await LoopbackConnection.request(port: port, "GET", "/admin/stats", headers: ["Authorization: Bearer \(Self.secret)"])
+            #expect(stats.hasPrefix("HTTP/1.1 200"))
+            await group.triggerGracefulShutdown()
+        }
+        #expect(logs.all.contains { $0.metadata["sl-services"] != nil }, "ServiceLifecycle's service list was logged")
+        for line in logs.all.map(\.description) {
+            #expect(!line.contains(apiKey), "\(line)")
+            #expect(!line.contains(Self.secret), "\(line)")
         }
     }
 
