@@ -29,18 +29,32 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
     public func subscribe(_ token: DeviceToken, to new: NewSubscription, at now: Int64) async throws -> SubscriptionChange {
         let limit = maximumSubscriptionsPerDevice
         return try await database.write { db in
-            if try DeviceRecord.fetchOne(db, key: token.hex) == nil {
-                try Self.upsertDevice(db, DeviceRegistration(token: token), at: now)
+            // The hot path of the device API: cached statements, no SQL generated per request.
+            let known = try db.cachedStatement(sql: "SELECT 1 FROM device WHERE token = ?")
+            if try Int.fetchOne(known, arguments: [token.hex]) == nil {
+                try Self.insertDevice(db, DeviceRegistration(token: token), at: now)
             }
             if let existing = try Self.matching(db, token, new.coordinate, new.name).first {
                 return SubscriptionChange(subscription: existing.subscription, created: false)
             }
-            let count = try SubscriptionRecord.filter(SubscriptionRecord.Columns.token == token.hex).fetchCount(db)
+            let counter = try db.cachedStatement(sql: "SELECT count(*) FROM subscription WHERE token = ?")
+            let count = try Int.fetchOne(counter, arguments: [token.hex]) ?? 0
             guard count < limit else {
                 throw StoreLimitError("a device may hold at most \(limit) subscriptions")
             }
             var record = SubscriptionRecord(token: token, new: new, createdAt: now)
-            try record.insert(db)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO subscription
+                        (token, latitude, longitude, box, name, unit, created_at,
+                         rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            try insert.execute(arguments: [
+                record.token, record.latitude, record.longitude, record.box, record.name, record.unit,
+                record.createdAt, record.rule, record.frostRiskC, record.freezeC, record.hardFreezeC, record.allClear,
+            ])
+            record.id = db.lastInsertedRowID
             return SubscriptionChange(subscription: record.subscription, created: true)
         }
     }
@@ -84,26 +98,40 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
 
     /// Inserts or refreshes a device; true when it was new.
     static func upsertDevice(_ db: Database, _ registration: DeviceRegistration, at now: Int64) throws -> Bool {
-        if var existing = try DeviceRecord.fetchOne(db, key: registration.token.hex) {
-            existing.registeredAt = now
-            if let topic = registration.topic { existing.topic = topic }
-            if let environment = registration.environment { existing.environment = environment.rawValue }
-            if let locale = registration.locale { existing.locale = locale }
-            try existing.update(db)
-            return false
-        }
-        try DeviceRecord(registration, at: now).insert(db)
+        // Facts the client did not send keep their stored value (COALESCE with the old row).
+        let update = try db.cachedStatement(
+            sql: """
+                UPDATE device SET registered_at = ?,
+                    topic = COALESCE(?, topic), environment = COALESCE(?, environment), locale = COALESCE(?, locale)
+                WHERE token = ?
+                """)
+        try update.execute(arguments: [
+            now, registration.topic, registration.environment?.rawValue, registration.locale, registration.token.hex,
+        ])
+        if db.changesCount > 0 { return false }
+        try insertDevice(db, registration, at: now)
         return true
     }
 
+    static func insertDevice(_ db: Database, _ registration: DeviceRegistration, at now: Int64) throws {
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO device (token, topic, environment, locale, created_at, registered_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """)
+        try insert.execute(arguments: [
+            registration.token.hex, registration.topic, registration.environment?.rawValue, registration.locale, now, now,
+        ])
+    }
+
     static func matching(_ db: Database, _ token: DeviceToken, _ coordinate: Coordinate, _ name: PlaceName) throws -> [SubscriptionRecord] {
-        let tolerance = 1e-6
-        return try SubscriptionRecord
-            .filter(SubscriptionRecord.Columns.token == token.hex)
-            .filter(SubscriptionRecord.Columns.name == name.value)
-            .filter(abs(SubscriptionRecord.Columns.latitude - coordinate.latitude) <= tolerance)
-            .filter(abs(SubscriptionRecord.Columns.longitude - coordinate.longitude) <= tolerance)
-            .order(SubscriptionRecord.Columns.id)
-            .fetchAll(db)
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT * FROM subscription
+                WHERE token = ? AND name = ? AND abs(latitude - ?) <= 1e-6 AND abs(longitude - ?) <= 1e-6
+                ORDER BY id
+                """)
+        return try SubscriptionRecord.fetchAll(
+            statement, arguments: [token.hex, name.value, coordinate.latitude, coordinate.longitude])
     }
 }
