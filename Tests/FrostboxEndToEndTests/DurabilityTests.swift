@@ -33,21 +33,25 @@ struct DurabilityTests {
                     var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/add_location")
                     request.method = .POST
                     request.body = .bytes(ByteBuffer(string: #"{"token": "\#(token)", "location": {"latitude": "60.17", "longitude": "24.94", "name": "Helsinki"}}"#))
-                    if let response = try? await client.execute(request, timeout: .seconds(5)), response.status == .created {
+                    if let response = try? await client.execute(request, timeout: .seconds(60)), response.status == .created {
                         _ = try? await response.body.collect(upTo: 1 << 16)
                         await acknowledged.add(token)
                     }
                 }
             }
-            let deadline = ContinuousClock.now + .seconds(120)
+            // Kill once a quarter is acknowledged (on a loaded machine, after at most 60 s):
+            // what matters is that requests are in flight when the process dies.
+            let deadline = ContinuousClock.now + .seconds(60)
             while await acknowledged.count < total / 4, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
             server.kill9()
+            // Requests still queued can only fail now; do not wait for their deadlines.
+            group.cancelAll()
             try await group.waitForAll()
         }
         let acked = await acknowledged.tokens
-        #expect(acked.count >= total / 4)
+        try #require(!acked.isEmpty, "no write was acknowledged before the kill")
 
         // Straight from the file, as the restarted server will see it.
         let stored = try await FrostboxDatabase(path: dbPath).pool.read { db in
