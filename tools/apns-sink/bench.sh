@@ -5,8 +5,11 @@
 #   3. aioapns against the sink: the peer;
 #   4. bench-push against mock-apns (JWT verified, every header validated).
 # Usage: tools/apns-sink/bench.sh [COUNT] [CONCURRENCY] [CONNECTIONS] [RUNS]
-# Needs: apt-get install -y nginx nghttp2-client; pip install aioapns.
+# Installs what it needs when missing: nginx, nghttp2-client (h2load), aioapns.
 set -euo pipefail
+command -v nginx >/dev/null && command -v h2load >/dev/null \
+    || { apt-get update -qq && apt-get install -y -qq nginx nghttp2-client; }
+python3 -c "import aioapns" 2>/dev/null || pip install -q aioapns
 count="${1:-100000}"
 concurrency="${2:-1000}"
 connections="${3:-1}"
