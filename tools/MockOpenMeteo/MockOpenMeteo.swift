@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// A local stand-in for Open-Meteo's `/v1/forecast`: the real response shapes (one object
@@ -122,12 +123,26 @@ public final class MockOpenMeteo: Sendable {
     public func withRunning<T: Sendable>(_ body: @Sendable (String) async throws -> T) async throws -> T {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = makeApplication(onRunning: { port in continuation.yield(port) })
+        // Stopped by a graceful shutdown, never by cancelling the serving task: cancelling it
+        // can strand an accepted connection whose async writer is then never finished, which
+        // traps in NIO ("Deinited NIOAsyncWriter without calling finish()").
+        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            group.addTask { try await services.run() }
             var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw CancellationError() }
-            defer { group.cancelAll() }
-            return try await body("http://127.0.0.1:\(port)")
+            guard let port = await iterator.next() else {
+                await services.triggerGracefulShutdown()
+                throw CancellationError()
+            }
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await body("http://127.0.0.1:\(port)"))
+            } catch {
+                result = .failure(error)
+            }
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
+            return try result.get()
         }
     }
 
