@@ -199,7 +199,7 @@ let package = Package(
         ),
 
         // MARK: Places tools (synthetic GeoNames dump, search latency benchmark)
-        .executableTarget(name: "geonames-generator", path: "tools/geonames-generator"),
+        .executableTarget(name: "geonames-generator", dependencies: ["FrostboxCore"], path: "tools/geonames-generator"),
         .executableTarget(
             name: "bench-places",
             dependencies: ["FrostboxCore", "FrostboxSQLite", .product(name: "GRDB", package: "GRDB.swift")],

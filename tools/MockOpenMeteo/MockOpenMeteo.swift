@@ -20,7 +20,7 @@ public final class MockOpenMeteo: Sendable {
         var scenario: MockScenario
         var counters = MockCounters()
         var used: [Window: (key: Int64, weight: Double)] = [:]
-        var random = SplitMix(seed: 0x0F05_7B0C)
+        var random = SplitMix64(seed: 0x0F05_7B0C)
     }
 
     enum Window: CaseIterable {
@@ -211,7 +211,7 @@ public final class MockOpenMeteo: Sendable {
             if status != 200 {
                 return fail(status, status == 429 ? Window.minute.reason : "Injected failure \(status)")
             }
-        } else if state.scenario.faults.serverErrorRate > 0, state.random.nextUnit() < state.scenario.faults.serverErrorRate {
+        } else if state.scenario.faults.serverErrorRate > 0, state.random.unit() < state.scenario.faults.serverErrorRate {
             return fail(state.scenario.faults.serverErrorStatus, "Injected failure \(state.scenario.faults.serverErrorStatus)")
         }
         // Budgets: refused when a window is already used up, as Open-Meteo does; charged once served.
@@ -248,7 +248,7 @@ public final class MockOpenMeteo: Sendable {
         } else if state.scenario.faults.scrambleNext > 0 {
             state.scenario.faults.scrambleNext -= 1
             fault = .scramble
-        } else if state.scenario.faults.truncateRate > 0, state.random.nextUnit() < state.scenario.faults.truncateRate {
+        } else if state.scenario.faults.truncateRate > 0, state.random.unit() < state.scenario.faults.truncateRate {
             fault = .truncate
         }
         var dated = request
@@ -327,17 +327,3 @@ enum AnyEncodable: Encodable {
     }
 }
 
-/// A seeded generator, so that fault rates hit the same requests every run.
-struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func nextUnit() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Double((z ^ (z >> 31)) >> 11) / Double(UInt64(1) << 53)
-    }
-}

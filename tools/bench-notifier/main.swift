@@ -27,24 +27,12 @@ struct Arguments {
     func string(_ key: String) -> String? { values[key] }
 }
 
-/// A fast deterministic generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
 
 func generate(_ arguments: Arguments) async throws {
     guard let path = arguments.string("db") else { throw BenchError("--db is required") }
     let subscriptions = arguments.int("subscriptions", 1_000_000)
     let boxCount = arguments.int("boxes", 100_000)
-    var random = SplitMix(state: UInt64(arguments.int("seed", 1)))
+    var random = SplitMix64(seed: UInt64(arguments.int("seed", 1)))
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     let database = try FrostboxDatabase(path: path, logger: Logger(label: "bench"))
     // Distinct boxes on a 300 × 500 grid of 0.05° cells.
@@ -57,7 +45,7 @@ func generate(_ arguments: Arguments) async throws {
     let devices = (subscriptions + 1) / 2
     let seed = random.next()
     try await database.pool.write { db in
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         let device = try db.makeStatement(sql: "INSERT INTO device (token, created_at, registered_at) VALUES (?, 1, 1)")
         let subscription = try db.makeStatement(
             sql: "INSERT INTO subscription (token, latitude, longitude, box, name, unit, created_at) VALUES (?, ?, ?, ?, ?, ?, 1)")

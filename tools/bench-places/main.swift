@@ -13,16 +13,6 @@ import FrostboxSQLite
 import Foundation
 import GRDB
 
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 var databasePath: String?
 var queryCount = 10_000
@@ -59,7 +49,7 @@ guard maxID > 0 else {
 /// A random populated point and a random prefix of a random place's name.
 func makeQueries(_ count: Int, near: Bool, seed: UInt64) throws -> [PlaceQuery] {
     try database.pool.read { db in
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         var queries: [PlaceQuery] = []
         while queries.count < count {
             let pointID = Int64.random(in: minID...maxID, using: &rng)

@@ -12,23 +12,16 @@
 // The output is a pure function of the arguments.
 
 import Foundation
+import FrostboxCore
 
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+extension SplitMix64 {
+    /// A standard normal number (Box–Muller).
     mutating func gaussian() -> Double {
         let u = max(unit(), 1e-12)
         return (-2 * log(u)).squareRoot() * cos(2 * .pi * unit())
     }
 }
+
 
 // Syllables rendered per script: the same index in every table is "the same sound", so a
 // name has consistent Latin, ASCII and foreign renderings.
@@ -166,7 +159,7 @@ while let argument = arguments.next() {
     }
 }
 
-var rng = SplitMix64(state: seed)
+var rng = SplitMix64(seed: seed)
 let clusterCount = max(rows / 300, 10)
 let clusters = makeClusters(&rng, count: clusterCount)
 let cumulative: [Double] = clusters.reduce(into: []) { sums, cluster in sums.append((sums.last ?? 0) + cluster.weight) }
