@@ -1,6 +1,7 @@
 import FrostboxCore
 import GRDB
 import Logging
+import Foundation
 
 /// A batch of parsed places with their folded names, prepared off the writer (folding is
 /// the expensive part of an import and runs on the parsing thread).
@@ -38,13 +39,15 @@ public struct PlaceImportResult: Sendable, Hashable {
 /// Bulk-loads places into SQLite so that an interrupted import never damages what is
 /// stored, and a finished one replaces places by geonameid.
 ///
-/// How: place rows go straight into a new `place_next` table and folded names into an
-/// unindexed TEMP table, in large transactions without fsync (nothing there needs to
-/// survive a crash). `finish()` then builds complete new name tables next to the live ones
-/// with one sorted `INSERT … SELECT` each — new names plus the stored names of places this
-/// import does not replace — adds the kept places to `place_next`, and swaps all four in
-/// with one short transaction. A kill at any point leaves the previous tables intact;
-/// leftovers are dropped by the next `begin()`.
+/// How: place rows go straight into a new `place_next` table, in large transactions
+/// without fsync (nothing there needs to survive a crash). Folded names are not staged in
+/// SQLite: they are collected in memory and each full buffer is sorted and written to a
+/// run file on a background thread (`NameRuns`). `finish()` merges the runs, together with
+/// the stored names of places this import does not replace, into new name tables in
+/// primary-key order (SQLite appends; it never sorts or inserts at random), adds the kept
+/// places to `place_next`, and swaps all four tables in with one short transaction. A kill
+/// at any point leaves the previous tables intact; leftovers (tables and run files) are
+/// dropped by the next `begin()`.
 ///
 /// Not thread-safe: drive one importer from one thread. Every call blocks on the database
 /// writer, so call it from a dedicated thread, not from the async executor.
@@ -52,32 +55,48 @@ public final class GRDBPlaceImporter {
     let database: FrostboxDatabase
     let replace: Bool
     let logger: Logger
-    private var sequence: Int64 = 0
+    /// Bytes of name records held in memory before they are sorted into a run file.
+    let runBytes: Int
+    /// Where run files go: beside the database, on the disk that holds the index anyway.
+    let runDirectory: String
+    private var sequence: UInt32 = 0
     private var seen = IDSet()
-    private var duplicates = 0
+    /// For geonameids that occur more than once in this import: the last row's seq.
+    private var latestSeq: [Int64: UInt32] = [:]
+    private var names: NameRunBuffer
+    private var spiller: NameRunSpiller
     private var admin1Count = 0
     private var countryCount = 0
 
     static let liveTables = ["place", "place_name_box", "place_name_cell", "place_name_tier"]
+    /// The name levels in record order (`NameRecord.level` is the index).
+    static let levels = ["box", "cell", "tier"]
 
     /// `replace`: drop every stored place (not only those with an imported geonameid).
-    public init(database: FrostboxDatabase, replace: Bool = false, logger: Logger = Logger(label: "frostbox.places")) {
+    /// `runBytes`: memory for name records before a run is written (two such buffers at
+    /// most are alive at once).
+    public init(
+        database: FrostboxDatabase, replace: Bool = false, runBytes: Int = 192 << 20,
+        logger: Logger = Logger(label: "frostbox.places")
+    ) {
         self.database = database
         self.replace = replace
         self.logger = logger
+        self.runBytes = max(runBytes, 4096)
+        self.runDirectory = database.path + ".import-runs"
+        self.names = NameRunBuffer(capacity: 0)
+        self.spiller = NameRunSpiller(directory: runDirectory)
     }
 
     /// Clears leftovers of an interrupted import and creates the staging tables.
     public func begin() throws {
+        try resetRunDirectory(create: true)
+        names = NameRunBuffer(capacity: runBytes + runBytes / 8)
         try database.pool.writeWithoutTransaction { db in
             try Self.dropNextTables(db)
             try Self.dropStaging(db)
             try db.execute(
                 sql: """
-                    CREATE TEMP TABLE import_name (
-                        place_id INTEGER NOT NULL, seq INTEGER NOT NULL, box INTEGER NOT NULL,
-                        cell INTEGER, tier INTEGER, folded TEXT NOT NULL);
-                    CREATE TEMP TABLE import_duplicate (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
                     CREATE TEMP TABLE import_admin1 AS SELECT * FROM main.admin1 WHERE 0;
                     CREATE TEMP TABLE import_country AS SELECT * FROM main.country WHERE 0;
                     """)
@@ -87,20 +106,9 @@ public final class GRDBPlaceImporter {
         }
     }
 
-    /// Appends a batch to the staging tables in one transaction.
+    /// Appends a batch: place rows to `place_next` in one transaction, names to the runs.
     public func add(_ batch: PlaceBatch) throws {
         guard !batch.isEmpty else { return }
-        var duplicateRows: [(Int64, Int64)] = []
-        var sequences: [Int64] = []
-        sequences.reserveCapacity(batch.count)
-        for place in batch.places {
-            sequence += 1
-            sequences.append(sequence)
-            if !seen.insert(place.id) {
-                duplicateRows.append((place.id, sequence))
-                duplicates += 1
-            }
-        }
         try database.pool.writeWithoutTransaction { db in
             // The rows of an unfinished import need no fsync: a crash discards them anyway.
             // FULL comes back before this writer access ends, for everyone else's commits.
@@ -115,9 +123,7 @@ public final class GRDBPlaceImporter {
                          admin1_code, timezone, modified, name, ascii_name, alternate_names)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """)
-                let nameInsert = try RawStatement(
-                    db, sql: "INSERT INTO temp.import_name (place_id, seq, box, cell, tier, folded) VALUES (?, ?, ?, ?, ?, ?)")
-                for (index, place) in batch.places.enumerated() {
+                for place in batch.places {
                     placeInsert.bind(1, place.id)
                     placeInsert.bind(2, place.coordinate.latitude)
                     placeInsert.bind(3, place.coordinate.longitude)
@@ -132,24 +138,30 @@ public final class GRDBPlaceImporter {
                     placeInsert.bind(12, place.asciiName)
                     placeInsert.bind(13, place.alternateNames)
                     try placeInsert.execute()
-                    let coarse = place.isSettlementLike
-                    nameInsert.bind(1, place.id)
-                    nameInsert.bind(2, sequences[index])
-                    nameInsert.bind(3, place.box.key)
-                    nameInsert.bind(4, coarse ? PlaceLevels.cellKey(place.coordinate) : nil)
-                    nameInsert.bind(5, coarse ? Int64(PlaceLevels.tier(population: place.population)) : nil)
-                    for folded in batch.foldedNames[index] {
-                        nameInsert.bind(6, folded)
-                        try nameInsert.execute()
-                    }
-                }
-                let duplicateStatement = try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO temp.import_duplicate (id, seq) VALUES (?, ?)")
-                for (id, seq) in duplicateRows {
-                    try duplicateStatement.execute(arguments: [id, seq])
                 }
                 return .commit
             }
+        }
+        for (index, place) in batch.places.enumerated() {
+            sequence += 1
+            if !seen.insert(place.id) {
+                latestSeq[place.id] = sequence
+            }
+            let box = place.box.key
+            let coarse = place.isSettlementLike
+            let cell = PlaceLevels.cellKey(place.coordinate)
+            let tier = Int64(PlaceLevels.tier(population: place.population))
+            for folded in batch.foldedNames[index] {
+                names.append(level: 0, key: box, placeID: place.id, seq: sequence, folded: folded)
+                if coarse {
+                    names.append(level: 1, key: cell, placeID: place.id, seq: sequence, folded: folded)
+                    names.append(level: 2, key: tier, placeID: place.id, seq: sequence, folded: folded)
+                }
+            }
+        }
+        if names.byteCount >= runBytes {
+            try spiller.submit(names)
+            names = NameRunBuffer(capacity: runBytes + runBytes / 8)
         }
     }
 
@@ -185,17 +197,22 @@ public final class GRDBPlaceImporter {
 
     /// Builds the new tables and swaps them in atomically. `progress` is told each step.
     public func finish(progress: (String) -> Void = { _ in }) throws -> PlaceImportResult {
+        defer { try? resetRunDirectory(create: false) }
+        progress("sorting names")
+        let runs = try sortedRuns()
         let replaceAll = replace
-        let hasDuplicates = duplicates > 0
+        let latestSeq = latestSeq
         return try database.pool.writeWithoutTransaction { db in
             defer { try? Self.dropStaging(db) }
             let imported = try Int.fetchOne(db, sql: "SELECT count(*) FROM main.place_next") ?? 0
             let rebuild = imported > 0 || replaceAll
             let replaced = replaceAll ? 0 : try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM main.place_next n WHERE EXISTS (SELECT 1 FROM main.place p WHERE p.id = n.id)") ?? 0
+            var nameCount = 0
             if rebuild {
                 try Self.withBulkSettings(db) {
-                    try Self.buildNextTables(db, replaceAll: replaceAll, hasDuplicates: hasDuplicates, progress: progress)
+                    nameCount = try Self.buildNextTables(
+                        db, runs: runs, replaceAll: replaceAll, latestSeq: latestSeq, progress: progress)
                 }
             }
             progress("swapping in")
@@ -221,50 +238,92 @@ public final class GRDBPlaceImporter {
             return PlaceImportResult(
                 imported: imported, replaced: replaced,
                 total: try Int.fetchOne(db, sql: "SELECT count(*) FROM main.place") ?? 0,
-                names: try Int.fetchOne(db, sql: "SELECT count(*) FROM main.place_name_box") ?? 0,
+                names: rebuild ? nameCount : try Int.fetchOne(db, sql: "SELECT count(*) FROM main.place_name_box") ?? 0,
                 admin1: try Int.fetchOne(db, sql: "SELECT count(*) FROM main.admin1") ?? 0,
                 countries: try Int.fetchOne(db, sql: "SELECT count(*) FROM main.country") ?? 0)
         }
     }
 
-    /// Drops the staging tables without touching the live ones.
+    /// Writes the names still in memory as the last run; readers of every run, in order.
+    func sortedRuns() throws -> [NameRunReader] {
+        if !names.isEmpty {
+            try spiller.submit(names)
+            names = NameRunBuffer(capacity: 0)
+        }
+        return try spiller.wait().map { path throws(NameRunError) in try NameRunReader(path: path) }
+    }
+
+    /// Drops the staging tables and run files without touching the live tables.
     public func abandon() {
+        _ = try? spiller.wait()
+        try? resetRunDirectory(create: false)
         try? database.pool.writeWithoutTransaction { db in
             try Self.dropStaging(db)
             try Self.dropNextTables(db)
         }
     }
 
+    private func resetRunDirectory(create: Bool) throws {
+        let files = FileManager.default
+        if files.fileExists(atPath: runDirectory) {
+            try files.removeItem(atPath: runDirectory)
+        }
+        if create {
+            try files.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
+        }
+    }
+
     // MARK: Building
 
-    /// Builds the name tables from the staged names plus the stored names of places this
-    /// import does not replace, then adds the kept places to `place_next`. Each table is
-    /// filled by one `INSERT … SELECT … ORDER BY` its primary key: SQLite sorts once and
-    /// appends, instead of inserting at random into a growing B-tree.
-    static func buildNextTables(_ db: Database, replaceAll: Bool, hasDuplicates: Bool, progress: (String) -> Void) throws {
+    /// Builds the name tables by merging the sorted runs with the stored names of places
+    /// this import does not replace, in primary-key order (every insert appends), then adds
+    /// the kept places to `place_next`. Returns the number of rows of the box level.
+    static func buildNextTables(
+        _ db: Database, runs: [NameRunReader], replaceAll: Bool, latestSeq: [Int64: UInt32], progress: (String) -> Void
+    ) throws -> Int {
         for table in liveTables where table != "place" {
             try db.execute(sql: "DROP TABLE IF EXISTS main.\(table)_next")
             try db.execute(sql: createSQL(db, table: table, as: "main.\(table)_next"))
         }
-        // A geonameid seen twice in this import keeps the names of its last row only.
-        let latestOnly = hasDuplicates
-            ? "WHERE NOT EXISTS (SELECT 1 FROM temp.import_duplicate d WHERE d.id = n.place_id AND d.seq <> n.seq)" : ""
-        for (level, key) in [("box", "box"), ("cell", "cell"), ("tier", "tier")] {
-            progress("indexing names by \(level)")
-            let notNull = level == "box" ? "" : (latestOnly.isEmpty ? "WHERE \(key) IS NOT NULL" : "AND \(key) IS NOT NULL")
-            let kept = replaceAll ? "" : """
-                UNION ALL SELECT o.\(key), o.folded, o.place_id FROM main.place_name_\(level) o
-                WHERE NOT EXISTS (SELECT 1 FROM main.place_next i WHERE i.id = o.place_id)
-                """
-            try db.inTransaction {
-                try db.execute(sql: """
-                    INSERT OR IGNORE INTO main.place_name_\(level)_next (\(key), folded, place_id)
-                    SELECT n.\(key), n.folded, n.place_id FROM temp.import_name n \(latestOnly) \(notNull)
-                    \(kept)
-                    ORDER BY 1, 2, 3
-                    """)
-                return .commit
+        var sources: [any NameRecordSource] = runs
+        if !replaceAll {
+            for (level, name) in levels.enumerated() {
+                sources.append(try StoredNameSource(
+                    db, level: UInt8(level),
+                    sql: """
+                        SELECT \(name), folded, place_id FROM main.place_name_\(name) o
+                        WHERE NOT EXISTS (SELECT 1 FROM main.place_next i WHERE i.id = o.place_id)
+                        ORDER BY \(name), folded, place_id
+                        """))
             }
+        }
+        let inserts = try levels.map { name in
+            try RawStatement(db, sql: "INSERT OR IGNORE INTO main.place_name_\(name)_next (\(name), folded, place_id) VALUES (?, ?, ?)")
+        }
+        var merger = NameRecordMerger(sources)
+        var boxRows = 0
+        let filterDuplicates = !latestSeq.isEmpty
+        try db.inTransaction {
+            var level = -1
+            while let record = merger.current {
+                let recordLevel = Int(NameRecord.level(record))
+                if recordLevel != level {
+                    level = recordLevel
+                    progress("indexing names by \(levels[level])")
+                }
+                let id = NameRecord.placeID(record)
+                // A geonameid seen twice in this import keeps the names of its last row only.
+                if !filterDuplicates || latestSeq[id].map({ $0 == NameRecord.seq(record) }) ?? true {
+                    let insert = inserts[level]
+                    insert.bind(1, NameRecord.key(record))
+                    insert.bindText(2, bytes: record + NameRecord.headerSize, count: NameRecord.length(record))
+                    insert.bind(3, id)
+                    try insert.execute()
+                    if level == 0 { boxRows += 1 }
+                }
+                try merger.advance()
+            }
+            return .commit
         }
         if !replaceAll {
             progress("keeping places not in this import")
@@ -274,6 +333,7 @@ public final class GRDBPlaceImporter {
                 return .commit
             }
         }
+        return boxRows
     }
 
     /// The live table's own `CREATE TABLE` statement (from the migrations), renamed: the
@@ -296,20 +356,52 @@ public final class GRDBPlaceImporter {
     }
 
     static func dropStaging(_ db: Database) throws {
+        // import_name and import_duplicate: staging tables of earlier versions.
         for table in ["import_name", "import_duplicate", "import_admin1", "import_country"] {
             try db.execute(sql: "DROP TABLE IF EXISTS temp.\(table)")
         }
     }
 
-    /// Larger page cache and a two-thread sorter for the sorted builds, and no fsync per
-    /// build commit: the next tables matter only once the swap commits, and that commit runs
-    /// with the connection's usual `synchronous = FULL`, which syncs the WAL up to and
-    /// including it (so the built tables are durable exactly when they become live).
+    /// Larger page cache and no fsync per build commit: the next tables matter only once
+    /// the swap commits, and that commit runs with the connection's usual
+    /// `synchronous = FULL`, which syncs the WAL up to and including it (so the built tables
+    /// are durable exactly when they become live).
     static func withBulkSettings(_ db: Database, _ body: () throws -> Void) throws {
         let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
-        try db.execute(sql: "PRAGMA cache_size = -262144; PRAGMA threads = 2; PRAGMA synchronous = OFF")
-        defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize); PRAGMA threads = 0; PRAGMA synchronous = FULL") }
+        try db.execute(sql: "PRAGMA cache_size = -262144; PRAGMA synchronous = OFF")
+        defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize); PRAGMA synchronous = FULL") }
         try body()
+    }
+}
+
+/// The stored names of one level, as name records in primary-key order.
+final class StoredNameSource: NameRecordSource {
+    private let statement: RawStatement
+    private let level: UInt8
+    private let record: UnsafeMutableRawPointer
+    private static let maximumBytes = Int(UInt16.max)
+    private(set) var current: UnsafeRawPointer?
+
+    init(_ db: Database, level: UInt8, sql: String) throws {
+        statement = try RawStatement(db, sql: sql)
+        self.level = level
+        record = .allocate(byteCount: NameRecord.headerSize + Self.maximumBytes, alignment: 8)
+        try advance()
+    }
+
+    deinit { record.deallocate() }
+
+    func advance() throws {
+        guard try statement.next() else {
+            current = nil
+            return
+        }
+        let folded = statement.textBytes(1)
+        let length = min(folded.count, Self.maximumBytes)
+        NameRecord.writeHeader(
+            record, level: level, key: statement.int64(0), placeID: statement.int64(2), seq: 0, length: length)
+        if length > 0 { (record + NameRecord.headerSize).copyMemory(from: folded.baseAddress!, byteCount: length) }
+        current = UnsafeRawPointer(record)
     }
 }
 

@@ -25,7 +25,7 @@ struct RawStatement {
     func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
     func bind(_ index: Int32, _ value: String) {
         var value = value
-        value.withUTF8 { bytes in
+        _ = value.withUTF8 { bytes in
             // An empty buffer may have no address; SQLite would read a NULL pointer as SQL NULL.
             if let base = bytes.baseAddress {
                 sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), Self.transient)
@@ -33,6 +33,12 @@ struct RawStatement {
                 sqlite3_bind_text(handle, index, "", 0, Self.transient)
             }
         }
+    }
+
+    /// Binds `count` UTF-8 bytes at `bytes` without copying them: they must stay valid and
+    /// unchanged until the statement has run (`execute()` or the last `next()`).
+    func bindText(_ index: Int32, bytes: UnsafeRawPointer, count: Int) {
+        sqlite3_bind_text(handle, index, bytes.assumingMemoryBound(to: CChar.self), Int32(count), nil)
     }
 
     /// Runs a statement that returns no rows and resets it for the next use.
@@ -56,6 +62,12 @@ struct RawStatement {
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    /// The UTF-8 bytes of a text column, valid until the next step or reset.
+    func textBytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        // Text first, then its length (the order SQLite documents for a stable pointer).
+        guard let text = sqlite3_column_text(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+    }
     /// Length in bytes of a text column.
     func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
 

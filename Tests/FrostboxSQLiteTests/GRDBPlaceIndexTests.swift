@@ -29,9 +29,9 @@ struct GRDBPlaceIndexTests {
     @discardableResult
     func load(
         _ places: [Place], replace: Bool = false, admin1: [Admin1Division] = [], countries: [CountryInfo] = [],
-        batchSize: Int = 500
+        batchSize: Int = 500, runBytes: Int = 192 << 20, into database: FrostboxDatabase? = nil
     ) throws -> PlaceImportResult {
-        let importer = GRDBPlaceImporter(database: database, replace: replace)
+        let importer = GRDBPlaceImporter(database: database ?? self.database, replace: replace, runBytes: runBytes)
         try importer.begin()
         var start = 0
         while start < places.count {
@@ -106,6 +106,46 @@ struct GRDBPlaceIndexTests {
         #expect(try await count("place_name_box") == extract.reduce(0) { $0 + $1.foldedNames.count })
     }
 
+    /// Every row of the three name levels, in primary-key order.
+    static func nameRows(_ database: FrostboxDatabase) async throws -> [String] {
+        try await database.pool.read { db in
+            try ["box", "cell", "tier"].flatMap { level in
+                try Row.fetchAll(db, sql: "SELECT \(level), folded, place_id FROM place_name_\(level) ORDER BY 1, 2, 3").map { row in
+                    "\(level) \(row[0] as Int64) \(row[1] as String) \(row[2] as Int64)"
+                }
+            }
+        }
+    }
+
+    @Test("names sorted in many small runs and merged give exactly the tables of one run, fresh and on re-import")
+    func manyRuns() async throws {
+        let extract = try Self.extract()
+        let other = try FrostboxDatabase(path: directory.url.appendingPathComponent("other.sqlite").path)
+        // 4 KiB runs: the extract's ~12,000 name rows spread over more than a hundred run files.
+        try load(extract, runBytes: 4096)
+        try load(extract, into: other)
+        let manyRuns = try await Self.nameRows(database)
+        let expectedBox = Set(extract.flatMap { place in place.foldedNames.map { "box \(place.box.key) \($0) \(place.id)" } })
+        #expect(Set(manyRuns.filter { $0.hasPrefix("box ") }) == expectedBox)
+        #expect(manyRuns == (try await Self.nameRows(other)))
+
+        // Re-importing half the extract with other names merges the new runs with the stored
+        // names of the other half.
+        let renamed = extract.prefix(1000).map { place in
+            var place = place
+            place.name = "Renamed \(place.id)"
+            place.alternateNames = ""
+            return place
+        }
+        try load(Array(renamed), runBytes: 4096)
+        try load(Array(renamed), into: other)
+        let merged = try await Self.nameRows(database)
+        #expect(merged == (try await Self.nameRows(other)))
+        #expect(try await search("renamed \(renamed[0].id)").map(\.place.id) == [renamed[0].id])
+        // Run files are gone once the import finished.
+        #expect(!FileManager.default.fileExists(atPath: directory.databasePath + ".import-runs"))
+    }
+
     @Test("--replace drops every stored place, admin1 and country first")
     func replaceAll() async throws {
         try load(
@@ -141,8 +181,9 @@ struct GRDBPlaceIndexTests {
         #expect(try await search("hel").map(\.place.id) == before.map(\.place.id))
 
         // Killed after the next tables were built but before the swap committed.
+        nonisolated(unsafe) let runs = try first.sortedRuns()
         try await database.pool.writeWithoutTransaction { db in
-            try GRDBPlaceImporter.buildNextTables(db, replaceAll: false, hasDuplicates: false) { _ in }
+            _ = try GRDBPlaceImporter.buildNextTables(db, runs: runs, replaceAll: false, latestSeq: [:]) { _ in }
         }
         #expect(try await count("place") == 100)
         #expect(try await count("place_next") == 2305)
