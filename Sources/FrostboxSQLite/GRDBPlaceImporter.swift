@@ -212,7 +212,7 @@ public final class GRDBPlaceImporter {
             if rebuild {
                 try Self.withBulkSettings(db) {
                     nameCount = try Self.buildNextTables(
-                        db, runs: runs, replaceAll: replaceAll, latestSeq: latestSeq, progress: progress)
+                        db, pool: database.pool, runs: runs, replaceAll: replaceAll, latestSeq: latestSeq, progress: progress)
                 }
             }
             progress("swapping in")
@@ -278,52 +278,54 @@ public final class GRDBPlaceImporter {
     /// Builds the name tables by merging the sorted runs with the stored names of places
     /// this import does not replace, in primary-key order (every insert appends), then adds
     /// the kept places to `place_next`. Returns the number of rows of the box level.
+    ///
+    /// Two threads: a merge thread reads the runs (and, through its own reader connection
+    /// of `pool`, the stored names) and hands batches of records over; this thread inserts
+    /// them. Merging and inserting cost about the same, so the two cores share the work.
     static func buildNextTables(
-        _ db: Database, runs: [NameRunReader], replaceAll: Bool, latestSeq: [Int64: UInt32], progress: (String) -> Void
+        _ db: Database, pool: DatabasePool, runs: [NameRunReader], replaceAll: Bool, latestSeq: [Int64: UInt32],
+        progress: (String) -> Void
     ) throws -> Int {
         for table in liveTables where table != "place" {
             try db.execute(sql: "DROP TABLE IF EXISTS main.\(table)_next")
             try db.execute(sql: createSQL(db, table: table, as: "main.\(table)_next"))
         }
-        var sources: [any NameRecordSource] = runs
-        if !replaceAll {
-            for (level, name) in levels.enumerated() {
-                sources.append(try StoredNameSource(
-                    db, level: UInt8(level),
-                    sql: """
-                        SELECT \(name), folded, place_id FROM main.place_name_\(name) o
-                        WHERE NOT EXISTS (SELECT 1 FROM main.place_next i WHERE i.id = o.place_id)
-                        ORDER BY \(name), folded, place_id
-                        """))
-            }
-        }
         let inserts = try levels.map { name in
             try RawStatement(db, sql: "INSERT OR IGNORE INTO main.place_name_\(name)_next (\(name), folded, place_id) VALUES (?, ?, ?)")
         }
-        var merger = NameRecordMerger(sources)
+        let merge = NameMergeThread(runs: runs, storedFrom: replaceAll ? nil : pool, latestSeq: latestSeq)
+        merge.start()
         var boxRows = 0
-        let filterDuplicates = !latestSeq.isEmpty
-        try db.inTransaction {
-            var level = -1
-            while let record = merger.current {
-                let recordLevel = Int(NameRecord.level(record))
-                if recordLevel != level {
-                    level = recordLevel
-                    progress("indexing names by \(levels[level])")
+        do {
+            try db.inTransaction {
+                var level = -1
+                while let batch = merge.batches.take() {
+                    try batch.withUnsafeBytes { buffer in
+                        guard var record = buffer.baseAddress else { return }
+                        let end = record + buffer.count
+                        while record < end {
+                            let recordLevel = Int(NameRecord.level(record))
+                            if recordLevel != level {
+                                level = recordLevel
+                                progress("indexing names by \(levels[level])")
+                            }
+                            let insert = inserts[level]
+                            insert.bind(1, NameRecord.key(record))
+                            insert.bindText(2, bytes: record + NameRecord.headerSize, count: NameRecord.length(record))
+                            insert.bind(3, NameRecord.placeID(record))
+                            try insert.execute()
+                            if level == 0 { boxRows += 1 }
+                            record += NameRecord.size(record)
+                        }
+                    }
                 }
-                let id = NameRecord.placeID(record)
-                // A geonameid seen twice in this import keeps the names of its last row only.
-                if !filterDuplicates || latestSeq[id].map({ $0 == NameRecord.seq(record) }) ?? true {
-                    let insert = inserts[level]
-                    insert.bind(1, NameRecord.key(record))
-                    insert.bindText(2, bytes: record + NameRecord.headerSize, count: NameRecord.length(record))
-                    insert.bind(3, id)
-                    try insert.execute()
-                    if level == 0 { boxRows += 1 }
-                }
-                try merger.advance()
+                try merge.join()
+                return .commit
             }
-            return .commit
+        } catch {
+            merge.batches.fail()
+            try? merge.join()
+            throw error
         }
         if !replaceAll {
             progress("keeping places not in this import")
@@ -371,6 +373,86 @@ public final class GRDBPlaceImporter {
         try db.execute(sql: "PRAGMA cache_size = -262144; PRAGMA synchronous = OFF")
         defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize); PRAGMA synchronous = FULL") }
         try body()
+    }
+}
+
+/// Merges the sorted runs (and the stored names to keep) on its own thread into batches of
+/// records in primary-key order, dropping the names of earlier rows of a geonameid that
+/// occurs twice in the import.
+final class NameMergeThread: @unchecked Sendable {
+    // @unchecked Sendable: the readers are used only by the merge thread once `start()` is
+    // called; `failure` is written by that thread before `done` is signalled and read after
+    // `join()` waits for it.
+    let batches = BlockingQueue<[UInt8]>(capacity: 4)
+    private let runs: [NameRunReader]
+    private let pool: DatabasePool?
+    private let latestSeq: [Int64: UInt32]
+    private var failure: (any Error)?
+    private let done = DispatchSemaphore(value: 0)
+    static let batchBytes = 1 << 20
+
+    /// `storedFrom`: read the stored names of places not in `place_next` from this pool.
+    init(runs: [NameRunReader], storedFrom pool: DatabasePool?, latestSeq: [Int64: UInt32]) {
+        self.runs = runs
+        self.pool = pool
+        self.latestSeq = latestSeq
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            defer {
+                batches.close()
+                done.signal()
+            }
+            do {
+                if let pool {
+                    try pool.read { db in
+                        var sources: [any NameRecordSource] = runs
+                        for (level, name) in GRDBPlaceImporter.levels.enumerated() {
+                            sources.append(try StoredNameSource(
+                                db, level: UInt8(level),
+                                sql: """
+                                    SELECT \(name), folded, place_id FROM main.place_name_\(name) o
+                                    WHERE NOT EXISTS (SELECT 1 FROM main.place_next i WHERE i.id = o.place_id)
+                                    ORDER BY \(name), folded, place_id
+                                    """))
+                        }
+                        try merge(sources)
+                    }
+                } else {
+                    try merge(runs)
+                }
+            } catch {
+                failure = error
+            }
+        }
+        thread.name = "frostbox-import-merge"
+        thread.start()
+    }
+
+    /// Waits for the thread; rethrows what stopped it.
+    func join() throws {
+        done.wait()
+        done.signal()
+        if let failure { throw failure }
+    }
+
+    private func merge(_ sources: [any NameRecordSource]) throws {
+        var merger = NameRecordMerger(sources)
+        let filterDuplicates = !latestSeq.isEmpty
+        var batch: [UInt8] = []
+        batch.reserveCapacity(Self.batchBytes + 2 * NameRecord.headerSize + Int(UInt16.max))
+        while let record = merger.current {
+            if !filterDuplicates || latestSeq[NameRecord.placeID(record)].map({ $0 == NameRecord.seq(record) }) ?? true {
+                batch.append(contentsOf: UnsafeRawBufferPointer(start: record, count: NameRecord.size(record)))
+                if batch.count >= Self.batchBytes {
+                    guard batches.put(batch) else { return }
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            try merger.advance()
+        }
+        if !batch.isEmpty { _ = batches.put(batch) }
     }
 }
 

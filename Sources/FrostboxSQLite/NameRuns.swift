@@ -86,13 +86,60 @@ struct NameRunBuffer {
         }
     }
 
-    /// Sorts the records and writes them, in order, to a new file at `path`.
-    func writeSortedRun(to path: String) throws(NameRunError) {
-        var order = offsets
+    /// A record's position with the first 16 bytes of its sort order as two integers:
+    /// level (2 bits), key (30 bits) and folded bytes 0–3, then folded bytes 4–11 (zero
+    /// padded: folding removes every control character, so no name holds a zero byte).
+    /// Most comparisons end there; ties fall back to the whole record.
+    struct SortKey {
+        var high: UInt64
+        var low: UInt64
+        var offset: Int
+    }
+
+    static func sortKey(_ record: UnsafeRawPointer, offset: Int) -> SortKey? {
+        let key = NameRecord.key(record)
+        guard key >= 0, key < 1 << 30 else { return nil }
+        let length = NameRecord.length(record)
+        let folded = record + NameRecord.headerSize
+        var high = UInt64(NameRecord.level(record)) << 62 | UInt64(key) << 32
+        var low: UInt64 = 0
+        for index in 0..<min(length, 12) {
+            let byte = UInt64(folded.load(fromByteOffset: index, as: UInt8.self))
+            if index < 4 {
+                high |= byte << (24 - 8 * index)
+            } else {
+                low |= byte << (56 - 8 * (index - 4))
+            }
+        }
+        return SortKey(high: high, low: low, offset: offset)
+    }
+
+    /// Record offsets in sort order.
+    func sortedOffsets() -> [Int] {
         bytes.withUnsafeBytes { buffer in
             let base = buffer.baseAddress!
-            order.sort { NameRecord.precedes(base + $0, base + $1) }
+            var keys: [SortKey] = []
+            keys.reserveCapacity(offsets.count)
+            for offset in offsets {
+                guard let key = Self.sortKey(base + offset, offset: offset) else {
+                    // A key beyond the prefix's range (not a level key this importer makes):
+                    // sort by whole records.
+                    return offsets.sorted { NameRecord.precedes(base + $0, base + $1) }
+                }
+                keys.append(key)
+            }
+            keys.sort { a, b in
+                if a.high != b.high { return a.high < b.high }
+                if a.low != b.low { return a.low < b.low }
+                return NameRecord.precedes(base + a.offset, base + b.offset)
+            }
+            return keys.map(\.offset)
         }
+    }
+
+    /// Sorts the records and writes them, in order, to a new file at `path`.
+    func writeSortedRun(to path: String) throws(NameRunError) {
+        let order = sortedOffsets()
         guard let file = fopen(path, "wb") else { throw .cannotWrite(path, errno) }
         defer { fclose(file) }
         let chunkSize = 1 << 20

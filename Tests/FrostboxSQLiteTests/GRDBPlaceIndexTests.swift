@@ -182,8 +182,9 @@ struct GRDBPlaceIndexTests {
 
         // Killed after the next tables were built but before the swap committed.
         nonisolated(unsafe) let runs = try first.sortedRuns()
-        try await database.pool.writeWithoutTransaction { db in
-            _ = try GRDBPlaceImporter.buildNextTables(db, runs: runs, replaceAll: false, latestSeq: [:]) { _ in }
+        let pool = database.pool
+        try await pool.writeWithoutTransaction { db in
+            _ = try GRDBPlaceImporter.buildNextTables(db, pool: pool, runs: runs, replaceAll: false, latestSeq: [:]) { _ in }
         }
         #expect(try await count("place") == 100)
         #expect(try await count("place_next") == 2305)
