@@ -88,6 +88,18 @@ public struct PlaceImportSummary: Sendable {
     }
 }
 
+/// Why an import did not start.
+public enum PlaceImportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Another import into the same database holds its lock.
+    case alreadyRunning(String)
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning(let path): "another import into \(path) is running; wait for it to finish"
+        }
+    }
+}
+
 /// Runs a GeoNames import: one thread reads, parses and folds; another writes to SQLite
 /// (so the two cores overlap); then the importer builds the indexes and swaps them in.
 public enum PlaceImport {
@@ -128,6 +140,11 @@ public enum PlaceImport {
             let duration = ContinuousClock.now - start
             return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         }
+        // One import per database at a time: a second one would drop the first one's staged
+        // tables and run files. The kernel releases the lock when the process dies.
+        let lock = FileRunLock(path: database.path + ".import-lock")
+        guard lock.tryLock() else { throw PlaceImportError.alreadyRunning(database.path) }
+        defer { lock.unlock() }
         let importer = GRDBPlaceImporter(database: database, replace: options.replace, logger: logger)
         try importer.begin()
         let queue = BlockingQueue<Item>(capacity: 4)

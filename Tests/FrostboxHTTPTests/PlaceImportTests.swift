@@ -88,6 +88,22 @@ struct PlaceImportTests {
         #expect(espoo.countryName == "Finland")
     }
 
+    @Test("a second import into the same database is refused while the first holds the lock")
+    func oneImportAtATime() async throws {
+        let lockPath = database.path + ".import-lock"
+        let held = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(held >= 0)
+        try #require(flock(held, LOCK_EX | LOCK_NB) == 0)
+        await #expect(throws: PlaceImportError.alreadyRunning(database.path)) {
+            try await PlaceImport.run(paths: [Self.extractPath], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
+        }
+        #expect(try await count("SELECT count(*) FROM place") == 0)
+        // Once the holder is gone, the import runs.
+        close(held)
+        let summary = try await PlaceImport.run(paths: [Self.extractPath], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
+        #expect(summary.result?.total == 2305)
+    }
+
     @Test("an unreadable file fails the import before anything changes")
     func unreadable() async throws {
         _ = try await PlaceImport.run(paths: [Self.extractPath], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
