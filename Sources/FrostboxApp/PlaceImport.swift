@@ -277,5 +277,9 @@ final class WriterThread: @unchecked Sendable {
         thread.start()
     }
 
-    func join() { done.wait() }
+    /// Waits for the thread to end; safe to call more than once.
+    func join() {
+        done.wait()
+        done.signal()
+    }
 }

@@ -293,7 +293,10 @@ public final class GRDBPlaceImporter {
         let inserts = try levels.map { name in
             try RawStatement(db, sql: "INSERT OR IGNORE INTO main.place_name_\(name)_next (\(name), folded, place_id) VALUES (?, ?, ?)")
         }
-        let merge = NameMergeThread(runs: runs, storedFrom: replaceAll ? nil : pool, latestSeq: latestSeq)
+        // Stored names to keep come through a reader connection of the pool; without any
+        // (a first import, or --replace) the merge reads run files only.
+        let keepStored = try !replaceAll && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM main.place_name_box)") == true
+        let merge = NameMergeThread(runs: runs, storedFrom: keepStored ? pool : nil, latestSeq: latestSeq)
         merge.start()
         var boxRows = 0
         do {
