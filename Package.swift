@@ -226,10 +226,10 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore"]),
-        .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxCore"]),
+        .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxCore", "FrostboxDoubles"]),
         .testTarget(
             name: "FrostboxGeoNamesTests",
-            dependencies: ["FrostboxGeoNames", "FrostboxCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+            dependencies: ["FrostboxGeoNames", "FrostboxCore", "FrostboxDoubles", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
         .testTarget(
             name: "FrostboxHTTPTests",

@@ -1,16 +1,22 @@
 import Foundation
-import FrostboxSQLite
 
-/// A fresh directory for one test's SQLite file, removed when the test ends.
-final class TemporaryDirectory {
-    let url: URL
+/// A fresh directory under the system's temporary directory for one test, removed with
+/// everything in it when the last reference goes (the end of a test or of the suite
+/// instance that holds it).
+public final class TemporaryDirectory: Sendable {
+    public let url: URL
 
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-test-\(UUID().uuidString)")
+    /// `prefix` names the directory, so a leftover (a crashed run) says where it came from.
+    public init(prefix: String = "frostbox-test") throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    var databasePath: String { url.appendingPathComponent("frostbox.sqlite").path }
+    /// The path of a file in the directory.
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// A database file path in the directory.
+    public var databasePath: String { path("frostbox.sqlite") }
 
     deinit { try? FileManager.default.removeItem(at: url) }
 }

@@ -139,10 +139,11 @@ struct APNsOutcomeTests {
         let harness = try await APNsHarness.start()
         var app = harness.app()
         app.customEndpoint = APNsEndpoint(host: "127.0.0.1", port: harness.mock.port)
-        try await harness.mock.stop()
         var retry = APNsRetryPolicy()
         retry.maximumAttempts = 3
+        // The router reads the mock's certificate when made; stopping the mock removes it.
         let router = try harness.router([app], retry: retry)
+        try await harness.mock.stop()
         let outcome = await router.send(alert(to: token("a1", 6)))
         guard case .temporaryFailure = outcome else {
             Issue.record("expected a temporary failure, got \(outcome)")

@@ -1,3 +1,4 @@
+import FrostboxDoubles
 import FrostboxCore
 import FrostboxGeoNames
 import Foundation
@@ -6,11 +7,11 @@ import ZIPFoundation
 
 @Suite("GeoNames files: plain, zipped, admin1 and countries")
 struct GeoNamesFileTests {
-    let directory: URL
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-geonames-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryDirectory(prefix: "frostbox-geonames")
     }
 
     func write(_ name: String, _ bytes: [UInt8]) throws -> URL {

@@ -13,15 +13,16 @@ import Logging
 struct OperationsHarness {
     static let adminSecret = "s3cr3t-admin-token-0123456789"
 
-    let directory: URL
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
     let config: FrostboxConfig
     let logs = RecordingLogHandler.Store()
     let components: FrostboxApplication.Components
     let api: FrostboxAPI
 
     init(_ configure: (inout FrostboxConfig) -> Void = { _ in }) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-ops-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryDirectory(prefix: "frostbox-ops")
+        let directory = temporary.url
         var config = FrostboxConfig()
         config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
         configure(&config)

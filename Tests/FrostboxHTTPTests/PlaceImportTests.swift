@@ -1,3 +1,4 @@
+import FrostboxDoubles
 import FrostboxApp
 import FrostboxCore
 import FrostboxSQLite
@@ -8,13 +9,13 @@ import Testing
 
 @Suite("Place import runs (reader and writer threads, filters, summary, seeding)")
 struct PlaceImportTests {
-    let directory: URL
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
     let database: FrostboxDatabase
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-import-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        database = try FrostboxDatabase(path: directory.appendingPathComponent("db.sqlite").path)
+        temporary = try TemporaryDirectory(prefix: "frostbox-import")
+        database = try FrostboxDatabase(path: temporary.path("db.sqlite"))
     }
 
     static var extractPath: String {

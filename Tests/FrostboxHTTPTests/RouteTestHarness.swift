@@ -1,3 +1,4 @@
+import FrostboxDoubles
 import FrostboxApp
 import FrostboxCore
 import FrostboxHTTP
@@ -12,13 +13,14 @@ import NIOCore
 /// A router-level test harness: the real API over a real SQLite file in a temporary
 /// directory, driven without a socket.
 struct RouteTestHarness {
-    let directory: URL
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
     let components: FrostboxApplication.Components
     let api: FrostboxAPI
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-routes-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryDirectory(prefix: "frostbox-routes")
+        let directory = temporary.url
         var config = FrostboxConfig()
         config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
         config.maximumSubscriptionsPerDevice = 5

@@ -1,3 +1,4 @@
+import FrostboxDoubles
 import FrostboxCore
 import FrostboxSQLite
 import Foundation

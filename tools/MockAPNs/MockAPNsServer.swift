@@ -19,6 +19,8 @@ public final class MockAPNsServer: Sendable {
     public let certificatePath: String
     /// PEM file of the server's private key.
     public let privateKeyPath: String
+    /// The certificate directory this server made itself (nil when the configuration named one).
+    private let ownedDirectory: String?
 
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
@@ -37,8 +39,10 @@ public final class MockAPNsServer: Sendable {
 
     private init(configuration: MockAPNsConfiguration, logger: Logger) async throws {
         self.configuration = configuration
-        let directory = configuration.certificateDirectory
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("mock-apns-\(UUID().uuidString)").path
+        // A directory of its own when none is given, removed again by `stop()`.
+        ownedDirectory = configuration.certificateDirectory == nil
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("mock-apns-\(UUID().uuidString)").path : nil
+        let directory = configuration.certificateDirectory ?? ownedDirectory!
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let issued = try MockAPNsCertificates.makeServerCertificate()
         certificatePath = directory + "/mock-apns.crt"
@@ -136,6 +140,9 @@ public final class MockAPNsServer: Sendable {
         try? await channel.close()
         state.close()
         try await group.shutdownGracefully()
+        if let ownedDirectory {
+            try? FileManager.default.removeItem(atPath: ownedDirectory)
+        }
     }
 }
 
