@@ -44,5 +44,6 @@ done
 after=$(sqlite3 "$DB" "select count(*) from place")
 expected=$(sqlite3 "$WORK/copy.sqlite" "select count(*) from place")
 leftovers=$(sqlite3 "$DB" "select count(*) from sqlite_master where name like '%_next'")
-echo "rerun: $after places (uninterrupted import gives $expected), leftover tables $leftovers"
-[ "$after" = "$expected" ] && [ "$leftovers" = 0 ] && echo "PASS"
+runs=$( [ -e "$DB.import-runs" ] && echo present || echo none )
+echo "rerun: $after places (uninterrupted import gives $expected), leftover tables $leftovers, run files $runs"
+[ "$after" = "$expected" ] && [ "$leftovers" = 0 ] && [ "$runs" = none ] && echo "PASS"
