@@ -3,7 +3,10 @@
 #   1. h2load against the nginx sink: the limit (what the sink and the machine can take);
 #   2. bench-push (Frostbox's APNs client) against the sink;
 #   3. aioapns against the sink: the peer;
-#   4. bench-push against mock-apns (JWT verified, every header validated).
+#   4. bench-push against mock-apns (JWT verified, every header validated);
+#   5. bench-h2-frames against the sink: a design spike, pushes as plain HTTP/2 frames on
+#      NIOHTTP2 without AsyncHTTPClient (1,000 streams on one connection, then 100 on each
+#      of 10), to show what leaving AsyncHTTPClient would buy.
 # Usage: tools/apns-sink/bench.sh [COUNT] [CONCURRENCY] [CONNECTIONS] [RUNS]
 # Installs what it needs when missing: nginx, nghttp2-client (h2load), aioapns.
 set -euo pipefail
@@ -23,6 +26,7 @@ port=18443
 cd "$root"
 swift build -c release --scratch-path .build-release --product bench-push >/dev/null
 swift build -c release --scratch-path .build-release --product mock-apns >/dev/null
+swift build -c release --scratch-path .build-release --product bench-h2-frames >/dev/null
 bin="$root/.build-release/release"
 
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/AuthKey_BENCH12345.p8" 2>/dev/null
@@ -63,3 +67,8 @@ python3 "$here/aioapns_peer.py" --port "$port" --trust "$work/sink/sink.crt" "${
 echo "== bench-push (Frostbox) → mock-apns"
 "$bin/bench-push" --host "127.0.0.1:$mock_port" --trust "$work/mock/mock-apns.crt" "${key[@]}" \
     --count "$count" --concurrency "$concurrency" --connections "$connections" --runs "$runs"
+echo "== bench-h2-frames (design spike, no AsyncHTTPClient) → nginx sink"
+for streams in "$concurrency" 100; do
+    "$bin/bench-h2-frames" --host "127.0.0.1:$port" --trust "$work/sink/sink.crt" \
+        --count "$count" --concurrency "$concurrency" --streams "$streams" --runs "$runs" | sed "s/^/[$streams streams per connection] /"
+done

@@ -2,6 +2,8 @@ import Foundation
 import FrostboxAPNs
 import FrostboxCore
 import Logging
+import NIOCore
+import NIOPosix
 
 // bench-push: pushes per second through the Frostbox APNs client (release build).
 //
@@ -41,8 +43,10 @@ let app = APNsAppConfiguration(
 var settings = APNsConnectionSettings()
 settings.maximumConnections = connections
 settings.streamsPerConnection = max(1, concurrency / connections)
+// Connections go one per event loop: more connections than cores need a group of their own.
+let group = connections > System.coreCount ? MultiThreadedEventLoopGroup(numberOfThreads: connections) : MultiThreadedEventLoopGroup.singleton
 let router = try APNsPushRouter(
-    apps: [app], settings: settings, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+    apps: [app], settings: settings, clock: { Int64(Date().timeIntervalSince1970) }, eventLoopGroup: group, logger: logger)
 
 func notification(_ index: Int) -> PushNotification {
     let hex = String(index, radix: 16)
