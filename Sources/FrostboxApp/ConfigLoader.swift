@@ -82,6 +82,7 @@ public enum ConfigLoader {
         var reader = Reader(config: ConfigReader(providers: providers), sources: sources, filePath: path, fileKeys: fileKeys)
         let config = try ConfigKeys.read(&reader, logger: logger)
         try reader.rejectUnknownFileKeys()
+        try reader.rejectUnknownOverrideKeys()
         reader.warnAboutUnknownEnvironment(logger: logger)
         return (config, reader.known)
     }
@@ -281,6 +282,17 @@ extension ConfigLoader {
             if let first = unknown.first, let filePath {
                 let suggestion = Self.closest(to: first, in: known).map { " (did you mean \($0)?)" } ?? ""
                 throw ConfigurationError(key: first, source: "file \(filePath)", "unknown key\(suggestion)")
+            }
+        }
+
+        /// A `--set` key no read asked for would be ignored silently: refuse it too.
+        func rejectUnknownOverrideKeys() throws(ConfigurationError) {
+            let unknown = sources.overrides.keys.filter { key in
+                !known.contains(key) && !knownPrefixes.contains { key.hasPrefix($0) }
+            }.sorted()
+            if let first = unknown.first {
+                let suggestion = Self.closest(to: first, in: known).map { " (did you mean \($0)?)" } ?? ""
+                throw ConfigurationError(key: first, source: "command line", "unknown key\(suggestion)")
             }
         }
 

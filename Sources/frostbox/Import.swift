@@ -18,7 +18,7 @@ struct Import: AsyncParsableCommand {
         @Option(help: "Keep only these countries, e.g. FI,SE.") var countries: String?
         @Option(help: "Keep only places with at least this population.") var minPopulation: Int64 = 0
         @Flag(help: "Drop every stored place first.") var replace = false
-        @Option(help: "SQLite database file (env FROSTBOX_DB; default ./frostbox.sqlite).") var db: String?
+        @OptionGroup var shared: ConfigOptions
 
         func validate() throws {
             guard !files.isEmpty else { throw ValidationError("give at least one GeoNames file") }
@@ -32,7 +32,7 @@ struct Import: AsyncParsableCommand {
             options.replace = replace
             var logger = Logger(label: "frostbox.import")
             logger.logLevel = .warning
-            let path = db ?? ProcessInfo.processInfo.environment["FROSTBOX_DB"] ?? FrostboxConfig().databasePath
+            let path = try await shared.load(command: "import", logger: logger).databasePath
             let summary = try await PlaceCommands.importGeoNames(paths: files, options: options, databasePath: path, logger: logger)
             print(summary.text)
         }

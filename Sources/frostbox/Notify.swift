@@ -9,16 +9,16 @@ struct Notify: AsyncParsableCommand {
 
     @Flag(help: "Run once now and exit (scheduled runs happen inside `frostbox serve`).") var once = false
     @Flag(help: "Plan and print the alerts; store and send nothing.") var dryRun = false
-    @Option(help: "SQLite database file (env FROSTBOX_DB; default ./frostbox.sqlite).") var db: String?
+    @OptionGroup var options: ConfigOptions
 
     func validate() throws {
         guard once else { throw ValidationError("pass --once; scheduled runs happen inside `frostbox serve`") }
     }
 
     func run() async throws {
-        var config = FrostboxConfig()
-        config.databasePath = db ?? ProcessInfo.processInfo.environment["FROSTBOX_DB"] ?? config.databasePath
         var logger = Logger(label: "frostbox.notify")
+        // The same configuration as `serve`: its database, forecast settings and APNs apps.
+        let config = try await options.load(command: "notify", logger: logger)
         logger.logLevel = config.logLevel
         let result = try await NotifierCommands.notifyOnce(config: config, dryRun: dryRun, logger: logger) { print($0) }
         switch result {

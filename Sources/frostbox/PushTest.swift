@@ -12,17 +12,15 @@ struct PushTest: AsyncParsableCommand {
     @Option(help: "Bundle id of a configured APNs app.") var app: String
     @Option(help: "Device token (hex).") var token: String
     @Flag(help: "Send to the sandbox gateway (development builds of the app).") var sandbox = false
-    @Option(help: "YAML configuration file (env FROSTBOX_CONFIG).") var config: String?
     @Option(help: "JSON file of APNs apps (apns.apps_file; env FROSTBOX_APNS_APPS_FILE).") var appsFile: String?
-    @Option(name: .customLong("set"), help: ArgumentHelp("Set any configuration key.", valueName: "key=value")) var settings: [String] = []
+    @OptionGroup var options: ConfigOptions
 
     func run() async throws {
         var logger = Logger(label: "frostbox.push-test")
         logger.logLevel = .warning
+        let loaded = try await options.load(command: "push-test", named: ["apns.apps_file": appsFile], logger: logger)
         let report: PushCommands.Report
         do {
-            let overrides = try ConfigLoader.overrides(named: ["apns.apps_file": appsFile], settings: settings)
-            let loaded = try await ConfigLoader.load(.init(configPath: config, overrides: overrides), logger: logger)
             report = try await PushCommands.pushTestReport(config: loaded, bundleID: app, token: token, sandbox: sandbox, logger: logger)
         } catch {
             FileHandle.standardError.write(Data("frostbox push-test: \(error)\n".utf8))

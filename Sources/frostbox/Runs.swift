@@ -8,12 +8,12 @@ struct Runs: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List recent notify runs.")
 
     @Option(help: "How many runs to list.") var limit = 20
-    @Option(help: "SQLite database file (env FROSTBOX_DB; default ./frostbox.sqlite).") var db: String?
+    @OptionGroup var options: ConfigOptions
 
     func run() async throws {
         var logger = Logger(label: "frostbox.runs")
         logger.logLevel = .warning
-        let path = db ?? ProcessInfo.processInfo.environment["FROSTBOX_DB"] ?? FrostboxConfig().databasePath
+        let path = try await options.load(command: "runs", logger: logger).databasePath
         let runs = try await NotifierCommands.recentRuns(databasePath: path, limit: max(1, limit), logger: logger)
         if runs.isEmpty { print("no notify runs yet") }
         for run in runs {

@@ -11,12 +11,12 @@ struct Search: AsyncParsableCommand {
     @Option(help: "LAT,LON to search around, e.g. 60.19,25.01.") var near: String?
     @Option(help: "Most results (1–50).") var limit = 10
     @Option(help: "Search radius in km around --near.") var radiusKm = 200.0
-    @Option(help: "SQLite database file (env FROSTBOX_DB; default ./frostbox.sqlite).") var db: String?
+    @OptionGroup var options: ConfigOptions
 
     func run() async throws {
         var logger = Logger(label: "frostbox.search")
         logger.logLevel = .warning
-        let path = db ?? ProcessInfo.processInfo.environment["FROSTBOX_DB"] ?? FrostboxConfig().databasePath
+        let path = try await options.load(command: "search", logger: logger).databasePath
         do {
             print(try await PlaceCommands.search(
                 text: text, near: near, limit: limit, radiusKilometres: radiusKm, databasePath: path, logger: logger))

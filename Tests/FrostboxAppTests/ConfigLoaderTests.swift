@@ -192,6 +192,11 @@ struct ConfigLoaderTests {
         let cli = await #expect(throws: ConfigurationError.self) { try await Self.load(overrides: ["server.request_timeout": "forever"]) }
         #expect(cli?.key == "server.request_timeout")
         #expect(cli?.source == "command line")
+        // A --set typo is refused, not ignored.
+        let typo = await #expect(throws: ConfigurationError.self) { try await Self.load(overrides: ["server.prot": "8081"]) }
+        #expect(typo?.key == "server.prot")
+        #expect(typo?.source == "command line")
+        #expect(typo.map { "\($0)" }?.contains("did you mean server.port") == true)
         #expect(throws: ConfigurationError.self) { try ConfigLoader.overrides(named: [:], settings: ["no-equals-sign"]) }
         #expect(try ConfigLoader.overrides(named: ["server.port": "1", "server.host": nil], settings: ["a.b=c=d"]) == ["server.port": "1", "a.b": "c=d"])
     }

@@ -1,0 +1,26 @@
+import ArgumentParser
+import FrostboxApp
+import Foundation
+import Logging
+
+/// The configuration options every command shares, so that `notify`, `forecast`, `import`
+/// and the rest run on exactly the configuration `serve` runs on: defaults < YAML file <
+/// `FROSTBOX_…` environment < these options.
+struct ConfigOptions: ParsableArguments {
+    @Option(help: "YAML configuration file (env FROSTBOX_CONFIG). See data/frostbox.example.yaml.") var config: String?
+    @Option(help: "SQLite database file (database.path; env FROSTBOX_DB).") var db: String?
+    @Option(name: .customLong("set"), help: ArgumentHelp("Set any configuration key.", valueName: "key=value")) var settings: [String] = []
+
+    /// The loaded configuration; a bad file, key or value stops the command with exit 78
+    /// (EX_CONFIG) and a message naming it. `named`: this command's own options, by key.
+    func load(command: String, named: [String: String?] = [:], logger: Logger) async throws -> FrostboxConfig {
+        do {
+            let overrides = try ConfigLoader.overrides(
+                named: named.merging(["database.path": db]) { own, _ in own }, settings: settings)
+            return try await ConfigLoader.load(.init(configPath: config, overrides: overrides), logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("frostbox \(command): \(error)\n".utf8))
+            throw ExitCode(78)  // EX_CONFIG
+        }
+    }
+}
