@@ -35,7 +35,7 @@ key=(--key "$work/AuthKey_BENCH12345.p8" --key-id BENCH12345 --team-id TEAM12345
 "$here/start.sh" "$port" "$work/sink" >/dev/null
 "$bin/mock-apns" --port 0 --cert-dir "$work/mock" --key "BENCH12345:TEAM123456:$work/AuthKey_BENCH12345.p8" >"$work/mock.out" &
 mock_pid=$!
-trap 'kill $mock_pid 2>/dev/null || true; "$here/stop.sh" "$work/sink" >/dev/null || true' EXIT
+trap 'kill $mock_pid 2>/dev/null || true; "$here/stop.sh" "$work/sink" >/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do [[ -s "$work/mock.out" ]] && break; sleep 0.1; done
 mock_port="$(head -1 "$work/mock.out")"
 
