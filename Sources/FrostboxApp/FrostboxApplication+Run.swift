@@ -77,16 +77,17 @@ extension FrostboxApplication {
 }
 
 /// Keeps `serve` from exiting under a notify run started by `POST /admin/notify`: such a run
-/// is not part of the scheduled service, so on graceful shutdown this waits for it to end
-/// (its sends recorded, its summary stored) before the services it needs are shut down.
+/// is not part of the scheduled service, so on graceful shutdown this stops it after its
+/// current batch, as the scheduled run is stopped, and waits for it (its sends recorded, the
+/// rest pending in the outbox, its summary stored) before the services it needs shut down.
 struct TriggeredRunDrainService: Service {
-    let waitForTriggeredRun: @Sendable () async -> Void
+    let stopTriggeredRun: @Sendable () async -> Void
     let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
-        logger.debug("waiting for a manually started notify run, if any, to finish")
-        await waitForTriggeredRun()
+        logger.debug("stopping a manually started notify run, if any, after its current batch")
+        await stopTriggeredRun()
     }
 }
 

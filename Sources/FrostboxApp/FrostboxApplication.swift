@@ -79,7 +79,7 @@ public enum FrostboxApplication {
                 queueLength: outboxQueue(components.database)),
             // Stops after the notifier service, before the final report and before the clients a
             // run needs are closed.
-            TriggeredRunDrainService(waitForTriggeredRun: { _ = await components.notifier.notifier.triggeredRun() }, logger: logger),
+            TriggeredRunDrainService(stopTriggeredRun: { _ = await components.notifier.notifier.stopTriggeredRun() }, logger: logger),
             components.notifier.service(logger: logger),
         ]
     }

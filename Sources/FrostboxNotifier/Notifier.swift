@@ -77,6 +77,21 @@ public actor Notifier {
     /// Waits for the run started by the latest `trigger()`; nil when there was none.
     public func triggeredRun() async -> NotifyRunSummary? { await triggered?.value }
 
+    /// Stops the run started by the latest `trigger()` after its current batch, as graceful
+    /// shutdown stops a scheduled run, and waits for it: its sends are recorded, what it did
+    /// not send stays pending in the outbox for the next run, and its summary is stored
+    /// (status interrupted). Nil when there was none.
+    public func stopTriggeredRun() async -> NotifyRunSummary? {
+        cancelTriggeredRun()
+        return await triggered?.value
+    }
+
+    /// Asks the run started by the latest `trigger()` to stop after its current batch,
+    /// without waiting for it.
+    public func cancelTriggeredRun() {
+        triggered?.cancel()
+    }
+
     private func begin() -> Bool {
         if running { return false }
         if let runLock, !runLock.tryLock() { return false }

@@ -329,6 +329,34 @@ struct NotifierTests {
         #expect(try await h.notifier(lock: HeldLock()).run() == .alreadyRunning)
     }
 
+    @Test("a triggered run told to stop finishes its current batch, stores its summary, and the next run sends the rest")
+    func stopTriggeredRun() async throws {
+        let push = RecordingPushSender(holdUntilInFlight: 99)
+        var h = Harness(push: push)
+        h.configuration.boxesPerChunk = 1
+        h.store.subscribe(alice, box: Fixtures.box, name: "Home")
+        h.store.subscribe(carol, box: Fixtures.otherBox, name: "Office")
+        h.forecasts.set(Fixtures.frost(low: -2))
+        h.forecasts.set(Fixtures.frost(low: -2, box: Fixtures.otherBox))
+        let notifier = h.notifier()
+        #expect(try await notifier.trigger() == .started(runID: 1))
+        // The first box's alert is in flight when shutdown asks the run to stop.
+        while push.sent.isEmpty { await Task.yield() }
+        await notifier.cancelTriggeredRun()
+        push.release()
+        let summary = try #require(await notifier.stopTriggeredRun())
+        #expect(summary.status == .interrupted)
+        #expect(summary.alertsPlanned == 1)
+        #expect(summary.alertsDelivered == 1)
+        #expect(push.sent.count == 1)
+        #expect(h.store.runs.last?.status == .interrupted)
+        // Nothing is lost: the next run plans the other box and sends its alert, once.
+        let next = try await h.run(notifier)
+        #expect(next.alertsDelivered == 1)
+        #expect(Set(push.sent.map(\.token)) == [alice, carol])
+        #expect(push.sent.count == 2)
+    }
+
     @Test("a dry run plans but stores and sends nothing")
     func dryRun() async throws {
         let h = Harness()
