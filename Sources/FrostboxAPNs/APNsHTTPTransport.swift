@@ -29,7 +29,11 @@ final class APNsHTTPTransport: Sendable {
     private let eventLoops: [any EventLoop]
     private let settings: APNsConnectionSettings
     private let inFlight = Atomic<Int>(0)
+    private let connections = ConnectionCount()
     private let baseURL: String
+
+    /// HTTP/2 connections to the gateway open now.
+    var openConnections: Int { connections.value.load(ordering: .relaxed) }
 
     init(
         endpoint: APNsEndpoint, identity: APNsClientIdentity?, trustedCertificatesPath: String?,
@@ -62,10 +66,13 @@ final class APNsHTTPTransport: Sendable {
         configuration.connectionPool.retryConnectionEstablishment = false
         let pingInterval = TimeAmount(settings.pingInterval)
         let pingTimeout = TimeAmount(settings.pingTimeout)
+        let connections = self.connections
         // AsyncHTTPClient offers no other hook into its HTTP/2 connection pipeline; the
         // "debug" initializer runs once per new connection, before it takes requests.
         configuration.http2ConnectionDebugInitializer = { channel in
-            channel.eventLoop.submit {
+            connections.value.add(1, ordering: .relaxed)
+            channel.closeFuture.whenComplete { _ in connections.value.subtract(1, ordering: .relaxed) }
+            return channel.eventLoop.submit {
                 let pipeline = channel.pipeline.syncOperations
                 let http2 = try pipeline.handler(type: NIOHTTP2Handler.self)
                 try pipeline.addHandler(FlushCoalescingHandler(), position: .before(http2))
@@ -116,6 +123,11 @@ final class APNsHTTPTransport: Sendable {
     /// For a transport that never carried a request (a configuration that failed half way).
     func shutdownNow() {
         try? client.syncShutdown()
+    }
+
+    /// A count shared with the connection initializer (which outlives no transport).
+    final class ConnectionCount: Sendable {
+        let value = Atomic<Int>(0)
     }
 
     static func classify(_ error: any Error) -> APNsExchange {

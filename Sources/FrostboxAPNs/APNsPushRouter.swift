@@ -111,6 +111,9 @@ public final class APNsPushRouter: PushSender {
     }
 
     /// Closes every connection. Call once, on the way out.
+    /// HTTP/2 connections open now, over every gateway.
+    public var openConnections: Int { transports.reduce(0) { $0 + $1.openConnections } }
+
     public func shutdown() async {
         for transport in transports {
             do {

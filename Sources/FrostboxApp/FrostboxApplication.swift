@@ -42,7 +42,7 @@ public enum FrostboxApplication {
             operations = OperationsComponents(config: config)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
             pushComponents = try PushComponents(settings: config.push, logger: logger)
-            push = operations.metered(pushComponents.sender)
+            push = operations.metered(pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections })
             notifier = FrostboxApplication.makeNotifier(
                 database: database, clock: clock, config: config,
                 forecasts: operations.metered(forecasts.provider, ledger: forecasts.ledger), push: push, logger: logger)
@@ -76,7 +76,7 @@ public enum FrostboxApplication {
             ForecastShutdownService(forecasts: components.forecasts),
             OperationsReportService(
                 report: components.operations.report, interval: components.operations.reportInterval, logger: logger,
-                queueLength: outboxQueue(components.database)),
+                poolSize: { components.pushComponents.openConnections }, queueLength: outboxQueue(components.database)),
             // Stops after the notifier service, before the final report and before the clients a
             // run needs are closed.
             TriggeredRunDrainService(stopTriggeredRun: { _ = await components.notifier.notifier.stopTriggeredRun() }, logger: logger),

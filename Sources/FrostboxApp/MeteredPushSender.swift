@@ -12,11 +12,19 @@ public struct MeteredPushSender: PushSender {
     let factory: any MetricsFactory
     let latency: Timer
     let inFlight: Gauge
+    let connections: Gauge
+    let openConnections: @Sendable () -> Int
     let resends: Counter
     let recent: RecentIDs
 
-    public init(_ base: any PushSender, report: OperationsReport, metrics: any MetricsFactory) {
+    /// `openConnections`: the sender's open APNs connections, recorded after each push.
+    public init(
+        _ base: any PushSender, report: OperationsReport, metrics: any MetricsFactory,
+        openConnections: @escaping @Sendable () -> Int = { 0 }
+    ) {
         self.base = base
+        self.openConnections = openConnections
+        connections = Gauge(label: FrostboxMetrics.Name.apnsConnections, factory: metrics)
         self.report = report
         self.factory = metrics
         latency = Timer(label: FrostboxMetrics.Name.pushDuration, preferredDisplayUnit: .seconds, factory: metrics)
@@ -37,6 +45,7 @@ public struct MeteredPushSender: PushSender {
         let elapsed = ContinuousClock.now - start
         report.pushFinished(outcome, after: elapsed)
         inFlight.record(report.snapshot().inFlight)
+        connections.record(openConnections())
         latency.recordNanoseconds(OperationsReport.nanoseconds(elapsed))
         Counter(label: FrostboxMetrics.Name.pushes, dimensions: [(FrostboxMetrics.Label.outcome, outcome.failureClass)], factory: factory)
             .increment()

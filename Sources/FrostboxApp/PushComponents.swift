@@ -55,6 +55,9 @@ public final class PushComponents: Sendable {
         }
     }
 
+    /// APNs connections open now (0 for the log-only sink or before the first push).
+    public var openConnections: Int { router.withLock { $0 }?.openConnections ?? 0 }
+
     /// Closes the APNs connections, if any were opened.
     public func shutdown() async {
         let opened = router.withLock { router in

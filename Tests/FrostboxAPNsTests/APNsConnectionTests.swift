@@ -86,3 +86,21 @@ struct APNsConnectionTests {
         try await harness.stop(router)
     }
 }
+
+@Suite("APNs open-connection count")
+struct APNsConnectionCountTests {
+    @Test("no connection before the first push, one after it, none after shutdown")
+    func openConnections() async throws {
+        let harness = try await APNsHarness.start()
+        let router = try harness.router()
+        #expect(router.openConnections == 0)
+        let push = alert(to: token("a1", 1))
+        #expect(await router.send(push) == .delivered(apnsID: push.apnsID))
+        #expect(router.openConnections == 1)
+        await router.shutdown()
+        // The count drops when the channel's close completes.
+        for _ in 0..<100 where router.openConnections != 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(router.openConnections == 0)
+        try await harness.mock.stop()
+    }
+}
