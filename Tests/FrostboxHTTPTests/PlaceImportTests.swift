@@ -105,6 +105,20 @@ struct PlaceImportTests {
         #expect(summary.result?.total == 2305)
     }
 
+    @Test("an error while building the indexes ends the import with that error, not a hang", .timeLimit(.minutes(1)))
+    func failureAfterReading() async throws {
+        try await PlaceImport.run(paths: [Self.extractPath], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
+        // A damaged database: the build of the next name tables cannot copy this table's schema.
+        try await database.pool.write { db in try db.execute(sql: "DROP TABLE place_name_tier") }
+        await #expect(throws: (any Error).self) {
+            try await PlaceImport.run(paths: [Self.extractPath], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
+        }
+        // The places stored before are untouched, and nothing staged is left behind.
+        #expect(try await count("SELECT count(*) FROM place") == 2305)
+        #expect(try await count("SELECT count(*) FROM sqlite_master WHERE name LIKE '%_next'") == 0)
+        #expect(!FileManager.default.fileExists(atPath: database.path + ".import-runs"))
+    }
+
     @Test("an unreadable file fails the import before anything changes")
     func unreadable() async throws {
         _ = try await PlaceImport.run(paths: [Self.extractPath], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
