@@ -107,7 +107,7 @@ struct PlaceImportTests {
 
     @Test("an error while building the indexes ends the import with that error, not a hang", .timeLimit(.minutes(1)))
     func failureAfterReading() async throws {
-        try await PlaceImport.run(paths: [Self.extractPath], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
+        _ = try await PlaceImport.run(paths: [Self.extractPath], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
         // A damaged database: the build of the next name tables cannot copy this table's schema.
         try await database.pool.write { db in try db.execute(sql: "DROP TABLE place_name_tier") }
         await #expect(throws: (any Error).self) {
