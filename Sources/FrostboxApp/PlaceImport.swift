@@ -148,8 +148,31 @@ public enum PlaceImport {
         let importer = GRDBPlaceImporter(database: database, replace: options.replace, logger: logger)
         try importer.begin()
         let queue = BlockingQueue<Item>(capacity: 4)
-        let writer = WriterThread(importer: importer, queue: queue)
-        writer.start()
+        // The importer is used only by this thread until `join()` returns.
+        nonisolated(unsafe) let writingImporter = importer
+        let writer = WorkerThread(name: "frostbox-import-write") {
+            while let item = queue.take() {
+                do {
+                    switch item {
+                    case .places(let batch): try writingImporter.add(batch)
+                    case .admin1(let divisions): try writingImporter.addAdmin1(divisions)
+                    case .countries(let countries): try writingImporter.addCountries(countries)
+                    }
+                } catch {
+                    queue.fail()
+                    throw error
+                }
+            }
+        }
+        /// Why the writer refused more work (it stopped with an error).
+        func writerFailure() -> any Error {
+            do {
+                try writer.join()
+            } catch {
+                return error
+            }
+            return CancellationError()
+        }
 
         var summary = PlaceImportSummary()
         do {
@@ -162,11 +185,11 @@ public enum PlaceImport {
                 case .admin1:
                     let divisions = try GeoNamesTables.admin1(file)
                     summary.admin1Read += divisions.count
-                    guard queue.put(.admin1(divisions)) else { throw writer.failure ?? CancellationError() }
+                    guard queue.put(.admin1(divisions)) else { throw writerFailure() }
                 case .countries:
                     let countries = try GeoNamesTables.countries(file)
                     summary.countriesRead += countries.count
-                    guard queue.put(.countries(countries)) else { throw writer.failure ?? CancellationError() }
+                    guard queue.put(.countries(countries)) else { throw writerFailure() }
                 case .geonames:
                     var batch = PlaceBatch()
                     var bytesInFile: Int64 = 0
@@ -184,7 +207,7 @@ public enum PlaceImport {
                             summary.skip(error, file: name, line: number)
                         }
                         if batch.count >= options.batchSize {
-                            guard queue.put(.places(batch)) else { throw writer.failure ?? CancellationError() }
+                            guard queue.put(.places(batch)) else { throw writerFailure() }
                             batch = PlaceBatch()
                             let now = ContinuousClock.now
                             if now - lastReport >= .milliseconds(200) {
@@ -195,7 +218,7 @@ public enum PlaceImport {
                             }
                         }
                     }
-                    if !batch.isEmpty, !queue.put(.places(batch)) { throw writer.failure ?? CancellationError() }
+                    if !batch.isEmpty, !queue.put(.places(batch)) { throw writerFailure() }
                     bytesBefore += bytesInFile
                 }
             }
@@ -203,15 +226,14 @@ public enum PlaceImport {
                 rowsRead: summary.rowsRead, bytesRead: bytesBefore, totalBytes: totalBytes, elapsedSeconds: elapsed(),
                 phase: "building indexes"))
             queue.close()
-            writer.join()
-            if let failure = writer.failure { throw failure }
+            try writer.join()
             summary.result = try importer.finish { phase in
                 progress(PlaceImportProgress(
                     rowsRead: summary.rowsRead, bytesRead: totalBytes, totalBytes: totalBytes, elapsedSeconds: elapsed(), phase: phase))
             }
         } catch {
             queue.close()
-            writer.join()
+            try? writer.join()
             importer.abandon()
             throw error
         }
@@ -239,47 +261,5 @@ public enum PlaceImport {
         } catch {
             logger.error("seeding places failed; place search stays empty", metadata: ["path": "\(path)", "error": "\(error)"])
         }
-    }
-}
-
-/// Drains the queue into the importer on its own thread.
-final class WriterThread: @unchecked Sendable {
-    // @unchecked Sendable: `importer` is used only by this thread until `join()` returns;
-    // `failure` is written by the thread before it signals `done` and read after `join()`.
-    let importer: GRDBPlaceImporter
-    let queue: BlockingQueue<PlaceImport.Item>
-    private(set) var failure: (any Error)?
-    private let done = DispatchSemaphore(value: 0)
-
-    init(importer: GRDBPlaceImporter, queue: BlockingQueue<PlaceImport.Item>) {
-        self.importer = importer
-        self.queue = queue
-    }
-
-    func start() {
-        let thread = Thread { [self] in
-            defer { done.signal() }
-            while let item = queue.take() {
-                do {
-                    switch item {
-                    case .places(let batch): try importer.add(batch)
-                    case .admin1(let divisions): try importer.addAdmin1(divisions)
-                    case .countries(let countries): try importer.addCountries(countries)
-                    }
-                } catch {
-                    failure = error
-                    queue.fail()
-                    return
-                }
-            }
-        }
-        thread.name = "frostbox-import-write"
-        thread.start()
-    }
-
-    /// Waits for the thread to end; safe to call more than once.
-    func join() {
-        done.wait()
-        done.signal()
     }
 }

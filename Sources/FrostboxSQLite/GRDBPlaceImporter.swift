@@ -61,6 +61,8 @@ public final class GRDBPlaceImporter {
     let runDirectory: String
     private var sequence: UInt32 = 0
     private var seen = IDSet()
+    /// Distinct geonameids in this import: the rows of `place_next` before the kept places.
+    private var distinctPlaces = 0
     /// For geonameids that occur more than once in this import: the last row's seq.
     private var latestSeq: [Int64: UInt32] = [:]
     private var names: NameRunBuffer
@@ -144,7 +146,9 @@ public final class GRDBPlaceImporter {
         }
         for (index, place) in batch.places.enumerated() {
             sequence += 1
-            if !seen.insert(place.id) {
+            if seen.insert(place.id) {
+                distinctPlaces += 1
+            } else {
                 latestSeq[place.id] = sequence
             }
             let box = place.box.key
@@ -202,17 +206,19 @@ public final class GRDBPlaceImporter {
         let runs = try sortedRuns()
         let replaceAll = replace
         let latestSeq = latestSeq
+        let imported = distinctPlaces
         return try database.pool.writeWithoutTransaction { db in
             defer { try? Self.dropStaging(db) }
-            let imported = try Int.fetchOne(db, sql: "SELECT count(*) FROM main.place_next") ?? 0
             let rebuild = imported > 0 || replaceAll
-            let replaced = replaceAll ? 0 : try Int.fetchOne(
+            // Counting means scanning gigabytes on a large import: only when places are stored.
+            let keepStored = try !replaceAll && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM main.place)") == true
+            let replaced = !keepStored ? 0 : try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM main.place_next n WHERE EXISTS (SELECT 1 FROM main.place p WHERE p.id = n.id)") ?? 0
-            var nameCount = 0
+            var built = (boxRows: 0, keptPlaces: 0)
             if rebuild {
                 try Self.withBulkSettings(db) {
-                    nameCount = try Self.buildNextTables(
-                        db, pool: database.pool, runs: runs, replaceAll: replaceAll, latestSeq: latestSeq, progress: progress)
+                    built = try Self.buildNextTables(
+                        db, pool: database.pool, runs: runs, replaceAll: !keepStored, latestSeq: latestSeq, progress: progress)
                 }
             }
             progress("swapping in")
@@ -237,8 +243,8 @@ public final class GRDBPlaceImporter {
             _ = try? db.checkpoint(.truncate)
             return PlaceImportResult(
                 imported: imported, replaced: replaced,
-                total: try Int.fetchOne(db, sql: "SELECT count(*) FROM main.place") ?? 0,
-                names: rebuild ? nameCount : try Int.fetchOne(db, sql: "SELECT count(*) FROM main.place_name_box") ?? 0,
+                total: rebuild ? imported + built.keptPlaces : try Int.fetchOne(db, sql: "SELECT count(*) FROM main.place") ?? 0,
+                names: rebuild ? built.boxRows : try Int.fetchOne(db, sql: "SELECT count(*) FROM main.place_name_box") ?? 0,
                 admin1: try Int.fetchOne(db, sql: "SELECT count(*) FROM main.admin1") ?? 0,
                 countries: try Int.fetchOne(db, sql: "SELECT count(*) FROM main.country") ?? 0)
         }
@@ -277,7 +283,8 @@ public final class GRDBPlaceImporter {
 
     /// Builds the name tables by merging the sorted runs with the stored names of places
     /// this import does not replace, in primary-key order (every insert appends), then adds
-    /// the kept places to `place_next`. Returns the number of rows of the box level.
+    /// the kept places to `place_next`. Returns the rows of the box level and the places kept.
+    /// `replaceAll`: keep nothing stored (a `--replace` import, or nothing is stored).
     ///
     /// Two threads: a merge thread reads the runs (and, through its own reader connection
     /// of `pool`, the stored names) and hands batches of records over; this thread inserts
@@ -285,7 +292,7 @@ public final class GRDBPlaceImporter {
     static func buildNextTables(
         _ db: Database, pool: DatabasePool, runs: [NameRunReader], replaceAll: Bool, latestSeq: [Int64: UInt32],
         progress: (String) -> Void
-    ) throws -> Int {
+    ) throws -> (boxRows: Int, keptPlaces: Int) {
         for table in liveTables where table != "place" {
             try db.execute(sql: "DROP TABLE IF EXISTS main.\(table)_next")
             try db.execute(sql: createSQL(db, table: table, as: "main.\(table)_next"))
@@ -294,9 +301,8 @@ public final class GRDBPlaceImporter {
             try RawStatement(db, sql: "INSERT OR IGNORE INTO main.place_name_\(name)_next (\(name), folded, place_id) VALUES (?, ?, ?)")
         }
         // Stored names to keep come through a reader connection of the pool; without any
-        // (a first import, or --replace) the merge reads run files only.
-        let keepStored = try !replaceAll && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM main.place_name_box)") == true
-        let merge = NameMergeThread(runs: runs, storedFrom: keepStored ? pool : nil, latestSeq: latestSeq)
+        // the merge reads run files only.
+        let merge = NameMergeThread(runs: runs, storedFrom: replaceAll ? nil : pool, latestSeq: latestSeq)
         merge.start()
         var boxRows = 0
         do {
@@ -330,15 +336,17 @@ public final class GRDBPlaceImporter {
             try? merge.join()
             throw error
         }
+        var keptPlaces = 0
         if !replaceAll {
             progress("keeping places not in this import")
             let columns = "id, latitude, longitude, population, feature_class, feature_code, country_code, admin1_code, timezone, modified, name, ascii_name, alternate_names"
             try db.inTransaction {
                 try db.execute(sql: "INSERT OR IGNORE INTO main.place_next (\(columns)) SELECT \(columns) FROM main.place")
+                keptPlaces = db.changesCount
                 return .commit
             }
         }
-        return boxRows
+        return (boxRows, keptPlaces)
     }
 
     /// The live table's own `CREATE TABLE` statement (from the migrations), renamed: the

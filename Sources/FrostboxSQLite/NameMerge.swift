@@ -6,14 +6,12 @@ import GRDB
 /// occurs twice in the import.
 final class NameMergeThread: @unchecked Sendable {
     // @unchecked Sendable: the readers are used only by the merge thread once `start()` is
-    // called; `failure` is written by that thread before `done` is signalled and read after
-    // `join()` waits for it.
+    // called.
     let batches = BlockingQueue<[UInt8]>(capacity: 4)
     private let runs: [NameRunReader]
     private let pool: DatabasePool?
     private let latestSeq: [Int64: UInt32]
-    private var failure: (any Error)?
-    private let done = DispatchSemaphore(value: 0)
+    private var worker: WorkerThread?
     static let batchBytes = 1 << 20
 
     /// `storedFrom`: read the stored names of places not in `place_next` from this pool.
@@ -24,42 +22,28 @@ final class NameMergeThread: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            defer {
-                batches.close()
-                done.signal()
-            }
-            do {
-                if let pool {
-                    try pool.read { db in
-                        var sources: [any NameRecordSource] = runs
-                        for (level, name) in GRDBPlaceImporter.levels.enumerated() {
-                            sources.append(try StoredNameSource(
-                                db, level: UInt8(level),
-                                sql: """
-                                    SELECT \(name), folded, place_id FROM main.place_name_\(name) o
-                                    WHERE NOT EXISTS (SELECT 1 FROM main.place_next i WHERE i.id = o.place_id)
-                                    ORDER BY \(name), folded, place_id
-                                    """))
-                        }
-                        try merge(sources)
-                    }
-                } else {
-                    try merge(runs)
+        worker = WorkerThread(name: "frostbox-import-merge") { [self] in
+            defer { batches.close() }
+            guard let pool else { return try merge(runs) }
+            try pool.read { db in
+                var sources: [any NameRecordSource] = runs
+                for (level, name) in GRDBPlaceImporter.levels.enumerated() {
+                    sources.append(try StoredNameSource(
+                        db, level: UInt8(level),
+                        sql: """
+                            SELECT \(name), folded, place_id FROM main.place_name_\(name) o
+                            WHERE NOT EXISTS (SELECT 1 FROM main.place_next i WHERE i.id = o.place_id)
+                            ORDER BY \(name), folded, place_id
+                            """))
                 }
-            } catch {
-                failure = error
+                try merge(sources)
             }
         }
-        thread.name = "frostbox-import-merge"
-        thread.start()
     }
 
     /// Waits for the thread; rethrows what stopped it.
     func join() throws {
-        done.wait()
-        done.signal()
-        if let failure { throw failure }
+        try worker?.join()
     }
 
     private func merge(_ sources: [any NameRecordSource]) throws {

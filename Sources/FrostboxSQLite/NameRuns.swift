@@ -86,48 +86,32 @@ struct NameRunBuffer {
         }
     }
 
-    /// A record's position with the first 16 bytes of its sort order as two integers:
-    /// level (2 bits), key (30 bits) and folded bytes 0–3, then folded bytes 4–11 (zero
-    /// padded: folding removes every control character, so no name holds a zero byte).
-    /// Most comparisons end there; ties fall back to the whole record.
+    /// A record's position with the start of its sort order as two integers: level (2 bits)
+    /// and key (62 bits; every level key is ≥ 0), then folded bytes 0–7 (zero padded:
+    /// folding removes every control character, so no name holds a zero byte). Most
+    /// comparisons end there; ties fall back to the whole record.
     struct SortKey {
         var high: UInt64
         var low: UInt64
         var offset: Int
     }
 
-    static func sortKey(_ record: UnsafeRawPointer, offset: Int) -> SortKey? {
+    static func sortKey(_ record: UnsafeRawPointer, offset: Int) -> SortKey {
         let key = NameRecord.key(record)
-        guard key >= 0, key < 1 << 30 else { return nil }
-        let length = NameRecord.length(record)
+        precondition(key >= 0 && key < 1 << 62, "name level keys are non-negative")
         let folded = record + NameRecord.headerSize
-        var high = UInt64(NameRecord.level(record)) << 62 | UInt64(key) << 32
         var low: UInt64 = 0
-        for index in 0..<min(length, 12) {
-            let byte = UInt64(folded.load(fromByteOffset: index, as: UInt8.self))
-            if index < 4 {
-                high |= byte << (24 - 8 * index)
-            } else {
-                low |= byte << (56 - 8 * (index - 4))
-            }
+        for index in 0..<min(NameRecord.length(record), 8) {
+            low |= UInt64(folded.load(fromByteOffset: index, as: UInt8.self)) << (56 - 8 * index)
         }
-        return SortKey(high: high, low: low, offset: offset)
+        return SortKey(high: UInt64(NameRecord.level(record)) << 62 | UInt64(key), low: low, offset: offset)
     }
 
     /// Record offsets in sort order.
     func sortedOffsets() -> [Int] {
         bytes.withUnsafeBytes { buffer in
             let base = buffer.baseAddress!
-            var keys: [SortKey] = []
-            keys.reserveCapacity(offsets.count)
-            for offset in offsets {
-                guard let key = Self.sortKey(base + offset, offset: offset) else {
-                    // A key beyond the prefix's range (not a level key this importer makes):
-                    // sort by whole records.
-                    return offsets.sorted { NameRecord.precedes(base + $0, base + $1) }
-                }
-                keys.append(key)
-            }
+            var keys = offsets.map { Self.sortKey(base + $0, offset: $0) }
             keys.sort { a, b in
                 if a.high != b.high { return a.high < b.high }
                 if a.low != b.low { return a.low < b.low }
@@ -292,46 +276,28 @@ struct NameRecordMerger {
 /// Sorts and writes full buffers on a background thread, one at a time, so the importer
 /// keeps inserting place rows meanwhile. At most one buffer is being written while the
 /// next one fills.
-final class NameRunSpiller: @unchecked Sendable {
-    // @unchecked Sendable: `pending`, `failure` and `paths` are touched by the background
-    // thread only between `busy.wait()` in `submit` and `busy.signal()`; the owner reads
-    // them only after `wait()`, which takes the same semaphore.
+final class NameRunSpiller {
     let directory: String
-    private let busy = DispatchSemaphore(value: 1)
-    private var failure: NameRunError?
+    private var writing: WorkerThread?
     private(set) var paths: [String] = []
 
     init(directory: String) {
         self.directory = directory
     }
 
-    /// Hands `buffer` to the background thread (after the previous one is written).
-    func submit(_ buffer: NameRunBuffer) throws(NameRunError) {
-        busy.wait()
-        if let failure {
-            busy.signal()
-            throw failure
-        }
+    /// Hands `buffer` to a background thread (after the previous one is written).
+    func submit(_ buffer: NameRunBuffer) throws {
+        try writing?.join()
         let path = "\(directory)/run-\(paths.count).bin"
         paths.append(path)
-        let thread = Thread { [self] in
-            defer { busy.signal() }
-            do throws(NameRunError) {
-                try buffer.writeSortedRun(to: path)
-            } catch {
-                failure = error
-            }
+        writing = WorkerThread(name: "frostbox-import-sort") {
+            try buffer.writeSortedRun(to: path)
         }
-        thread.name = "frostbox-import-sort"
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// Waits for the last buffer to be written; the run files in order.
-    func wait() throws(NameRunError) -> [String] {
-        busy.wait()
-        defer { busy.signal() }
-        if let failure { throw failure }
+    func wait() throws -> [String] {
+        try writing?.join()
         return paths
     }
 }
