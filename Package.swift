@@ -222,7 +222,7 @@ let package = Package(
         .executableTarget(
             name: "bench-h2-frames",
             dependencies: [
-                "FrostboxCore",
+                "FrostboxCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

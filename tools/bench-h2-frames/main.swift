@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import FrostboxCore
 import NIOCore
@@ -17,25 +18,25 @@ import NIOSSL
 //   bench-h2-frames --host 127.0.0.1:PORT --trust CERT.pem [--count 100000]
 //                   [--concurrency 1000] [--streams 1000] [--runs 3]
 
-func option(_ name: String, _ fallback: String? = nil) -> String {
-    let arguments = CommandLine.arguments
-    if let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count { return arguments[index + 1] }
-    guard let fallback else {
-        FileHandle.standardError.write(Data("bench-h2-frames: --\(name) is required\n".utf8))
-        exit(64)
-    }
-    return fallback
+struct Options: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "bench-h2-frames")
+    @Option(help: "The sink, HOST:PORT.") var host: String
+    @Option(help: "PEM certificate to trust.") var trust: String
+    @Option(help: "Pushes per run.") var count = 100_000
+    @Option(help: "Pushes in flight in all.") var concurrency = 1_000
+    @Option(help: "Streams in flight per connection; concurrency / streams connections share the work.") var streams = 1_000
+    @Option(help: "Runs; the median is printed last.") var runs = 3
 }
 
-let hostPort = option("host").split(separator: ":")
+let options = Options.parseOrExit()
+let hostPort = options.host.split(separator: ":")
+guard hostPort.count == 2, let port = Int(hostPort[1]) else { Options.exit(withError: ValidationError("--host takes HOST:PORT")) }
 let host = String(hostPort[0])
-let port = Int(hostPort[1])!
-let trust = option("trust")
-let count = Int(option("count", "100000"))!
-let concurrency = Int(option("concurrency", "1000"))!
-let runs = Int(option("runs", "3"))!
-/// Streams in flight per connection; `concurrency / streams` connections share the work.
-let streams = Int(option("streams", "1000"))!
+let trust = options.trust
+let count = options.count
+let concurrency = options.concurrency
+let runs = options.runs
+let streams = options.streams
 let bearer = "bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkJFTkNIMTIzNDUifQ.eyJpc3MiOiJURUFNMTIzNDU2IiwiaWF0IjoxODAwMDAwMDAwfQ."
     + String(repeating: "x", count: 86)
 
