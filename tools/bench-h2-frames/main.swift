@@ -175,7 +175,7 @@ tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(trust))
 tls.applicationProtocols = ["h2"]
 let sslContext = try NIOSSLContext(configuration: tls)
 
-func connect(_ run: Run) {
+@Sendable func connect(_ run: Run) {
     run.connections += 1
     let bootstrap = ClientBootstrap(group: loop)
         .channelOption(.socketOption(.tcp_nodelay), value: 1)
