@@ -86,10 +86,11 @@ struct NameRunBuffer {
         }
     }
 
-    /// A record's position with the start of its sort order as two integers: level (2 bits)
-    /// and key (62 bits; every level key is ≥ 0), then folded bytes 0–7 (zero padded:
-    /// folding removes every control character, so no name holds a zero byte). Most
-    /// comparisons end there; ties fall back to the whole record.
+    /// A record's position with the first 16 bytes of its sort order as two integers:
+    /// level (2 bits), key (30 bits: the largest level key, a 0.05° box, is below 2^25) and
+    /// folded bytes 0–3, then folded bytes 4–11 (zero padded: folding removes every control
+    /// character, so no name holds a zero byte). Most comparisons end there; ties fall back
+    /// to the whole record.
     struct SortKey {
         var high: UInt64
         var low: UInt64
@@ -98,13 +99,19 @@ struct NameRunBuffer {
 
     static func sortKey(_ record: UnsafeRawPointer, offset: Int) -> SortKey {
         let key = NameRecord.key(record)
-        precondition(key >= 0 && key < 1 << 62, "name level keys are non-negative")
+        precondition(key >= 0 && key < 1 << 30, "name level keys fit in 30 bits")
         let folded = record + NameRecord.headerSize
+        var high = UInt64(NameRecord.level(record)) << 62 | UInt64(key) << 32
         var low: UInt64 = 0
-        for index in 0..<min(NameRecord.length(record), 8) {
-            low |= UInt64(folded.load(fromByteOffset: index, as: UInt8.self)) << (56 - 8 * index)
+        for index in 0..<min(NameRecord.length(record), 12) {
+            let byte = UInt64(folded.load(fromByteOffset: index, as: UInt8.self))
+            if index < 4 {
+                high |= byte << (24 - 8 * index)
+            } else {
+                low |= byte << (56 - 8 * (index - 4))
+            }
         }
-        return SortKey(high: UInt64(NameRecord.level(record)) << 62 | UInt64(key), low: low, offset: offset)
+        return SortKey(high: high, low: low, offset: offset)
     }
 
     /// Record offsets in sort order.
