@@ -289,6 +289,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // One suite per port, parameterized by implementation (see ContractSuites.swift).
+        .testTarget(
+            name: "FrostboxContractTests",
+            dependencies: [
+                "FrostboxCore", "FrostboxSQLite", "FrostboxDoubles",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(
             name: "FrostboxEndToEndTests",
             dependencies: [

@@ -1,0 +1,24 @@
+// Contract suites: one set of tests per core port (SubscriptionStore, NotifierStore,
+// PlaceIndex, the quota ledger, the forecast cache), run against every implementation of it.
+//
+// Shape of a suite (one file per port, `<Port>Contract.swift`):
+//
+//     enum SubscriptionStoreImplementation: String, CaseIterable, CustomTestStringConvertible {
+//         case grdb, inMemory            // PostgreSQL joins here when it lands
+//         func make(in dir: TemporaryDirectory) async throws -> any SubscriptionStore { … }
+//     }
+//
+//     @Suite struct SubscriptionStoreContract {
+//         @Test(arguments: SubscriptionStoreImplementation.allCases)
+//         func registerIsIdempotent(_ implementation: SubscriptionStoreImplementation) async throws { … }
+//     }
+//
+// Each test gets a fresh, empty store from `make`, so an implementation that drifts from the
+// others fails the same named test.
+
+/// Names an implementation in test output.
+protocol ContractImplementation: CaseIterable, Sendable, CustomStringConvertible, RawRepresentable where RawValue == String {}
+
+extension ContractImplementation {
+    var description: String { rawValue }
+}
