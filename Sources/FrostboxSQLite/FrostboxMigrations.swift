@@ -17,6 +17,7 @@ public enum FrostboxMigrations {
         ("v3-forecasts", v3Forecasts),
         ("v4-notifier", v4Notifier),
         ("v5-places", v5Places),
+        ("v6-outbox-fan-out", v6OutboxFanOut),
     ]
 
     static func v1DevicesSubscriptions(_ db: Database) throws {
