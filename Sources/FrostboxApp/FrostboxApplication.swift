@@ -41,11 +41,15 @@ public enum FrostboxApplication {
             places = GRDBPlaceIndex(database: database)
             operations = OperationsComponents(config: config)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
-            pushComponents = try PushComponents(settings: config.push, logger: logger)
+            pushComponents = try PushComponents(settings: config.demo ? PushSettings() : config.push, logger: logger)
             push = operations.metered(pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections })
+            let forecastSource: any ForecastProvider = config.demo ? DemoForecastProvider() : forecasts.provider
+            if config.demo {
+                logger.notice("demo mode: forecasts come from the built-in frost scenario (no network), pushes only go to this log")
+            }
             notifier = FrostboxApplication.makeNotifier(
                 database: database, clock: clock, config: config,
-                forecasts: operations.metered(forecasts.provider, ledger: forecasts.ledger), push: push, logger: logger)
+                forecasts: operations.metered(forecastSource, ledger: forecasts.ledger), push: push, logger: logger)
         }
     }
 
