@@ -80,7 +80,8 @@ public enum FrostboxApplication {
             ForecastShutdownService(forecasts: components.forecasts),
             OperationsReportService(
                 report: components.operations.report, interval: components.operations.reportInterval, logger: logger,
-                poolSize: { components.pushComponents.openConnections }, queueLength: outboxQueue(components.database)),
+                poolSize: { components.pushComponents.openConnections }, queueLength: outboxQueue(components.database),
+                lastRun: { (try? await components.notifier.store.recentRuns(limit: 1).first).map { "\($0.id) \($0.status.rawValue)" } }),
             // Stops after the notifier service, before the final report and before the clients a
             // run needs are closed.
             TriggeredRunDrainService(stopTriggeredRun: { _ = await components.notifier.notifier.stopTriggeredRun() }, logger: logger),

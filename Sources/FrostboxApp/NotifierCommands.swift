@@ -35,9 +35,4 @@ public enum NotifierCommands {
         let alert = entry.notification.payload.aps.alert
         return "would send to \(entry.token.redacted) [\(entry.kind.rawValue) \(entry.event)]: \(alert?.title ?? "") — \(alert?.body ?? "")"
     }
-
-    /// A table row for `frostbox runs`.
-    public static func describe(_ run: NotifyRunSummary) -> String {
-        run.line
-    }
 }

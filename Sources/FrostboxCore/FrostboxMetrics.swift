@@ -49,7 +49,7 @@ public enum FrostboxMetrics {
         // Notifier
         /// Histogram (seconds): duration of a whole notify run, by `result`.
         public static let notifyRunDuration = "frostbox_notify_run_duration_seconds"
-        /// Counter: notify runs, by `result` (`completed`, `failed`, `skipped`).
+        /// Counter: notify runs, by `result` (`completed`, `degraded`: some boxes or pushes failed, `failed`: nothing could be done or the run was cut short).
         public static let notifyRuns = "frostbox_notify_runs_total"
         /// Gauge: alerts waiting in the outbox.
         public static let outboxPending = "frostbox_outbox_pending"
