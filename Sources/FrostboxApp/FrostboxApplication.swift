@@ -41,7 +41,12 @@ public enum FrostboxApplication {
             places = GRDBPlaceIndex(database: database)
             operations = OperationsComponents(config: config)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
-            pushComponents = try PushComponents(settings: config.demo ? PushSettings() : config.push, logger: logger)
+            do {
+                pushComponents = try PushComponents(settings: config.demo ? PushSettings() : config.push, logger: logger)
+            } catch {
+                // Start-up stops on it like on any other configuration error (exit 78).
+                throw ConfigurationError(key: nil, source: "APNs apps", error.message)
+            }
             push = operations.metered(pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections })
             let forecastSource: any ForecastProvider = config.demo ? DemoForecastProvider() : forecasts.provider
             if config.demo {
@@ -74,7 +79,11 @@ public enum FrostboxApplication {
 
     /// Long-running services that run beside the HTTP server in `serve` (each stops on
     /// graceful shutdown; they stop after the server, in reverse order of this list).
-    static func backgroundServices(_ components: Components, config: FrostboxConfig, logger: Logger) -> [any Service] {
+    /// The notifier waits for `listening`: a server that cannot bind stops start-up before
+    /// the notifier is scheduled.
+    static func backgroundServices(
+        _ components: Components, config: FrostboxConfig, logger: Logger, listening: ListeningGate = ListeningGate(opened: true)
+    ) -> [any Service] {
         [
             PushShutdownService(push: components.pushComponents),
             ForecastShutdownService(forecasts: components.forecasts),
@@ -85,7 +94,7 @@ public enum FrostboxApplication {
             // Stops after the notifier service, before the final report and before the clients a
             // run needs are closed.
             TriggeredRunDrainService(stopTriggeredRun: { _ = await components.notifier.notifier.stopTriggeredRun() }, logger: logger),
-            components.notifier.service(logger: logger),
+            StartsWhenListening(base: components.notifier.service(logger: logger), listening: listening),
         ]
     }
 

@@ -24,7 +24,9 @@ struct Notify: AsyncParsableCommand {
         // The same configuration as `serve`: its database, forecast settings and APNs apps.
         let config = try await options.load(command: "notify", logger: logger)
         logger.logLevel = config.logLevel
-        let result = try await NotifierCommands.notifyOnce(config: config, dryRun: dryRun, logger: logger) { print($0) }
+        let result = try await options.starting(command: "notify") {
+            try await NotifierCommands.notifyOnce(config: config, dryRun: dryRun, logger: logger) { print($0) }
+        }
         switch result {
         case .alreadyRunning:
             print("another notify run is in progress on \(config.databasePath)")

@@ -19,6 +19,8 @@ struct Serve: AsyncParsableCommand {
         let loaded = try await options.load(
             command: "serve", named: ["server.host": host, "server.port": port.map(String.init)], logger: logger)
         logger.logLevel = loaded.logLevel
-        try await FrostboxApplication.serve(config: demo ? loaded.demoMode() : loaded, logger: logger)
+        try await options.starting(command: "serve") {
+            try await FrostboxApplication.serve(config: demo ? loaded.demoMode() : loaded, logger: logger)
+        }
     }
 }
