@@ -35,6 +35,12 @@ enum ConfigKeys {
         // database, logging
         if let path = try r.string("database.path") {
             guard !path.isEmpty else { throw r.fail("database.path", "must not be empty") }
+            // SQLite would only say "unable to open database file".
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw r.fail("database.path", "the folder \(folder) does not exist (create it, or choose another file with --db)")
+            }
             config.databasePath = path
         }
         if let level = try r.choice("log.level", logLevels) { config.logLevel = Logger.Level(rawValue: level) ?? .info }

@@ -41,7 +41,7 @@ public enum FrostboxApplication {
             places = GRDBPlaceIndex(database: database)
             operations = OperationsComponents(config: config)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
-            do {
+            do throws(APNsConfigurationError) {
                 pushComponents = try PushComponents(settings: config.demo ? PushSettings() : config.push, logger: logger)
             } catch {
                 // Start-up stops on it like on any other configuration error (exit 78).

@@ -23,7 +23,7 @@ public final class PushComponents: Sendable {
         let resolved = try settings.resolved()
         var apps: [APNsAppConfiguration] = []
         for app in resolved.apps {
-            do {
+            do throws(APNsConfigurationError) {
                 apps.append(try app.load())
             } catch where !error.message.contains(app.bundleID) {
                 // "cannot read /etc/frostbox/AuthKey.p8" alone does not say which app needs it.

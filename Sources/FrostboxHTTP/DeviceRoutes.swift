@@ -66,6 +66,14 @@ public struct DeviceRoutes: Sendable {
             return JSONResponse(created ? .created : .ok, DeviceResponse(device))
         }
 
+        routes.on(.get, "/v1/devices/{token}") { _, context in
+            let token = try Self.pathToken(context)
+            guard let device = try await store.device(token) else {
+                throw APIError.notFound("unknown device")
+            }
+            return JSONResponse(.ok, DeviceResponse(device))
+        }
+
         routes.on(.delete, "/v1/devices/{token}") { _, context in
             let token = try Self.pathToken(context)
             guard try await store.deleteDevice(token) else {

@@ -233,6 +233,15 @@ struct ConfigLoaderTests {
         #expect(config.adminToken == nil)
     }
 
+    @Test("a database in a folder that does not exist stops loading, naming the folder")
+    func missingDatabaseFolder() async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await Self.load(overrides: ["database.path": "/no/such/folder/frostbox.sqlite"])
+        }
+        #expect(error?.key == "database.path")
+        #expect(error?.message.contains("the folder /no/such/folder does not exist") == true, "\(String(describing: error))")
+    }
+
     @Test("an unknown FROSTBOX_ variable stops loading, naming it and the likely key")
     func unknownEnvironmentVariable() async throws {
         let error = await #expect(throws: ConfigurationError.self) {
