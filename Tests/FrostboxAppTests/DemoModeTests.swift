@@ -17,8 +17,7 @@ struct DemoModeTests {
             let registered = try await LoopbackConnection.request(port: port, "PUT", "/v1/devices/\(token)")
             #expect(registered.hasPrefix("HTTP/1.1 201"), "\(registered)")
             let subscribed = try await LoopbackConnection.request(
-                port: port, "POST", "/v1/devices/\(token)/subscriptions",
-                headers: ["Content-Type: application/json"], body: #"{"latitude": 60.19, "longitude": 25.01, "name": "Home"}"#)
+                port: port, "POST", "/v1/devices/\(token)/subscriptions", body: #"{"latitude": 60.19, "longitude": 25.01, "name": "Home"}"#)
             #expect(subscribed.hasPrefix("HTTP/1.1 201"), "\(subscribed)")
             // The first run is 2 s after start and then every 10 s: one of the next two must alert.
             let deadline = ContinuousClock.now + .seconds(30)
