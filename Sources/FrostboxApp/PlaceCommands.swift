@@ -32,13 +32,7 @@ public enum PlaceCommands {
         text: String, near: String?, limit: Int, radiusKilometres: Double, databasePath: String, logger: Logger
     ) async throws -> String {
         var point: Coordinate?
-        if let near {
-            let parts = near.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 2, let lat = parts[0], let lon = parts[1] else {
-                throw ValidationError(.invalidCoordinate, field: "near", "--near must be LAT,LON, e.g. 60.19,25.01")
-            }
-            point = try Coordinate(latitude: lat, longitude: lon)
-        }
+        if let near { point = try Coordinate(parsing: near, field: "--near") }
         let query = try PlaceQuery(text: text, near: point, limit: limit, radiusKilometres: radiusKilometres)
         let database = try FrostboxDatabase(path: databasePath, logger: logger)
         let matches = try await GRDBPlaceIndex(database: database).search(query)
