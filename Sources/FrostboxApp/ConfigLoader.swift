@@ -1,4 +1,5 @@
 import Configuration
+import FrostboxCore
 import FrostboxHTTP
 import Foundation
 import Logging
@@ -267,7 +268,7 @@ extension ConfigLoader {
 
         static func format(_ duration: Duration) -> String {
             let seconds = duration.components.seconds
-            if seconds == 0 { return "\(duration.components.attoseconds / 1_000_000_000_000_000)ms" }
+            if seconds == 0 { return "\(duration.inMilliseconds)ms" }
             if seconds % 86_400 == 0 { return "\(seconds / 86_400)d" }
             if seconds % 3_600 == 0 { return "\(seconds / 3_600)h" }
             if seconds % 60 == 0 { return "\(seconds / 60)m" }

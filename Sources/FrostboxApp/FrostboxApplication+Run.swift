@@ -1,3 +1,4 @@
+import FrostboxCore
 import FrostboxHTTP
 import Hummingbird
 import HummingbirdCore
@@ -91,8 +92,7 @@ extension FrostboxApplication {
     }
 
     static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        .nanoseconds(duration.inNanoseconds)
     }
 }
 

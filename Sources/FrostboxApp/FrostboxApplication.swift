@@ -61,15 +61,27 @@ public enum FrostboxApplication {
     /// The API over the given components.
     public static func makeAPI(_ components: Components) -> FrostboxAPI {
         let database = components.database
-        return FrostboxAPI(groups: [
-            HealthRoutes(ready: { (try? await database.isMigrated()) ?? false }).add(to:),
-            DeviceRoutes(store: components.subscriptions, now: components.clock).add(to:),
-            PlaceRoutes(index: components.places).add(to:),
-        ] + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
+        return FrostboxAPI(groups: publicRoutes(
+            subscriptions: components.subscriptions, places: components.places, now: components.clock,
+            ready: { (try? await database.isMigrated()) ?? false }
+        ) + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
             stats: adminStats(database: database, runs: { try await components.notifier.store.recentRuns(limit: 10) }),
             notify: components.notifier.trigger, pushSender: components.push)),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))
+    }
+
+    /// The routes every server has (health, devices and subscriptions, place search) over
+    /// any implementation of their ports: the live adapters here, in-memory doubles in tests.
+    public static func publicRoutes(
+        subscriptions: any SubscriptionStore, places: any PlaceIndex, now: @escaping @Sendable () -> Int64,
+        ready: @escaping @Sendable () async -> Bool
+    ) -> [FrostboxAPI.RouteGroup] {
+        [
+            HealthRoutes(ready: ready).add(to:),
+            DeviceRoutes(store: subscriptions, now: now).add(to:),
+            PlaceRoutes(index: places).add(to:),
+        ]
     }
 
     /// Builds the HTTP application for `config`.

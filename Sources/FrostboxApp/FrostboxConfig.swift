@@ -1,3 +1,4 @@
+import FrostboxCore
 import FrostboxHTTP
 import FrostboxNotifier
 import Logging
@@ -38,7 +39,7 @@ public struct FrostboxConfig: Sendable {
     /// 10 s after start, 32 pushes in flight, 3 sends per run).
     public var notifier = NotifierConfiguration()
     /// Frost rule preset for subscriptions that name none (`default`, `legacy`).
-    public var alertRule = "default"
+    public var alertRule = FrostRule.default.name
     /// Nights after the current one that are alerted (1: tonight and tomorrow night).
     public var alertNightsAhead = 1
 

@@ -1,4 +1,3 @@
-import FrostboxAPNs
 import FrostboxCore
 import FrostboxHTTP
 import FrostboxNotifier
@@ -81,17 +80,14 @@ final class FileRunLock: NotifierRunLock {
 extension FrostboxApplication {
     /// The notifier of this process over the live forecast provider and push sender. Runs
     /// ask for boxes in chunks that are a multiple of the forecast batch size, so a run makes
-    /// ⌈boxes / batch⌉ requests.
-    ///
-    /// SEAM (issue 5's wiring is landing in parallel): `push` defaults to the log-only sink,
-    /// which prints what would be sent, until APNs apps are configured in `FrostboxConfig`.
-    static func makeNotifier(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: (any PushSender)? = nil, logger: Logger) -> NotifierComponents {
+    /// ⌈boxes / batch⌉ requests. `push` is the process's push capability (`PushComponents`:
+    /// APNs, or the log-only sink when no app is configured).
+    static func makeNotifier(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: any PushSender, logger: Logger) -> NotifierComponents {
         var config = config
         let batch = max(1, config.forecasts.batchSize)
         let chunk = max(config.notifier.boxesPerChunk, batch)
         config.notifier.boxesPerChunk = (chunk + batch - 1) / batch * batch
         return NotifierComponents(
-            database: database, clock: clock, config: config, forecasts: forecasts, push: push ?? LogOnlyPushSender(logger: logger),
-            logger: logger)
+            database: database, clock: clock, config: config, forecasts: forecasts, push: push, logger: logger)
     }
 }

@@ -46,7 +46,7 @@ public final class OperationsReport: Sendable {
             $0.inFlight -= 1
             if case .delivered = outcome {
                 $0.confirmed += 1
-                $0.confirmNanoseconds += Self.nanoseconds(elapsed)
+                $0.confirmNanoseconds += elapsed.inNanoseconds
             } else {
                 $0.failed += 1
             }
@@ -60,11 +60,6 @@ public final class OperationsReport: Sendable {
 
     /// The totals now.
     public func snapshot() -> Snapshot { state.withLock { $0 } }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 }
 
 /// Logs the operations report every `interval` until graceful shutdown, and once more at the end.

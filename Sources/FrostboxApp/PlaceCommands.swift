@@ -33,12 +33,12 @@ public enum PlaceCommands {
     public static func searchQuery(text: String, near: String?, limit: Int, radiusKilometres: Double) throws(ValidationError) -> PlaceQuery {
         var point: Coordinate?
         if let near {
-            let parts = near.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 2, let lat = parts[0], let lon = parts[1], let coordinate = try? Coordinate(latitude: lat, longitude: lon) else {
+            do throws(ValidationError) {
+                point = try Coordinate(parsing: near, field: "--near")
+            } catch {
                 throw ValidationError(
                     .invalidCoordinate, field: "near", "--near must be LAT,LON with latitude in [-90, 90] and longitude in [-180, 180], e.g. 60.19,25.01")
             }
-            point = coordinate
         }
         do throws(ValidationError) {
             return try PlaceQuery(text: text, near: point, limit: limit, radiusKilometres: radiusKilometres)

@@ -137,8 +137,7 @@ public enum PlaceImport {
     ) throws -> PlaceImportSummary {
         let start = ContinuousClock.now
         func elapsed() -> Double {
-            let duration = ContinuousClock.now - start
-            return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            (ContinuousClock.now - start).inSeconds
         }
         // One import per database at a time: a second one would drop the first one's staged
         // tables and run files. The kernel releases the lock when the process dies.

@@ -67,7 +67,7 @@ public struct AdminRoutes: Sendable {
 
         routes.on(.post, "/admin/push-test") { request, context in
             try authorize(request, context)
-            let body = try await JSONBody.decode(PushTestBody.self, from: request, context: context)!
+            let body = try await JSONBody.decode(PushTestBody.self, from: request, context: context)
             let notification = try DeviceRoutes.validated { () throws(ValidationError) in try body.notification() }
             guard let sender = operations.pushSender else {
                 throw APIError(.serviceUnavailable, code: "push_unavailable", "no APNs app is configured in this process")

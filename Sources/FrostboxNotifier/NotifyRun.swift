@@ -333,7 +333,6 @@ struct NotifyRun: Sendable {
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        let (seconds, attoseconds) = (ContinuousClock.now - start).components
-        return Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        Int((ContinuousClock.now - start).inMilliseconds)
     }
 }
