@@ -1,5 +1,6 @@
 import FrostboxCore
 import FrostboxHTTP
+import FrostboxPlaceImport
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -44,6 +45,7 @@ extension FrostboxApplication {
         config: FrostboxConfig, components: Components, logger: Logger, signals: [UnixSignal],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
+        await startUp(config: config, components: components, logger: logger)
         let listening = ListeningGate()
         let app = try await build(config: config, components: components, logger: logger) { port in
             listening.open()
@@ -55,6 +57,14 @@ extension FrostboxApplication {
                 services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: NamedService($0)) },
                 gracefulShutdownSignals: signals,
                 logger: logger))
+    }
+
+    /// Start-up work of `serve`, done before the server accepts connections: the place tables
+    /// are seeded from the bundled extract when empty (`places.seed_path`; nil skips it).
+    static func startUp(config: FrostboxConfig, components: Components, logger: Logger) async {
+        if let seed = config.placesSeedPath {
+            await PlaceImport.seedIfEmpty(path: seed, database: components.database, logger: logger)
+        }
     }
 
     /// The notifier and the adapters emit through the global metrics system: point it at the

@@ -1,6 +1,7 @@
 import FrostboxAPNs
 import FrostboxCore
 import FrostboxHTTP
+import FrostboxPlaceImport
 import FrostboxSQLite
 import Foundation
 import Hummingbird
@@ -115,9 +116,6 @@ public enum FrostboxApplication {
     public static func build(
         config: FrostboxConfig, components: Components, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> App {
-        if let seed = config.placesSeedPath {
-            await PlaceImport.seedIfEmpty(path: seed, database: components.database, logger: logger)
-        }
-        return makeApplication(router: makeAPI(components).makeRouter(), config: config, logger: logger, onListening: onListening)
+        makeApplication(router: makeAPI(components).makeRouter(), config: config, logger: logger, onListening: onListening)
     }
 }

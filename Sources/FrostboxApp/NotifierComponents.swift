@@ -5,7 +5,6 @@ import FrostboxSQLite
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The notifier wired over the live adapters: the SQLite notifier store, the forecast
 /// provider and the push sender, with a file lock next to the database so that runs of
@@ -37,42 +36,6 @@ public struct NotifierComponents: Sendable {
         switch try await notifier.trigger() {
         case .started(let runID): .started(runID: runID)
         case .alreadyRunning: .alreadyRunning
-        }
-    }
-}
-
-/// A `NotifierRunLock` over an exclusive, non-blocking `flock` on a file next to the database.
-/// The kernel drops the lock when the process dies, kill -9 included, so a restart never
-/// waits for a dead holder.
-final class FileRunLock: NotifierRunLock {
-    let path: String
-    /// The open descriptor while the lock is held (-1 otherwise).
-    private let descriptor = Mutex<Int32>(-1)
-
-    init(path: String) {
-        self.path = path
-    }
-
-    func tryLock() -> Bool {
-        descriptor.withLock { fd in
-            guard fd < 0 else { return false }
-            let opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard opened >= 0 else { return false }
-            guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
-                close(opened)
-                return false
-            }
-            fd = opened
-            return true
-        }
-    }
-
-    func unlock() {
-        descriptor.withLock { fd in
-            guard fd >= 0 else { return }
-            flock(fd, LOCK_UN)
-            close(fd)
-            fd = -1
         }
     }
 }

@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxPlaceImport
 import FrostboxSQLite
 import Foundation
 import Logging
@@ -7,13 +8,6 @@ import Synchronization
 /// The logic behind `frostbox import geonames` and `frostbox search`, so that the CLI
 /// commands stay thin.
 public enum PlaceCommands {
-    /// Parses `P,A` / `FI,SE` lists into upper-case sets; nil for nil or empty.
-    public static func codeSet(_ raw: String?) -> Set<String>? {
-        guard let raw else { return nil }
-        let codes = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty }
-        return codes.isEmpty ? nil : Set(codes)
-    }
-
     /// Imports GeoNames files into the database at `databasePath`, drawing progress on
     /// standard error (a live line on a terminal, a plain line every 5 s otherwise).
     public static func importGeoNames(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FrostboxApp
+import FrostboxPlaceImport
 import Foundation
 import Logging
 
@@ -26,8 +27,8 @@ struct Import: AsyncParsableCommand {
 
         func run() async throws {
             var options = PlaceImportOptions()
-            options.featureClasses = PlaceCommands.codeSet(featureClasses)
-            options.countries = PlaceCommands.codeSet(countries)
+            options.featureClasses = PlaceImportOptions.codeSet(featureClasses)
+            options.countries = PlaceImportOptions.codeSet(countries)
             options.minimumPopulation = minPopulation
             options.replace = replace
             var logger = Logger(label: "frostbox.import")

@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxGeoNames
 import FrostboxSQLite
 import Foundation
 import HTTPTypes
