@@ -114,6 +114,7 @@ enum ConfigKeys {
         if let ttl = try r.duration("forecast.ttl", in: .zero ... .seconds(7 * 86_400)) { config.forecasts.cacheTTLSeconds = ttl.components.seconds }
         if let wait = try r.duration("forecast.max_wait", in: .zero ... .seconds(86_400)) { config.forecasts.maximumQuotaWaitSeconds = seconds(wait) }
         if let timeout = try r.duration("forecast.timeout", in: .seconds(1) ... .seconds(600)) { config.forecasts.requestTimeoutSeconds = seconds(timeout) }
+        if let timeout = try r.duration("forecast.connect_timeout", in: .milliseconds(100) ... .seconds(600)) { config.forecasts.connectTimeoutSeconds = seconds(timeout) }
         if let concurrency = try r.int("forecast.concurrency", in: 1...64) { config.forecasts.maximumConcurrentRequests = concurrency }
         if let attempts = try r.int("forecast.attempts", in: 1...10) { config.forecasts.maximumAttempts = attempts }
     }
