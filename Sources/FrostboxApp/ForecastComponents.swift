@@ -132,7 +132,7 @@ public struct ForecastReport: Sendable {
         case .rateLimited(let reason, let retryAfter): "rate limited: \(reason)\(retryAfter.map { " (retry after \(Date(timeIntervalSince1970: TimeInterval($0))))" } ?? "")"
         case .remote(let status, let reason): "Open-Meteo answered \(status): \(reason)"
         case .invalidResponse(let why): "unusable answer: \(why)"
-        case .timeout: "no answer within the deadline"
+        case .timeout: "The forecast server did not answer within the deadline (forecast.timeout)."
         case .transport(let why): why
         }
     }
