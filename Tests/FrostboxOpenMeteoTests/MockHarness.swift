@@ -38,7 +38,10 @@ struct MockHarness: Sendable {
         _ body: @Sendable (MockHarness) async throws -> Void
     ) async throws {
         let mock = MockOpenMeteo(scenario: scenario, logger: Logger(label: "mock", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        var base = OpenMeteoConfiguration(requestTimeoutSeconds: 60)
+        configure(&base)
+        // The HTTP client the app would make for this configuration (connect timeout, no pool retries).
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: base.httpClientConfiguration)
         do {
             try await mock.withRunning { baseURL in
                 var configuration = OpenMeteoConfiguration(baseURL: baseURL, requestTimeoutSeconds: 60)
