@@ -298,7 +298,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxAPNsTests",
             dependencies: [
-                "FrostboxAPNs", "FrostboxCore", "MockAPNs",
+                "FrostboxAPNs", "FrostboxCore", "MockAPNs", "FrostboxDoubles",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

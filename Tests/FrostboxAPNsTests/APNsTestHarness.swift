@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import FrostboxAPNs
 import FrostboxCore
+import FrostboxDoubles
 import Logging
 import MockAPNs
 import Synchronization
@@ -39,6 +40,8 @@ struct APNsHarness {
     let clientClock: ManualClock
     let mockClock: ManualClock
     let sleeper = RecordingSleeper()
+    /// What the routers log: kept, not printed, so an expected critical line is not test-run noise.
+    let logs = RecordingLogHandler.Store()
 
     /// Starts a mock; `configure` adjusts its configuration (faults, limits).
     static func start(_ configure: (inout MockAPNsConfiguration) -> Void = { _ in }) async throws -> APNsHarness {
@@ -67,7 +70,7 @@ struct APNsHarness {
     ) throws -> APNsPushRouter {
         try APNsPushRouter(
             apps: apps ?? [app()], defaultBundleID: defaultBundleID, settings: settings, retryPolicy: retry,
-            clock: clientClock.closure, sleep: sleeper.closure, random: { 0.5 }, logger: Logger(label: "apns-test"))
+            clock: clientClock.closure, sleep: sleeper.closure, random: { 0.5 }, logger: logs.logger(label: "apns-test", level: .info))
     }
 
     func stop(_ routers: APNsPushRouter...) async throws {
