@@ -92,10 +92,17 @@ public struct PlaceImportSummary: Sendable {
 public enum PlaceImportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another import into the same database holds its lock.
     case alreadyRunning(String)
+    /// The files held no usable row (`filtered`: valid places the filters left out; `skipped`:
+    /// dirty lines). Nothing was swapped in: the stored places are unchanged, even with `--replace`.
+    case nothingImported(filtered: Int, skipped: Int)
 
     public var description: String {
         switch self {
         case .alreadyRunning(let path): "another import into \(path) is running; wait for it to finish"
+        case .nothingImported(let filtered, _) where filtered > 0:
+            "nothing imported: the filters (--feature-classes, --countries, --min-population) left out all \(filtered) places read; the stored places are unchanged"
+        case .nothingImported(_, let skipped):
+            "nothing imported: the files hold no GeoNames rows (\(skipped) lines skipped); the stored places are unchanged"
         }
     }
 }
@@ -227,6 +234,10 @@ public enum PlaceImport {
                 phase: "building indexes"))
             queue.close()
             try writer.join()
+            // Swapping in an empty import would only drop places (all of them with --replace).
+            if summary.accepted == 0 && summary.admin1Read + summary.countriesRead == 0 {
+                throw PlaceImportError.nothingImported(filtered: summary.filtered, skipped: summary.skippedCount)
+            }
             summary.result = try importer.finish { phase in
                 progress(PlaceImportProgress(
                     rowsRead: summary.rowsRead, bytesRead: totalBytes, totalBytes: totalBytes, elapsedSeconds: elapsed(), phase: phase))
