@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The `frostbox` executable's exit statuses and messages, as the README documents them.
-@Suite("Command line exit statuses")
+@Suite("Command line exit statuses", .serialized)
 struct CommandLineTests {
     struct Outcome {
         let status: Int32
