@@ -186,7 +186,9 @@ struct NamedService: Service, CustomStringConvertible {
 
     init(_ base: any Service) {
         self.base = base
-        description = String(describing: type(of: base)).split(separator: "<").first.map(String.init) ?? "Service"
+        // The notifier waits behind StartsWhenListening; logs should still name the notifier.
+        let named = (base as? StartsWhenListening)?.base ?? base
+        description = String(describing: type(of: named)).split(separator: "<").first.map(String.init) ?? "Service"
     }
 
     func run() async throws {

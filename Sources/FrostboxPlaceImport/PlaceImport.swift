@@ -132,6 +132,10 @@ public enum PlaceImport {
                 phase: "building indexes"))
             queue.close()
             try writer.join()
+            // Swapping in an empty import would only drop places (all of them with --replace).
+            if summary.accepted == 0 && summary.admin1Read + summary.countriesRead == 0 {
+                throw PlaceImportError.nothingImported(filtered: summary.filtered, skipped: summary.skippedCount)
+            }
             summary.result = try importer.finish { phase in
                 progress(PlaceImportProgress(
                     rowsRead: summary.rowsRead, bytesRead: totalBytes, totalBytes: totalBytes, elapsedSeconds: elapsed(), phase: phase))

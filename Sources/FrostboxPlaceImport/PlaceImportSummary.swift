@@ -57,10 +57,17 @@ public struct PlaceImportSummary: Sendable {
 public enum PlaceImportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another import into the same database holds its lock.
     case alreadyRunning(String)
+    /// The files held no usable row (`filtered`: valid places the filters left out; `skipped`:
+    /// dirty lines). Nothing was swapped in: the stored places are unchanged, even with `--replace`.
+    case nothingImported(filtered: Int, skipped: Int)
 
     public var description: String {
         switch self {
         case .alreadyRunning(let path): "another import into \(path) is running; wait for it to finish"
+        case .nothingImported(let filtered, _) where filtered > 0:
+            "nothing imported: the filters (--feature-classes, --countries, --min-population) left out all \(filtered) places read; the stored places are unchanged"
+        case .nothingImported(_, let skipped):
+            "nothing imported: the files hold no GeoNames rows (\(skipped) lines skipped); the stored places are unchanged"
         }
     }
 }

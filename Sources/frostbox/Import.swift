@@ -34,13 +34,12 @@ struct Import: AsyncParsableCommand {
             var logger = Logger(label: "frostbox.import")
             logger.logLevel = .warning
             let path = try await shared.load(command: "import", logger: logger).databasePath
-            let summary = try await PlaceCommands.importGeoNames(paths: files, options: options, databasePath: path, logger: logger)
-            print(summary.text)
-            guard summary.accepted > 0 || summary.admin1Read + summary.countriesRead > 0 else {
-                let why = summary.filtered > 0
-                    ? "the filters (--feature-classes, --countries, --min-population) left out all \(summary.filtered) places read"
-                    : "no GeoNames rows in \(files.joined(separator: ", ")) (\(summary.skippedCount) lines skipped)"
-                FileHandle.standardError.write(Data("frostbox import: nothing imported: \(why)\n".utf8))
+            do {
+                let summary = try await PlaceCommands.importGeoNames(paths: files, options: options, databasePath: path, logger: logger)
+                print(summary.text)
+            } catch let error as PlaceImportError {
+                guard case .nothingImported = error else { throw error }
+                FileHandle.standardError.write(Data("frostbox import: \(error)\n".utf8))
                 throw ExitCode(65)  // EX_DATAERR
             }
         }

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The `frostbox` executable's exit statuses and messages, as the README documents them.
-@Suite("Command line exit statuses")
+@Suite("Command line exit statuses", .serialized)
 struct CommandLineTests {
     struct Outcome {
         let status: Int32
@@ -84,7 +84,7 @@ struct CommandLineTests {
         try Data().write(to: empty)
         let nothing = try Self.frostbox(["import", "geonames", empty.path], in: directory)
         #expect(nothing.status == 65, "\(nothing.output)")
-        #expect(nothing.output.contains("nothing imported: no GeoNames rows"), "\(nothing.output)")
+        #expect(nothing.output.contains("nothing imported: the files hold no GeoNames rows"), "\(nothing.output)")
 
         let row = ["660158", "Espoo", "Espoo", "", "60.2052", "24.6522", "P", "PPLA3", "FI", "", "01", "", "", "", "256760", "", "16", "Europe/Helsinki", "2016-06-11"]
         let cities = directory.appendingPathComponent("cities.txt")
@@ -95,6 +95,12 @@ struct CommandLineTests {
 
         let imported = try Self.frostbox(["import", "geonames", cities.path], in: directory)
         #expect(imported.status == 0, "\(imported.output)")
+        // An empty import with --replace leaves the stored places alone.
+        let replaced = try Self.frostbox(["import", "geonames", empty.path, "--replace"], in: directory)
+        #expect(replaced.status == 65, "\(replaced.output)")
+        #expect(replaced.output.contains("the stored places are unchanged"), "\(replaced.output)")
+        let search = try Self.frostbox(["search", "espoo"], in: directory)
+        #expect(search.output.contains("Espoo"), "\(search.output)")
     }
 
     @Test("notify --once exits 1 when every box failed, and the run is stored as failed")
