@@ -108,7 +108,7 @@ struct CachedForecastProviderTests {
         }
     }
 
-    @Test("a failed request counts 1; every attempt is charged before it starts")
+    @Test("a 503 answer counts 1; every attempt is charged before it starts")
     func failedRequestsCountOne() async throws {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextStatuses: [503, 503, 503, 503]), now: Self.now)) { h in
             let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
