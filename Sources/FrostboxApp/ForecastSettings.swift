@@ -24,8 +24,8 @@ public struct ForecastSettings: Sendable, Hashable {
     /// Deadline of one request, body included, seconds.
     public var requestTimeoutSeconds = 30.0
     /// Longest wait for a connection to the forecast server, seconds (apart from the request
-    /// deadline); a refused connection fails at once.
-    public var connectTimeoutSeconds = 5.0
+    /// deadline); a timed-out connection is retried, a refused one fails at once.
+    public var connectTimeoutSeconds = 10.0
     /// Largest response body accepted, bytes.
     public var maximumBodyBytes = 64 << 20
     /// Requests in flight at once.

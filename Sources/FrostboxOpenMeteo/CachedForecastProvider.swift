@@ -282,7 +282,6 @@ actor LedgerGate: RequestGate {
         if let reservation = reserved {
             reserved = nil
             current = reservation
-            await tally.add(requests: 1)
             return nil
         }
         do {
@@ -291,7 +290,6 @@ actor LedgerGate: RequestGate {
                 switch try await ledger.reserve(units: locations, weightPerUnit: weightPerUnit, minimumUnits: locations, at: at) {
                 case .granted(let reservation):
                     current = reservation
-                    await tally.add(requests: 1)
                     return nil
                 case .exhausted(let retryAfter):
                     return .budgetExhausted(retryAfter: retryAfter)
@@ -309,7 +307,8 @@ actor LedgerGate: RequestGate {
         guard let reservation = current else { return }
         current = nil
         let weight = report.charge.weight(reserved: reservation.weight)
-        await tally.add(weight: weight)
+        // A request counts once it reached the server; one that never left is neither a request nor a cost.
+        await tally.add(requests: report.charge == .nothing ? 0 : 1, weight: weight)
         do {
             try await ledger.settle(reservation, weight: weight)
         } catch {

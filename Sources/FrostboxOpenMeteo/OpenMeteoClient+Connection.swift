@@ -44,7 +44,14 @@ extension OpenMeteoClient {
             // and the boxes go first in the next run.
             .failure(.transport("\(server): \(why)."), .never, charge: .nothing)
         }
-        func cutOff(_ failure: ForecastFailure) -> Attempt {
+        func connectTimedOut() -> Attempt {
+            // Nothing was sent either, but a lost handshake is often transient: retried with backoff,
+            // each attempt bounded by the connect timeout.
+            .failure(
+                .transport("\(server): no connection within \(Self.seconds(configuration.connectTimeoutSeconds))."), .backoff(after: nil),
+                charge: .nothing)
+        }
+                func cutOff(_ failure: ForecastFailure) -> Attempt {
             // The request was sent: the server may have answered it, and charged it in full.
             .failure(failure, .backoff(after: nil), charge: .fullWeight)
         }
@@ -52,7 +59,7 @@ extension OpenMeteoClient {
         case let error as HTTPClientError:
             switch error {
             case .connectTimeout:
-                return unreachable("no connection within \(Self.seconds(configuration.connectTimeoutSeconds))")
+                return connectTimedOut()
             case .getConnectionFromPoolTimeout:
                 return .failure(.transport("No connection to the forecast server was free in time."), .backoff(after: nil), charge: .nothing)
             case .tlsHandshakeTimeout:
@@ -79,7 +86,7 @@ extension OpenMeteoClient {
         case let error as IOError:
             return cutOff(.transport("The connection to the forecast server at \(configuration.baseURL) failed: \(Self.errnoText(error.errnoCode))."))
         case ChannelError.connectTimeout:
-            return unreachable("no connection within \(Self.seconds(configuration.connectTimeoutSeconds))")
+            return connectTimedOut()
         case let error as ChannelError:
             return cutOff(.transport("The connection to the forecast server at \(configuration.baseURL) broke: \(error)."))
         default:

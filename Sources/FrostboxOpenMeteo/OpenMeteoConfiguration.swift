@@ -13,9 +13,10 @@ public struct OpenMeteoConfiguration: Sendable, Hashable {
     public var batchSize: Int
     /// Deadline of one HTTP request, body included, seconds.
     public var requestTimeoutSeconds: Double
-    /// Longest wait for a TCP (and TLS) connection to the server, seconds, apart from the
-    /// request deadline. A connection that is refused or cannot be made fails at once, without
-    /// retries: nothing was sent, so nothing is charged.
+    /// Longest wait for a TCP connection to the server, seconds, apart from the request
+    /// deadline. A connection that is refused, or to a host name that does not resolve, fails
+    /// at once without retries; one that times out is retried like a 5xx. Either way nothing
+    /// was sent, so nothing is charged.
     public var connectTimeoutSeconds: Double
     /// Largest response body accepted, bytes.
     public var maximumBodyBytes: Int
@@ -37,7 +38,7 @@ public struct OpenMeteoConfiguration: Sendable, Hashable {
 
     public init(
         baseURL: String = "https://api.open-meteo.com", apiKey: String? = nil, forecastDays: Int = 3, batchSize: Int = 1_000,
-        requestTimeoutSeconds: Double = 30, connectTimeoutSeconds: Double = 5, maximumBodyBytes: Int = 64 << 20, maximumURLBytes: Int = 8_000,
+        requestTimeoutSeconds: Double = 30, connectTimeoutSeconds: Double = 10, maximumBodyBytes: Int = 64 << 20, maximumURLBytes: Int = 8_000,
         maximumAttempts: Int = 4, backoffBaseSeconds: Double = 0.5, backoffMaximumSeconds: Double = 8,
         maximumRateLimitWaitSeconds: Double = 65, maximumGridDistanceDegrees: Double = 1
     ) {

@@ -12,10 +12,10 @@ struct ForecastConnectionSettingsTests {
         try await ConfigLoader.load(ConfigLoader.Sources(environment: environment, overrides: overrides), logger: quiet)
     }
 
-    @Test("forecast.connect_timeout and FROSTBOX_FORECAST_CONNECT_TIMEOUT set it; the default is 5 s")
+    @Test("forecast.connect_timeout and FROSTBOX_FORECAST_CONNECT_TIMEOUT set it; the default is 10 s")
     func connectTimeoutKey() async throws {
         let defaults = try await Self.load()
-        #expect(defaults.forecasts.connectTimeoutSeconds == 5)
+        #expect(defaults.forecasts.connectTimeoutSeconds == 10)
         let set = try await Self.load(overrides: ["forecast.connect_timeout": "250ms"])
         #expect(set.forecasts.connectTimeoutSeconds == 0.25)
         let environment = try await Self.load(environment: ["FROSTBOX_FORECAST_CONNECT_TIMEOUT": "2s"])

@@ -205,24 +205,28 @@ struct CachedForecastProviderTests {
         }
     }
 
-    /// Fault mixes the ledger must follow the server through. Deadlines are generous (4 s,
-    /// hanging answers 5 s): an answer that arrives after the deadline is charged in full by
-    /// the client whatever its status (the safe side), so on a loaded machine a short deadline
-    /// would make the ledger hold more than the server charged.
+    /// Fault mixes the ledger must follow the server through. An answer that arrives after the
+    /// deadline is charged in full by the client whatever its status (the safe side), so on a
+    /// loaded machine a short deadline would make the ledger hold more than the server charged
+    /// for a late error answer, or for a request it had not even read yet: the mix with answers
+    /// after the deadline (15 s; they hang until the mock stops) has only 200s, the others keep
+    /// the harness's 60 s deadline.
     struct FaultMix: Sendable, CustomTestStringConvertible {
         let name: String
         let faults: MockFaults
         /// Requests the three runs make at least (a daily 429 holds the rest of the day).
         var minimumRequests = 11
+        /// The request deadline, seconds.
+        var deadline = 60.0
         var testDescription: String { name }
 
         static let all = [
             FaultMix(name: "truncated 200s", faults: MockFaults(truncateRate: 0.4)),
             FaultMix(name: "503s", faults: MockFaults(serverErrorRate: 0.4)),
-            FaultMix(name: "answers after the deadline", faults: MockFaults(hangNext: 2, hangMilliseconds: 5_000)),
+            FaultMix(name: "answers after the deadline", faults: MockFaults(truncateRate: 0.3, hangNext: 2, hangMilliseconds: 60_000), deadline: 15),
             FaultMix(name: "minutely 429s", faults: MockFaults(nextRateLimits: ["minute", "other", "minute"])),
             FaultMix(name: "hourly then daily 429", faults: MockFaults(nextRateLimits: ["hour", "day"]), minimumRequests: 2),
-            FaultMix(name: "all at once", faults: MockFaults(serverErrorRate: 0.2, truncateRate: 0.2, nextStatuses: [500, 404], hangNext: 1, hangMilliseconds: 5_000)),
+            FaultMix(name: "all at once", faults: MockFaults(serverErrorRate: 0.2, truncateRate: 0.2, nextStatuses: [500, 404], nextRateLimits: ["other"])),
         ]
     }
 
@@ -231,7 +235,7 @@ struct CachedForecastProviderTests {
         let boxes = row(200)
         try await MockHarness.run(MockScenario(faults: mix.faults, now: Self.now), configure: {
             $0.batchSize = 20
-            $0.requestTimeoutSeconds = 4
+            $0.requestTimeoutSeconds = mix.deadline
         }) { h in
             let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
             let provider = CachedForecastProvider(
@@ -270,11 +274,8 @@ struct CachedForecastProviderTests {
     @Test("a daily budget smaller than the boxes, with faults: runs never draw the server's daily 429")
     func smallDailyBudgetNeverDrawsDaily429() async throws {
         let boxes = row(300)
-        let faults = MockFaults(serverErrorRate: 0.25, truncateRate: 0.25, hangNext: 2, hangMilliseconds: 5_000)
-        try await MockHarness.run(MockScenario(budgets: MockBudgets(day: 120), faults: faults, now: Self.now), configure: {
-            $0.batchSize = 20
-            $0.requestTimeoutSeconds = 4
-        }) { h in
+        let faults = MockFaults(serverErrorRate: 0.25, truncateRate: 0.25)
+        try await MockHarness.run(MockScenario(budgets: MockBudgets(day: 120), faults: faults, now: Self.now), configure: { $0.batchSize = 20 }) { h in
             let ledger = InMemoryQuotaLedger(budgets: QuotaBudgets(perMinute: 600, perHour: 5_000, perDay: 120))
             let provider = CachedForecastProvider(
                 fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,

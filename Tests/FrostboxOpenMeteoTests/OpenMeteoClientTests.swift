@@ -243,7 +243,9 @@ struct OpenMeteoClientTests {
             let clock = ContinuousClock()
             let started = clock.now
             let failure = await client.forecasts(for: [Self.helsinki], gate: gate).failure
-            #expect(clock.now - started < .milliseconds(500))
+            // Milliseconds on a quiet machine (the CLI: 0.2 s including opening the database); the
+            // bound leaves room for a loaded test run. One attempt, no backoff, no 4 × 10 s.
+            #expect(clock.now - started < .seconds(3))
             #expect(failure == .transport("Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."))
             let unreachable = try #require(failure)
             #expect(OpenMeteoClient.isUnreachable(unreachable))
@@ -269,14 +271,17 @@ struct OpenMeteoClientTests {
     @Test("an answer that comes after the deadline was still processed: a timeout charged its full weight, then retried")
     func hangChargedInFull() async throws {
         try await MockHarness.run(
-            MockScenario(faults: MockFaults(hangNext: 1, hangMilliseconds: 5_000)), configure: { $0.requestTimeoutSeconds = 4 }
+            MockScenario(faults: MockFaults(hangNext: 1, hangMilliseconds: 60_000)), configure: { $0.requestTimeoutSeconds = 10 }
         ) { h in
             let gate = RecordingGate()
             let forecasts = await h.client.forecasts(for: row(3), gate: gate).value
             #expect(forecasts?.count == 3)
-            #expect(await gate.reports.map(\.charge) == [.fullWeight, .fullWeight])
+            // Two attempts on a quiet machine; a loaded one may time out a retry too, charged in full all the same.
+            let reports = await gate.reports
+            #expect(reports.count >= 2)
+            #expect(reports.allSatisfy { $0.charge == .fullWeight })
             #expect(h.mock.counters.hung == 1)
-            #expect(h.mock.counters.chargedWeight == 6)
+            #expect(h.mock.counters.chargedWeight == 3 * Double(reports.count))
         }
     }
 

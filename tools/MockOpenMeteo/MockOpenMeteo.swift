@@ -24,6 +24,8 @@ public final class MockOpenMeteo: Sendable {
         var counters = MockCounters()
         var used: [Window: (key: Int64, weight: Double)] = [:]
         var random = SplitMix64(seed: 0x0F05_7B0C)
+        /// Hanging answers go out now (set when the mock stops, so shutdown never waits for them).
+        var hangsReleased = false
     }
 
     enum Window: CaseIterable {
@@ -62,7 +64,10 @@ public final class MockOpenMeteo: Sendable {
     public func setBudgets(_ budgets: MockBudgets?) { state.withLock { $0.scenario.budgets = budgets } }
 
     /// Zeroes counters and budget usage.
-    public func reset() {
+    /// Lets every hanging answer go out now, and later ones at once.
+    public func releaseHangs() { state.withLock { $0.hangsReleased = true } }
+
+        public func reset() {
         state.withLock {
             $0.counters = MockCounters()
             $0.used = [:]
@@ -144,6 +149,7 @@ public final class MockOpenMeteo: Sendable {
             } catch {
                 result = .failure(error)
             }
+            releaseHangs()
             await services.triggerGracefulShutdown()
             try await group.waitForAll()
             return try result.get()
@@ -170,7 +176,11 @@ public final class MockOpenMeteo: Sendable {
         case .forecast(let request, let fault):
             if case .hang(let milliseconds) = fault {
                 // Processed and charged (in `decide`), but the answer comes after the client gave up.
-                try? await Task.sleep(for: .milliseconds(milliseconds))
+                let clock = ContinuousClock()
+                let until = clock.now + .milliseconds(milliseconds)
+                while clock.now < until, !state.withLock({ $0.hangsReleased }) {
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
             }
             response = render(request, fault: fault)
         }
