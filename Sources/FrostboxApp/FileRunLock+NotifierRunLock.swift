@@ -3,4 +3,4 @@ import FrostboxSQLite
 
 /// Notify runs of `serve` and `notify --once` on one database exclude each other through the
 /// lock file beside it.
-extension FileRunLock: @retroactive NotifierRunLock {}
+extension FileRunLock: NotifierRunLock {}

@@ -14,13 +14,12 @@ struct Forecast: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Frost rule preset: \(FrostRule.presetNameList) (default: the configured alert rule).")) var rule: String?
     @OptionGroup var options: ConfigOptions
 
+    func validate() throws {
+        if case .failure(let error) = Self.point(near) { throw ValidationError(error.message) }
+    }
+
     func run() async throws {
-        let point: Coordinate
-        do {
-            point = try Coordinate(parsing: near, field: "--near")
-        } catch let error as FrostboxCore.ValidationError {
-            throw ValidationError(error.message)
-        }
+        let point = try Self.point(near).get()
         var logger = Logger(label: "frostbox.forecast")
         logger.logLevel = .warning
         let config = try await options.load(
@@ -30,5 +29,10 @@ struct Forecast: AsyncParsableCommand {
         let report = try await FrostboxApplication.forecastReport(near: point, rule: preset, config: config, logger: logger)
         for line in report.lines { print(line) }
         if case .failure = report.result { throw ExitCode.failure }
+    }
+
+    /// `--near` as a coordinate, through the core's one LAT,LON parser.
+    static func point(_ text: String) -> Result<Coordinate, FrostboxCore.ValidationError> {
+        Result { () throws(FrostboxCore.ValidationError) in try Coordinate(parsing: text, field: "--near") }
     }
 }
