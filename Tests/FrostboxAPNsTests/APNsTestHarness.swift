@@ -60,14 +60,31 @@ struct APNsHarness {
             customEndpoint: APNsEndpoint(host: "127.0.0.1", port: mock.port), trustedCertificatesPath: mock.certificatePath)
     }
 
+    /// Connection settings for tests: the defaults, but a deadline long enough for a debug
+    /// build on a machine shared with other builds (tests of the deadline set their own).
+    static var settings: APNsConnectionSettings {
+        var settings = APNsConnectionSettings()
+        settings.requestTimeout = .seconds(90)
+        return settings
+    }
+
     /// A router over `apps` (default: the one token-auth app), with the recording sleeper.
     func router(
         _ apps: [APNsAppConfiguration]? = nil, defaultBundleID: String? = nil, retry: APNsRetryPolicy = .init(),
-        settings: APNsConnectionSettings = .init()
+        settings: APNsConnectionSettings = APNsHarness.settings
     ) throws -> APNsPushRouter {
         try APNsPushRouter(
             apps: apps ?? [app()], defaultBundleID: defaultBundleID, settings: settings, retryPolicy: retry,
-            clock: clientClock.closure, sleep: sleeper.closure, random: { 0.5 }, logger: Logger(label: "apns-test"))
+            clock: clientClock.closure, sleep: sleeper.closure, random: { 0.5 }, logger: Self.logger)
+    }
+
+    /// The routers' logger; `APNS_TEST_LOG=debug` shows the transport's connection events.
+    static var logger: Logger {
+        var logger = Logger(label: "apns-test")
+        if let level = ProcessInfo.processInfo.environment["APNS_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) {
+            logger.logLevel = level
+        }
+        return logger
     }
 
     func stop(_ routers: APNsPushRouter...) async throws {

@@ -85,9 +85,21 @@ public final class MockAPNsServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
                         connectionConfiguration.initialSettings = settings
+                        // Faults such as answering before the body make clients' late DATA frames
+                        // stream errors here; the DoS guards must not turn them into closed connections.
+                        connectionConfiguration.maximumConnectionGlitches = 1_000_000
+                        // Late DATA on a stream reset after an early answer is ignored only while
+                        // the stream is among the recently reset ones.
+                        connectionConfiguration.maximumRecentlyResetStreams = 10_000
+                        // A connection window as large as a busy gateway's, so that a client's
+                        // 1,000 streams in flight are not held back by it.
+                        connectionConfiguration.targetWindowSize = 16 * 1024 * 1024
+                        var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
+                        streamConfiguration.streamErrorRateLimit.maximumCount = 1_000_000
+                        streamConfiguration.streamResetFrameRateLimit.maximumCount = 1_000_000
                         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
                             mode: .server, connectionConfiguration: connectionConfiguration,
-                            streamConfiguration: .init(), streamDelegate: MockAPNsStreamDelegate(connection: bound)
+                            streamConfiguration: streamConfiguration, streamDelegate: MockAPNsStreamDelegate(connection: bound)
                         ) { stream in
                             stream.eventLoop.makeCompletedFuture {
                                 try bound.value.streamStarted(stream)
@@ -173,6 +185,10 @@ final class MockAPNsConnection {
     private var openStreams = 0
     private var lastAcceptedStream: HTTP2StreamID?
     private var auth: MockAPNsValidator.ConnectionAuth?
+    /// The stream limit was lowered (`lowerStreamLimit`): streams opened since are watched.
+    var limitLowered = false
+    /// Reading stopped (`stallAfterRequests`): nothing more is answered.
+    var stalled = false
 
     init(id: Int, configuration: MockAPNsConfiguration, validator: MockAPNsValidator, state: MockAPNsState, logger: Logger) {
         self.id = id
@@ -185,6 +201,7 @@ final class MockAPNsConnection {
     func streamOpened() {
         openStreams += 1
         state.streamsOpen(openStreams)
+        if limitLowered { state.streamsOpenAfterLimitChange(openStreams) }
     }
 
     func streamClosed(parent: any Channel) {
@@ -251,7 +268,11 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
             if headers == nil {
                 headers = frame.headers
             }
-            if frame.endStream { finish(context: context) }
+            if frame.endStream {
+                finish(context: context)
+            } else if connection.configuration.answerBeforeBody {
+                finish(context: context, early: true)
+            }
         case .data(let frame):
             if case .byteBuffer(var buffer) = frame.data {
                 bodySize += buffer.readableBytes
@@ -265,32 +286,63 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
         }
     }
 
-    private func finish(context: ChannelHandlerContext) {
-        guard !answered, let headers else { return }
+    private func finish(context: ChannelHandlerContext, early: Bool = false) {
+        guard !answered, !connection.stalled, let headers else { return }
         answered = true
-        connection.state.requestReceived()
+        if let stall = connection.configuration.stallAfterRequests, connection.id == 1, connection.requestsFinished + 1 >= stall {
+            // Stop reading: no answer, no PING acknowledgement, as a hung gateway.
+            connection.stalled = true
+            context.channel.parent?.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            return
+        }
+        connection.state.requestReceived(apnsID: headers.first(name: "apns-id"))
         let auth = connection.authentication(parent: context.channel.parent)
         connection.requestsFinished += 1
-        var answer = connection.validator.judge(
-            headers: headers, body: body, bodySize: bodySize, auth: auth, connection: connection.id,
-            stream: Int(Int32(streamID)))
+        var answer: MockAPNsValidator.Answer
+        if early {
+            // The body is not read: judge the headers with a stand-in payload, record none.
+            answer = connection.validator.judge(
+                headers: headers, body: ByteBuffer(string: #"{"aps":{}}"#), bodySize: 10, auth: auth, connection: connection.id,
+                stream: Int(Int32(streamID)))
+            if case .accept(var delivery) = answer {
+                delivery.payload = ""
+                answer = .accept(delivery)
+            }
+        } else {
+            answer = connection.validator.judge(
+                headers: headers, body: body, bodySize: bodySize, auth: auth, connection: connection.id,
+                stream: Int(Int32(streamID)))
+        }
         if let limit = connection.configuration.resetAfterRequests, connection.requestsFinished == limit {
             answer = .reset
         }
+        if let lower = connection.configuration.lowerStreamLimit, connection.requestsFinished == lower.afterRequests,
+            let parent = context.channel.parent
+        {
+            // Before the answer, so a client has the new limit by the time it reads the answer.
+            connection.limitLowered = true
+            let settings: HTTP2Settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: lower.to)]
+            parent.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings))), promise: nil)
+        }
+        let early = early
         let latency = connection.configuration.latency
         if latency > .zero {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: .init(latency)) {
-                handler.value.respond(answer, context: boundContext.value)
+                handler.value.respond(answer, early: early, context: boundContext.value)
             }
         } else {
-            respond(answer, context: context)
+            respond(answer, early: early, context: context)
         }
     }
 
-    private func respond(_ answer: MockAPNsValidator.Answer, context: ChannelHandlerContext) {
+    private func respond(_ answer: MockAPNsValidator.Answer, early: Bool, context: ChannelHandlerContext) {
+        if connection.stalled { return }
         switch answer {
+        case .resetStream:
+            connection.state.streamReset()
+            context.writeAndFlush(wrapOutboundOut(.rstStream(.internalError)), promise: nil)
         case .reset:
             connection.state.reset()
             connection.state.rejected("ConnectionReset")
@@ -301,6 +353,10 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
             let state = connection.state
             promise.futureResult.whenSuccess { state.delivered(delivery) }
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: head, endStream: true))), promise: promise)
+            if early {
+                // The body was never read: tell the client to stop sending it; the answer stands.
+                context.writeAndFlush(wrapOutboundOut(.rstStream(.noError)), promise: nil)
+            }
         case .reject(let status, let reason, let timestamp):
             connection.state.rejected(reason)
             var json = #"{"reason":"\#(reason)""#
