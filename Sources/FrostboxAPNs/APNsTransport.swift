@@ -282,6 +282,10 @@ final class APNsTransport: @unchecked Sendable {
         run(pool.data(id, stream: stream, bytes: bytes, endStream: endStream, now: now()))
     }
 
+    func connectionError(_ id: APNsConnectionID, error: any Error) {
+        logger.debug("APNs connection error", metadata: ["connection": "\(id)", "error": "\(error)"])
+    }
+
     /// The HEADERS of a request could not be written (the stream never reached the server).
     func connectionWriteFailed(_ id: APNsConnectionID, stream: Int32, error: any Error) {
         logger.debug("APNs request not written", metadata: ["connection": "\(id)", "stream": "\(stream)", "error": "\(error)"])
@@ -427,6 +431,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         // Stream-level errors (a write to a stream the server already closed) concern one
         // request, which its frames already settled; connection-level ones close the channel
         // (NIOSSL and NIOHTTP2Handler do so themselves), and the reason is kept for the log.
+        transport.connectionError(id, error: error)
         if error is NIOHTTP2Errors.StreamClosed || error is NIOHTTP2Errors.NoSuchStream { return }
         lastError = "\(error)"
         if !sawSettings { context.close(promise: nil) }

@@ -91,9 +91,6 @@ public final class MockAPNsServer: Sendable {
                         // Late DATA on a stream reset after an early answer is ignored only while
                         // the stream is among the recently reset ones.
                         connectionConfiguration.maximumRecentlyResetStreams = 10_000
-                        // A connection window as large as a busy gateway's, so that a client's
-                        // 1,000 streams in flight are not held back by it.
-                        connectionConfiguration.targetWindowSize = 16 * 1024 * 1024
                         var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
                         streamConfiguration.streamErrorRateLimit.maximumCount = 1_000_000
                         streamConfiguration.streamResetFrameRateLimit.maximumCount = 1_000_000
@@ -167,7 +164,7 @@ struct MockAPNsStreamDelegate: NIOHTTP2StreamDelegate {
     }
 
     func streamClosed(_ id: HTTP2StreamID, channel: any Channel) {
-        connection.value.streamClosed(parent: channel)
+        connection.value.streamClosed(id, parent: channel)
     }
 }
 
@@ -184,6 +181,8 @@ final class MockAPNsConnection {
     var requestsFinished = 0
     private var openStreams = 0
     private var lastAcceptedStream: HTTP2StreamID?
+    /// Streams taken in (not refused) and not yet closed.
+    private var acceptedOpen: Set<HTTP2StreamID> = []
     private var auth: MockAPNsValidator.ConnectionAuth?
     /// The stream limit was lowered (`lowerStreamLimit`): streams opened since are watched.
     var limitLowered = false
@@ -204,10 +203,12 @@ final class MockAPNsConnection {
         if limitLowered { state.streamsOpenAfterLimitChange(openStreams) }
     }
 
-    func streamClosed(parent: any Channel) {
-        openStreams -= 1
-        if lastAcceptedStream != nil && openStreams <= 0 {
-            // GOAWAY sent and every stream it let through has been answered.
+    func streamClosed(_ id: HTTP2StreamID, parent: any Channel) {
+        openStreams = max(0, openStreams - 1)
+        acceptedOpen.remove(id)
+        if lastAcceptedStream != nil && acceptedOpen.isEmpty {
+            // GOAWAY sent and every stream it let through has been answered. (Counted by id:
+            // streams swift-nio-http2 refuses by itself after a GOAWAY close without opening.)
             parent.close(promise: nil)
         }
     }
@@ -221,6 +222,14 @@ final class MockAPNsConnection {
             return
         }
         streamsStarted += 1
+        acceptedOpen.insert(streamID)
+        if streamsStarted == 1, let parent = stream.parent {
+            // A connection window as large as a busy gateway's: swift-nio-http2 does not credit
+            // back the DATA of streams it refused, and a client's 1,000 streams in flight must
+            // not stall on that.
+            let update = HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: 16 * 1024 * 1024))
+            parent.writeAndFlush(update, promise: nil)
+        }
         try stream.pipeline.syncOperations.addHandler(MockAPNsStreamHandler(connection: self, streamID: streamID))
         if let limit = configuration.goAwayAfterRequests, streamsStarted == limit, let parent = stream.parent {
             lastAcceptedStream = streamID
