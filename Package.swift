@@ -81,13 +81,12 @@ let package = Package(
             name: "FrostboxAPNs",
             dependencies: [
                 "FrostboxCore",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -236,17 +235,6 @@ let package = Package(
         ),
 
         // MARK: Push benchmark (APNs client throughput against mock-apns or the nginx sink)
-        // A measurement spike for issue 5's benchmark: pushes as plain HTTP/2 frames.
-        .executableTarget(
-            name: "bench-h2-frames",
-            dependencies: [
-                "FrostboxCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
-            path: "tools/bench-h2-frames"
-        ),
         .executableTarget(
             name: "bench-push",
             dependencies: [

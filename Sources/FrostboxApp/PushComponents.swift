@@ -73,7 +73,7 @@ public final class PushComponents: Sendable {
     }
 
     deinit {
-        // An HTTPClient must be shut down before it is released; the task keeps it alive until then.
+        // Open connections must be closed; the task keeps the router alive until they are.
         if let opened = router.withLock({ $0 }) {
             Task { await opened.shutdown() }
         }

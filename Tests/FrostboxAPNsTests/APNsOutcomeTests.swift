@@ -125,7 +125,7 @@ struct APNsOutcomeTests {
     @Test("a request that outlives its deadline is a temporary failure after the retries")
     func timeout() async throws {
         let harness = try await APNsHarness.start { $0.latency = .seconds(5) }
-        var settings = APNsConnectionSettings()
+        var settings = APNsHarness.settings
         settings.requestTimeout = .milliseconds(200)
         var retry = APNsRetryPolicy()
         retry.maximumAttempts = 2

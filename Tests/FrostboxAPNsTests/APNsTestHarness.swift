@@ -63,10 +63,18 @@ struct APNsHarness {
             customEndpoint: APNsEndpoint(host: "127.0.0.1", port: mock.port), trustedCertificatesPath: mock.certificatePath)
     }
 
+    /// Connection settings for tests: the defaults, but a deadline long enough for a debug
+    /// build on a machine shared with other builds (tests of the deadline set their own).
+    static var settings: APNsConnectionSettings {
+        var settings = APNsConnectionSettings()
+        settings.requestTimeout = .seconds(90)
+        return settings
+    }
+
     /// A router over `apps` (default: the one token-auth app), with the recording sleeper.
     func router(
         _ apps: [APNsAppConfiguration]? = nil, defaultBundleID: String? = nil, retry: APNsRetryPolicy = .init(),
-        settings: APNsConnectionSettings = .init()
+        settings: APNsConnectionSettings = APNsHarness.settings
     ) throws -> APNsPushRouter {
         try APNsPushRouter(
             apps: apps ?? [app()], defaultBundleID: defaultBundleID, settings: settings, retryPolicy: retry,
