@@ -46,7 +46,7 @@ public struct MeteredPushSender: PushSender {
         report.pushFinished(outcome, after: elapsed)
         inFlight.record(report.snapshot().inFlight)
         connections.record(openConnections())
-        latency.recordNanoseconds(OperationsReport.nanoseconds(elapsed))
+        latency.recordNanoseconds(elapsed.inNanoseconds)
         Counter(label: FrostboxMetrics.Name.pushes, dimensions: [(FrostboxMetrics.Label.outcome, outcome.failureClass)], factory: factory)
             .increment()
         return outcome

@@ -43,7 +43,7 @@ struct NotifyRun: Sendable {
                 summary.deliveryMilliseconds += Self.milliseconds(since: clock)
                 try await store.purge(before: now() - configuration.retentionSeconds)
             }
-            summary.status = .completed
+            summary.status = summary.outcome
         } catch is CancellationError {
             summary.status = .interrupted
             summary.error = "cancelled"
@@ -60,12 +60,15 @@ struct NotifyRun: Sendable {
                 logger.error("could not store the run summary", metadata: ["error": "\(error)"])
             }
         }
-        let result = summary.status == .completed ? "completed" : "failed"
+        // An interrupted run has always counted as failed here.
+        let result = summary.status == .interrupted ? NotifyRunSummary.Status.failed.rawValue : summary.status.rawValue
         Counter(label: FrostboxMetrics.Name.notifyRuns, dimensions: [(FrostboxMetrics.Label.result, result)]).increment()
         Timer(label: FrostboxMetrics.Name.notifyRunDuration, dimensions: [(FrostboxMetrics.Label.result, result)])
             .recordMilliseconds(summary.durationMilliseconds)
         if summary.status == .completed {
             logger.notice("notify run completed", metadata: ["summary": "\(summary.line)"])
+        } else if summary.status == .degraded {
+            logger.warning("notify run degraded: some boxes or pushes failed", metadata: ["summary": "\(summary.line)"])
         } else {
             logger.error("notify run did not complete", metadata: ["summary": "\(summary.line)"])
         }
@@ -330,7 +333,6 @@ struct NotifyRun: Sendable {
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        let (seconds, attoseconds) = (ContinuousClock.now - start).components
-        return Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        Int((ContinuousClock.now - start).inMilliseconds)
     }
 }

@@ -9,7 +9,7 @@ extension FrostboxMigrations {
     /// from the key (`FrostEvent.apnsID(for:)`) and stored only for rows that carry another
     /// one (those moved from the old table); no `json_valid` per row. Every old row moves,
     /// pending ones included, with its id, apns-id and exact payload.
-    static func v6OutboxFanOut(_ db: Database) throws {
+    static func v7OutboxFanOut(_ db: Database) throws {
         try db.execute(
             sql: """
                 CREATE TABLE notify_device (

@@ -102,7 +102,7 @@ struct MetricsTests {
         #expect(text.contains(#"frostbox_forecast_quota_left{window="minute"} 500"#))
     }
 
-    @Test("the report line carries pool, queue, sent, resent, confirmed, failed and average confirm time")
+    @Test("the report line carries pool, queue, sent, resent, confirmed, failed and average confirm time, and the latest run with its status")
     func reportLine() async throws {
         let logs = RecordingLogHandler.Store()
         let report = OperationsReport()
@@ -113,14 +113,15 @@ struct MetricsTests {
         report.pushStarted()
         report.pushFinished(.temporaryFailure(reason: "503"), after: .milliseconds(5))
         report.resent(2)
-        let service = OperationsReportService(report: report, logger: logs.logger(), poolSize: { 2 }, queueLength: { 17 })
+        let service = OperationsReportService(
+            report: report, logger: logs.logger(), poolSize: { 2 }, queueLength: { 17 }, lastRun: { "12 degraded" })
         await service.log()
         let line = try #require(logs.all.last)
         #expect(line.message == "report")
         let values = line.metadata.mapValues { "\($0)" }
         #expect(values == [
             "pool": "2", "queue": "17", "in_flight": "0", "sent": "3", "resent": "2", "confirmed": "2", "failed": "1",
-            "avg_confirm_ms": "30.0",
+            "avg_confirm_ms": "30.0", "last_run": "12 degraded",
         ])
     }
 }
