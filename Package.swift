@@ -227,7 +227,7 @@ let package = Package(
         .executableTarget(
             name: "bench-notifier",
             dependencies: [
-                "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite",
+                "FrostboxAPNs", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

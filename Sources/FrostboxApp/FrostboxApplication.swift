@@ -55,7 +55,8 @@ public enum FrostboxApplication {
             }
             notifier = FrostboxApplication.makeNotifier(
                 database: database, clock: clock, config: config,
-                forecasts: operations.metered(forecastSource, ledger: forecasts.ledger), push: push, logger: logger)
+                forecasts: operations.metered(forecastSource, ledger: forecasts.ledger), push: push,
+                resent: { [report = operations.report] count in report.resent(count) }, logger: logger)
         }
     }
 

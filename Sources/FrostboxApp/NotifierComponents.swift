@@ -15,7 +15,9 @@ public struct NotifierComponents: Sendable {
     public let configuration: NotifierConfiguration
 
     /// Wires the notifier over `database` with the given forecast and push capabilities.
-    public init(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: any PushSender, logger: Logger) {
+    public init(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: any PushSender,
+        resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
+    ) {
         store = GRDBNotifierStore(database: database)
         configuration = config.notifier
         notifier = Notifier(
@@ -23,7 +25,7 @@ public struct NotifierComponents: Sendable {
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
             configuration: config.notifier,
             runLock: FileRunLock(path: database.path + ".notify-lock"),
-            logger: logger, now: clock, makeID: { UUID().uuidString })
+            logger: logger, now: clock, resent: resent)
     }
 
     /// The scheduled runs, as a service of `frostbox serve`.
@@ -45,12 +47,14 @@ extension FrostboxApplication {
     /// ask for boxes in chunks that are a multiple of the forecast batch size, so a run makes
     /// ⌈boxes / batch⌉ requests. `push` is the process's push capability (`PushComponents`:
     /// APNs, or the log-only sink when no app is configured).
-    static func makeNotifier(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: any PushSender, logger: Logger) -> NotifierComponents {
+    static func makeNotifier(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: any PushSender,
+        resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
+    ) -> NotifierComponents {
         var config = config
         let batch = max(1, config.forecasts.batchSize)
         let chunk = max(config.notifier.boxesPerChunk, batch)
         config.notifier.boxesPerChunk = (chunk + batch - 1) / batch * batch
         return NotifierComponents(
-            database: database, clock: clock, config: config, forecasts: forecasts, push: push, logger: logger)
+            database: database, clock: clock, config: config, forecasts: forecasts, push: push, resent: resent, logger: logger)
     }
 }

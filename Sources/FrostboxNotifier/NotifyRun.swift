@@ -21,7 +21,8 @@ struct NotifyRun: Sendable {
     let logger: Logger
     let now: @Sendable () -> Int64
     let sleep: @Sendable (Duration) async throws -> Void
-    let makeID: @Sendable () -> String
+    /// Told how many pushes of a round were sends of entries sent before.
+    let resent: @Sendable (Int) -> Void
 
     func perform(runID: Int64, dryRun: Bool, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?) async -> NotifyRunSummary {
         let started = ContinuousClock.now
@@ -125,7 +126,7 @@ struct NotifyRun: Sendable {
                 summary.verdicts += plan.verdictsComputed
                 for alert in plan.alerts {
                     entries.append(
-                        OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(apnsID: makeID()), createdAt: runNow))
+                        OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(), createdAt: runNow))
                 }
             }
             summary.planningMilliseconds += Self.milliseconds(since: clock)
@@ -219,11 +220,14 @@ struct NotifyRun: Sendable {
     private struct Sent: Sendable {
         var entry: OutboxEntry
         var outcome: PushOutcome
+        /// What to store; nil when it is stored already.
+        var recorded: OutboxOutcome?
         var pruned: Bool
     }
 
-    /// One send of each entry, at most `concurrency` at once. Each outcome is stored as it
-    /// comes in; dead tokens are pruned; temporary failures join `delivery.retry`.
+    /// One send of each entry, at most `concurrency` at once. Outcomes are stored in grouped
+    /// commits while sending goes on (`OutcomeLog`), all of them durable before the round
+    /// returns; dead tokens are pruned; temporary failures join `delivery.retry`.
     private func sendRound(_ entries: [OutboxEntry], delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
         guard !entries.isEmpty else { return }
         var retry: [OutboxEntry] = []
@@ -231,10 +235,12 @@ struct NotifyRun: Sendable {
         var delivered: [OutboxEntry] = []
         var failures: [(OutboxEntry, DeliveryFailureClass)] = []
         var pruned = 0
+        var resends = 0
         let concurrency = max(1, configuration.concurrency)
         let store = self.store
         let push = self.push
         let now = self.now
+        let outcomes = OutcomeLog(store: store)
 
         func handle(_ sent: Sent) {
             let token = sent.entry.token.redacted
@@ -243,7 +249,9 @@ struct NotifyRun: Sendable {
                 delivered.append(sent.entry)
             case .temporaryFailure(let reason):
                 logger.debug("push failed temporarily", metadata: ["token": "\(token)", "reason": "\(reason)"])
-                retry.append(sent.entry)
+                var entry = sent.entry
+                entry.attempts += 1
+                retry.append(entry)
             case .invalidToken(let reason, _):
                 logger.info("dead device token", metadata: ["token": "\(token)", "reason": "\(reason)", "pruned": "\(sent.pruned)"])
                 failures.append((sent.entry, .invalidToken))
@@ -256,52 +264,63 @@ struct NotifyRun: Sendable {
                 failures.append((sent.entry, .auth))
                 blockedTopics.insert(sent.entry.notification.topic ?? "")
             }
+            if let recorded = sent.recorded { outcomes.add(sent.entry.id, recorded) }
         }
 
-        try await withThrowingTaskGroup(of: Sent.self) { group in
-            var inFlight = 0
-            for entry in entries {
-                if let expiration = entry.notification.expiration, expiration <= now() {
-                    try await store.record(.failed(.expired, reason: "frost window ended before delivery", at: now()), for: entry.id)
-                    failures.append((entry, .expired))
-                    continue
-                }
-                if inFlight >= concurrency, let sent = try await group.next() {
-                    inFlight -= 1
-                    handle(sent)
-                }
-                // Checked after waiting for a slot, so an auth failure just in stops the next send.
-                if blockedTopics.contains(entry.notification.topic ?? "") { continue }
-                group.addTask {
-                    let sentAt = now()
-                    let outcome = await push.send(entry.notification)
-                    let recorded: OutboxOutcome
-                    var pruned = false
-                    switch outcome {
-                    case .delivered(let apnsID):
-                        recorded = .delivered(at: now(), apnsID: apnsID)
-                    case .invalidToken(let reason, let unregisteredAt):
-                        recorded = .failed(.invalidToken, reason: reason, at: now())
-                        // Keep a device that registered again after APNs saw the token die.
-                        let cutoff = unregisteredAt.map { $0 / 1000 } ?? sentAt
-                        try await store.record(recorded, for: entry.id)
-                        pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
-                        return Sent(entry: entry, outcome: outcome, pruned: pruned)
-                    case .permanentFailure(let status, let reason):
-                        recorded = .failed(.permanent, reason: "\(status) \(reason)", at: now())
-                    case .authFailure(let reason):
-                        recorded = .failed(.auth, reason: reason, at: now())
-                    case .temporaryFailure(let reason):
-                        recorded = .failed(.temporary, reason: reason, at: now())
+        do {
+            try await withThrowingTaskGroup(of: Sent.self) { group in
+                var inFlight = 0
+                for entry in entries {
+                    if let expiration = entry.notification.expiration, expiration <= now() {
+                        outcomes.add(entry.id, .failed(.expired, reason: "frost window ended before delivery", at: now()))
+                        failures.append((entry, .expired))
+                        continue
                     }
-                    try await store.record(recorded, for: entry.id)
-                    return Sent(entry: entry, outcome: outcome, pruned: pruned)
+                    if inFlight >= concurrency, let sent = try await group.next() {
+                        inFlight -= 1
+                        handle(sent)
+                    }
+                    // Checked after waiting for a slot, so an auth failure just in stops the next send.
+                    if blockedTopics.contains(entry.notification.topic ?? "") { continue }
+                    // Counted from the entry's own history: sent before, in this run or an earlier one.
+                    if entry.attempts > 0 { resends += 1 }
+                    group.addTask {
+                        let sentAt = now()
+                        let outcome = await push.send(entry.notification)
+                        switch outcome {
+                        case .delivered(let apnsID):
+                            return Sent(entry: entry, outcome: outcome, recorded: .delivered(at: now(), apnsID: apnsID), pruned: false)
+                        case .invalidToken(let reason, let unregisteredAt):
+                            // Recorded before the prune, so a device that is kept still shows why
+                            // its entry ended; a pruned device takes its entries with it.
+                            try await store.record(.failed(.invalidToken, reason: reason, at: now()), for: entry.id)
+                            // Keep a device that registered again after APNs saw the token die.
+                            let cutoff = unregisteredAt.map { $0 / 1000 } ?? sentAt
+                            let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
+                            return Sent(entry: entry, outcome: outcome, recorded: nil, pruned: pruned)
+                        case .permanentFailure(let status, let reason):
+                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.permanent, reason: "\(status) \(reason)", at: now()), pruned: false)
+                        case .authFailure(let reason):
+                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.auth, reason: reason, at: now()), pruned: false)
+                        case .temporaryFailure(let reason):
+                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.temporary, reason: reason, at: now()), pruned: false)
+                        }
+                    }
+                    inFlight += 1
                 }
-                inFlight += 1
+                while let sent = try await group.next() { handle(sent) }
             }
-            while let sent = try await group.next() { handle(sent) }
+        } catch {
+            // What was sent is still written before the error goes up.
+            try? await outcomes.finish()
+            throw error
         }
+        try await outcomes.finish()
 
+        if resends > 0 {
+            Counter(label: FrostboxMetrics.Name.pushResends).increment(by: resends)
+            self.resent(resends)
+        }
         summary.alertsDelivered += delivered.count
         Self.count(FrostboxMetrics.Name.alertsDelivered, delivered)
         for (entry, failure) in failures {
@@ -336,3 +355,4 @@ struct NotifyRun: Sendable {
         Int((ContinuousClock.now - start).inMilliseconds)
     }
 }
+

@@ -5,7 +5,7 @@ import GRDB
 /// entries, a batch of outcomes) use the pool directly, one transaction each, with statements
 /// prepared once per transaction; pruning goes through the group committer. Every write is
 /// durable (`synchronous = FULL`) when its method returns. The outbox layout is described
-/// in `FrostboxMigrations.v6OutboxFanOut`.
+/// in `FrostboxMigrations.v7OutboxFanOut`.
 public struct GRDBNotifierStore: NotifierStore {
     let database: FrostboxDatabase
     /// How many runs the runs table keeps.
@@ -33,39 +33,37 @@ public struct GRDBNotifierStore: NotifierStore {
 
     public func places(in boxes: [GeoBox]) async throws -> [GeoBox: [SubscribedPlace]] {
         guard !boxes.isEmpty else { return [:] }
-        let keys = boxes.map(\.key)
         return try await database.pool.read { db in
-            var result: [GeoBox: [SubscribedPlace]] = [:]
-            let rows = try Row.fetchCursor(
+            // One indexed lookup per box, read through the C API: a run reads every
+            // subscription once, and building GRDB rows cost more than the lookups.
+            let statement = try RawStatement(
                 db,
                 sql: """
-                    SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
+                    SELECT s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
                            s.all_clear, d.topic, d.environment
                     FROM subscription AS s JOIN device AS d ON d.token = s.token
-                    WHERE s.box IN (\(Self.placeholders(keys.count)))
-                    ORDER BY s.box, s.token, s.id
-                    """,
-                arguments: StatementArguments(keys))
-            var currentKey: Int64 = -1
-            var currentBox: GeoBox?
-            var current: [SubscribedPlace] = []
-            while let row = try rows.next() {
-                let key: Int64 = row[0]
-                if key != currentKey {
-                    if let currentBox { result[currentBox] = current }
-                    currentKey = key
-                    currentBox = GeoBox(key: key)
-                    current = []
+                    WHERE s.box = ?
+                    ORDER BY s.token, s.id
+                    """)
+            var result: [GeoBox: [SubscribedPlace]] = [:]
+            result.reserveCapacity(boxes.count)
+            for box in boxes {
+                statement.bind(1, box.key)
+                var places: [SubscribedPlace] = []
+                while try statement.next() {
+                    places.append(
+                        SubscribedPlace(
+                            subscriptionID: statement.int64(0), token: DeviceToken(trustedHex: statement.text(1)),
+                            name: statement.text(2), unit: TemperatureUnit(rawValue: statement.text(3)) ?? .celsius,
+                            settings: AlertSettings(
+                                rule: statement.optionalText(4), frostRiskC: statement.optionalDouble(5),
+                                freezeC: statement.optionalDouble(6), hardFreezeC: statement.optionalDouble(7),
+                                allClear: statement.int64(8) != 0),
+                            topic: statement.optionalText(9),
+                            environment: statement.optionalText(10).flatMap(APNsEnvironment.init(rawValue:))))
                 }
-                let environment: String? = row[11]
-                current.append(
-                    SubscribedPlace(
-                        subscriptionID: row[1], token: DeviceToken(trustedHex: row[2]), name: row[3],
-                        unit: TemperatureUnit(rawValue: row[4]) ?? .celsius,
-                        settings: AlertSettings(rule: row[5], frostRiskC: row[6], freezeC: row[7], hardFreezeC: row[8], allClear: row[9]),
-                        topic: row[10], environment: environment.flatMap(APNsEnvironment.init(rawValue:))))
+                if !places.isEmpty { result[box] = places }
             }
-            if let currentBox { result[currentBox] = current }
             return result
         }
     }
@@ -78,7 +76,7 @@ public struct GRDBNotifierStore: NotifierStore {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT d.token, o.box, o.night, o.level, o.kind FROM outbox AS o JOIN notify_device AS d ON d.id = o.device_id
+                    SELECT d.token, o.box, o.night, o.level, o.kind FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                     WHERE o.box IN (\(Self.placeholders(keys.count))) AND o.expires_at > ?
                     """,
                 arguments: StatementArguments(keys) + [now])

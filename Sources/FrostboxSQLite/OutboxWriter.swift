@@ -2,9 +2,8 @@ import FrostboxCore
 import Foundation
 import GRDB
 
-/// Writes outbox entries within one write transaction: statements prepared once, device ids
-/// and distinct pushes looked up once per transaction, the payload JSON written once per
-/// distinct push.
+/// Writes outbox entries within one write transaction: statements prepared once, the device
+/// id found by the insert itself, the payload JSON written once per distinct push.
 struct OutboxWriter {
     /// The parts of a push that many devices share: stored once in `outbox_push`.
     private struct Push: Hashable {
@@ -16,19 +15,12 @@ struct OutboxWriter {
     }
 
     private let db: Database
-    private let findDevice: RawStatement
-    private let addDevice: RawStatement
     private let addPush: RawStatement
     private let addEntry: RawStatement
-    /// Device id by token; nil when the device is gone.
-    private var devices: [DeviceToken: Int64?] = [:]
     private var pushes: [Push: Int64] = [:]
 
     init(_ db: Database) throws {
         self.db = db
-        findDevice = try RawStatement(db, sql: "SELECT id FROM notify_device WHERE token = ?")
-        addDevice = try RawStatement(
-            db, sql: "INSERT INTO notify_device (token) SELECT ?1 WHERE EXISTS (SELECT 1 FROM device WHERE token = ?1)")
         addPush = try RawStatement(
             db, sql: "INSERT INTO outbox_push (collapse_id, push_type, priority, expiration, payload) VALUES (?, ?, ?, ?, ?)")
         addEntry = try RawStatement(
@@ -36,19 +28,19 @@ struct OutboxWriter {
             sql: """
                 INSERT INTO outbox (device_id, box, night, level, kind, push_id, apns_id, topic, environment,
                     status, attempts, created_at, expires_at, run_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)
+                SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, ?11, ?12, ?13 FROM device WHERE token = ?1
                 ON CONFLICT (device_id, box, night, level) DO NOTHING
                 """)
     }
 
-    /// Stores `entry`; its id, or nil when its device is gone or its (device, event) is already there.
+    /// Stores `entry`; its id, or nil when its device is gone or its (device, event) is already
+    /// there (the device's id is looked up by the insert: one statement per entry).
     mutating func insert(_ entry: OutboxEntry, runID: Int64?) throws -> Int64? {
-        guard let device = try deviceID(entry.token) else { return nil }
         let n = entry.notification
         let pushID = try self.pushID(
             Push(collapseID: n.collapseID, pushType: n.pushType, priority: n.priority, expiration: n.expiration, payload: n.payload))
         let event = entry.event
-        addEntry.bind(1, device)
+        addEntry.bind(1, entry.token.hex)
         addEntry.bind(2, event.box.key)
         addEntry.bind(3, Int64(event.night.compactNumber))
         addEntry.bind(4, Int64(event.level.rawValue))
@@ -65,22 +57,6 @@ struct OutboxWriter {
         try addEntry.execute()
         guard db.changesCount > 0 else { return nil }
         return db.lastInsertedRowID
-    }
-
-    private mutating func deviceID(_ token: DeviceToken) throws -> Int64? {
-        if let known = devices[token] { return known }
-        var id: Int64?
-        findDevice.bind(1, token.hex)
-        if try findDevice.next() {
-            id = findDevice.int64(0)
-            findDevice.reset()
-        } else {
-            addDevice.bind(1, token.hex)
-            try addDevice.execute()
-            if db.changesCount > 0 { id = db.lastInsertedRowID }
-        }
-        devices[token] = id
-        return id
     }
 
     private mutating func pushID(_ push: Push) throws -> Int64 {
@@ -111,7 +87,7 @@ enum OutboxReader {
             sql: """
                 SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
                        o.attempts, o.created_at
-                FROM outbox AS o JOIN notify_device AS d ON d.id = o.device_id
+                FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                 WHERE o.status = 'pending' AND o.id > ? AND o.id <= ?
                 ORDER BY o.id LIMIT ?
                 """,

@@ -91,6 +91,12 @@ struct JSONWriter {
 
     private mutating func string(_ value: String) {
         text.append("\"")
+        // Most strings need no escaping: appended whole, not scalar by scalar.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            text.append(value)
+            text.append("\"")
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": text.append("\\\"")

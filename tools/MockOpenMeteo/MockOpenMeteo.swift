@@ -305,7 +305,7 @@ public final class MockOpenMeteo: Sendable {
             writer.location(
                 request: request, box: box, locationID: single || fault == .scramble ? nil : id,
                 timezone: request.timezone(for: id, box: box, scenario: scenario),
-                spot: scenario.frost.first(where: { $0.box == box }))
+                spot: scenario.frost.first(where: { $0.box == box }) ?? scenario.frostEverywhere)
         }
         if !single { writer.raw("]") }
         var bytes = writer.bytes

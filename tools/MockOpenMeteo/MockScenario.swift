@@ -5,6 +5,9 @@ import FrostboxCore
 public struct MockScenario: Sendable, Codable, Hashable {
     /// Boxes whose nights are forced cold.
     public var frost: [FrostSpot]
+    /// Forces every box's nights cold the way a spot does (its latitude and longitude are not
+    /// used); spots in `frost` still win for their boxes. For benchmarks where every device is alerted.
+    public var frostEverywhere: FrostSpot?
     /// Time zones for `timezone=auto` by box; other places use a built-in map, then the
     /// whole-hour zone of their longitude (`Etc/GMT±N`).
     public var timezones: [ZoneSpot]
@@ -17,8 +20,9 @@ public struct MockScenario: Sendable, Codable, Hashable {
     /// When set, requests must carry `apikey` with this value (as the commercial API does).
     public var apiKey: String?
 
-    public init(frost: [FrostSpot] = [], timezones: [ZoneSpot] = [], budgets: MockBudgets? = nil, faults: MockFaults = MockFaults(), now: Int64? = nil, apiKey: String? = nil) {
+    public init(frost: [FrostSpot] = [], frostEverywhere: FrostSpot? = nil, timezones: [ZoneSpot] = [], budgets: MockBudgets? = nil, faults: MockFaults = MockFaults(), now: Int64? = nil, apiKey: String? = nil) {
         self.frost = frost
+        self.frostEverywhere = frostEverywhere
         self.timezones = timezones
         self.budgets = budgets
         self.faults = faults
@@ -28,12 +32,14 @@ public struct MockScenario: Sendable, Codable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case frost, timezones, budgets, faults, now
+        case frostEverywhere = "frost_everywhere"
         case apiKey = "apikey"
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         frost = try c.decodeIfPresent([FrostSpot].self, forKey: .frost) ?? []
+        frostEverywhere = try c.decodeIfPresent(FrostSpot.self, forKey: .frostEverywhere)
         timezones = try c.decodeIfPresent([ZoneSpot].self, forKey: .timezones) ?? []
         budgets = try c.decodeIfPresent(MockBudgets.self, forKey: .budgets)
         faults = try c.decodeIfPresent(MockFaults.self, forKey: .faults) ?? MockFaults()
