@@ -49,5 +49,5 @@ struct APNsIDTests {
         #expect(ids.count == 100_000)
     }
 
-    static let pinned = "PLACEHOLDER"
+    static let pinned = "765BADD9-47F5-8C85-A859-0419026B0D20"
 }

@@ -12,6 +12,8 @@ struct Harness {
     let push: RecordingPushSender
     let clock = TestClock(Fixtures.afternoon)
     let sleeper = RecordingSleeper()
+    /// Sends of entries sent before, as the notifier reports them.
+    let resends = SendCount()
     var configuration = NotifierConfiguration()
 
     init(store: InMemoryNotifierStore = InMemoryNotifierStore(), forecasts: ScriptedForecastProvider = ScriptedForecastProvider(), push: RecordingPushSender = RecordingPushSender()) {
@@ -23,10 +25,11 @@ struct Harness {
     func notifier(push: (any PushSender)? = nil, store: (any NotifierStore)? = nil, lock: (any NotifierRunLock)? = nil) -> Notifier {
         let clock = self.clock
         let sleeper = self.sleeper
+        let resends = self.resends
         return Notifier(
             store: store ?? self.store, forecasts: forecasts, push: push ?? self.push, configuration: configuration,
             runLock: lock, logger: Logger(label: "test"),
-            now: { clock.now }, sleep: { try await sleeper.sleep($0) })
+            now: { clock.now }, sleep: { try await sleeper.sleep($0) }, resent: { count in resends.add(count) })
     }
 
     func run(_ notifier: Notifier? = nil) async throws -> NotifyRunSummary {
@@ -36,6 +39,13 @@ struct Harness {
         }
         return summary
     }
+}
+
+/// A count the notifier's hooks add to.
+final class SendCount: Sendable {
+    private let count = Mutex(0)
+    func add(_ n: Int) { count.withLock { $0 += n } }
+    var value: Int { count.withLock { $0 } }
 }
 
 /// Sends nothing and, at the first send, keeps a copy of the store: what a kill -9 at that
@@ -191,12 +201,16 @@ struct NotifierTests {
         #expect(row.failure == .temporary)
         #expect(row.failureReason == "503")
         #expect(row.entry.attempts == 3)
+        // Resends counted from the entries' attempts: alice's one retry and bob's two.
+        #expect(h.resends.value == 3)
 
         let second = try await h.run()
         #expect(second.alertsCarriedOver == 1)
         #expect(second.alertsDelivered == 1)
         #expect(h.push.sent.last?.apnsID == bobs[0].apnsID)
         #expect(h.store.outbox.allSatisfy { $0.status == .delivered })
+        // Bob's entry carried over from the first run: a resend too.
+        #expect(h.resends.value == 4)
     }
 
     @Test("a permanent failure keeps its reason and is not sent again")

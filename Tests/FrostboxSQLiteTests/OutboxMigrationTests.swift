@@ -24,26 +24,25 @@ struct OutboxMigrationTests {
         try queue.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO device (token, created_at, registered_at) VALUES (?, 1, 1), (?, 1, 1);
+                    INSERT INTO device (token, created_at, registered_at) VALUES ('\(Self.alice)', 1, 1), ('\(Self.bob)', 1, 1);
                     INSERT INTO notify_run (id, started_at, finished_at, status) VALUES (3, 10, 20, 'completed');
                     INSERT INTO outbox (id, token, box, night, level, kind, apns_id, collapse_id, topic, environment, push_type, priority,
                                         expiration, payload, status, attempts, created_at, run_id, last_attempt_at, delivered_at,
                                         delivered_apns_id, failure_class, failure_reason)
                     VALUES
-                      (41, ?1, 7, '2026-05-12', 2, 'frost', '11111111-2222-4333-8444-555555555555', 'frost-7', 'fi.example.app', 'sandbox',
+                      (41, '\(Self.alice)', 7, '2026-05-12', 2, 'frost', '11111111-2222-4333-8444-555555555555', 'frost-7', 'fi.example.app', 'sandbox',
                        'alert', 10, 5000, '{"aps":{"alert":{"body":"Home: low −2 °C","title":"Freeze tonight"}},"frost":{"box":"7","level":"freeze","night":"2026-05-12"}}',
                        'pending', 2, 100, 3, 150, NULL, NULL, 'temporary', '503 ServiceUnavailable'),
-                      (42, ?2, 7, '2026-05-12', 2, 'frost', '11111111-2222-4333-8444-666666666666', 'frost-7', 'fi.example.app', NULL,
+                      (42, '\(Self.bob)', 7, '2026-05-12', 2, 'frost', '11111111-2222-4333-8444-666666666666', 'frost-7', 'fi.example.app', NULL,
                        'alert', 10, 5000, '{"aps":{"alert":{"body":"Cabin: low −2 °C","title":"Freeze tonight"}}}',
                        'delivered', 1, 100, 3, 150, 150, '11111111-2222-4333-8444-666666666666', NULL, NULL),
-                      (43, ?2, 7, '2026-05-13', 3, 'escalation', '11111111-2222-4333-8444-777777777777', NULL, NULL, NULL,
+                      (43, '\(Self.bob)', 7, '2026-05-13', 3, 'escalation', '11111111-2222-4333-8444-777777777777', NULL, NULL, NULL,
                        'alert', 10, NULL, '{"aps":{}}', 'failed', 1, 100, NULL, 150, NULL, NULL, 'permanent', '400 BadTopic');
                     INSERT INTO alerted_event (token, box, night, level, kind, alerted_at, expires_at) VALUES
-                      (?1, 7, '2026-05-12', 2, 'frost', 100, 5000),
-                      (?2, 7, '2026-05-12', 2, 'frost', 100, 5000),
-                      (?2, 7, '2026-05-13', 3, 'escalation', 100, 6000);
-                    """,
-                arguments: [Self.alice, Self.bob])
+                      ('\(Self.alice)', 7, '2026-05-12', 2, 'frost', 100, 5000),
+                      ('\(Self.bob)', 7, '2026-05-12', 2, 'frost', 100, 5000),
+                      ('\(Self.bob)', 7, '2026-05-13', 3, 'escalation', 100, 6000);
+                    """)
         }
         return queue
     }
@@ -52,7 +51,7 @@ struct OutboxMigrationTests {
     func movesEveryRow() async throws {
         let directory = try TemporaryDirectory()
         let queue = try previousSchema(at: directory.databasePath)
-        let oldPayload = try queue.read { db in try String.fetchOne(db, sql: "SELECT payload FROM outbox WHERE id = 41") }
+        let oldPayload = try await queue.read { db in try String.fetchOne(db, sql: "SELECT payload FROM outbox WHERE id = 41") }
         try queue.close()
         let database = try FrostboxDatabase(path: directory.databasePath)
         let store = GRDBNotifierStore(database: database)
