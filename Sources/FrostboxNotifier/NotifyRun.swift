@@ -78,75 +78,100 @@ struct NotifyRun: Sendable {
 
     // MARK: Planning
 
-    /// Plans chunk by chunk; each chunk's alerts are queued, then delivered before the next
-    /// chunk, so memory stays bounded by a chunk and the first alerts go out early.
+    /// Plans chunk by chunk; each chunk's alerts are queued, then delivered while the next
+    /// chunk is fetched, planned and queued (one chunk's delivery at a time, so memory stays
+    /// bounded by two chunks and the first alerts go out early). An entry is always durable in
+    /// the outbox before it is sent.
     private func plan(
         runID: Int64, dryRun: Bool, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger,
         onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?
     ) async throws {
-        var clock = ContinuousClock.now
+        let clock = ContinuousClock.now
         let boxes = try await store.boxesToNotify()
         summary.storeMilliseconds += Self.milliseconds(since: clock)
         summary.boxes = boxes.count
         let chunkSize = max(1, configuration.boxesPerChunk)
-        var start = 0
-        while start < boxes.count {
-            try Task.checkCancellation()
-            let chunk = Array(boxes[start..<min(start + chunkSize, boxes.count)])
-            start += chunkSize
-            let runNow = now()
-
-            clock = ContinuousClock.now
-            let batch = await forecasts.forecasts(for: chunk, now: runNow)
-            summary.forecastMilliseconds += Self.milliseconds(since: clock)
-            summary.forecastRequests += batch.requestsMade
-            summary.weightUsed += batch.weightUsed
-            var failed: [GeoBox: String] = [:]
-            for box in chunk where batch.forecasts[box] == nil {
-                let failure = batch.failures[box]
-                if case .budgetExhausted = failure { summary.boxesLeftOut += 1 } else { summary.boxesFailed += 1 }
-                failed[box] = failure.map(Self.describe) ?? "no answer"
-            }
-            let withForecast = chunk.filter { batch.forecasts[$0] != nil }
-            for box in withForecast {
-                if batch.forecasts[box]?.source == .cache { summary.forecastsCached += 1 } else { summary.forecastsFetched += 1 }
-            }
-
-            clock = ContinuousClock.now
-            if !dryRun { try await store.recordFetches(succeeded: withForecast, failed: failed, at: runNow) }
-            let places = try await store.places(in: withForecast)
-            let alerted = try await store.alertedEvents(in: withForecast, now: runNow)
-            summary.storeMilliseconds += Self.milliseconds(since: clock)
-
-            clock = ContinuousClock.now
-            var entries: [OutboxEntry] = []
-            for box in withForecast {
-                guard let forecast = batch.forecasts[box]?.forecast, let boxPlaces = places[box] else { continue }
-                let plan = planner.plan(forecast: forecast, places: boxPlaces, alerted: alerted[box] ?? [], now: runNow)
-                summary.verdicts += plan.verdictsComputed
-                for alert in plan.alerts {
-                    entries.append(
-                        OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(), createdAt: runNow))
+        try await withThrowingTaskGroup(of: Round.self) { deliveries in
+            var delivering = false
+            var start = 0
+            while start < boxes.count {
+                try Task.checkCancellation()
+                let chunk = Array(boxes[start..<min(start + chunkSize, boxes.count)])
+                start += chunkSize
+                let stored = try await prepare(chunk, runID: runID, dryRun: dryRun, summary: &summary, onPlanned: onPlanned)
+                guard !stored.isEmpty else { continue }
+                // The previous chunk's delivery ends before this one's starts.
+                if delivering, let round = try await deliveries.next() {
+                    summary.deliveryMilliseconds += round.milliseconds
+                    apply(round, to: &delivery, summary: &summary)
                 }
+                // Told to stop: what is queued but not yet sent waits, durable, for the next run.
+                try Task.checkCancellation()
+                let blocked = delivery.blockedTopics
+                deliveries.addTask { try await self.send(stored, blockedTopics: blocked, logger: logger) }
+                delivering = true
             }
-            summary.planningMilliseconds += Self.milliseconds(since: clock)
-
-            if dryRun {
-                summary.alertsPlanned += entries.count
-                await onPlanned?(entries)
-                continue
+            if delivering, let round = try await deliveries.next() {
+                summary.deliveryMilliseconds += round.milliseconds
+                apply(round, to: &delivery, summary: &summary)
             }
-            clock = ContinuousClock.now
-            let stored = try await store.enqueue(entries, runID: runID)
-            summary.storeMilliseconds += Self.milliseconds(since: clock)
-            summary.alertsPlanned += stored.count
-            Self.count(FrostboxMetrics.Name.alertsPlanned, stored)
-            await onPlanned?(stored)
-
-            clock = ContinuousClock.now
-            try await sendRound(stored, delivery: &delivery, summary: &summary, logger: logger)
-            summary.deliveryMilliseconds += Self.milliseconds(since: clock)
         }
+    }
+
+    /// One chunk: its forecasts, fetch state, subscriptions and alerted events, the plan, and
+    /// the outbox write. Returns the entries stored (none for a dry run: `onPlanned` sees them).
+    private func prepare(
+        _ chunk: [GeoBox], runID: Int64, dryRun: Bool, summary: inout NotifyRunSummary,
+        onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?
+    ) async throws -> [OutboxEntry] {
+        let runNow = now()
+        var clock = ContinuousClock.now
+        let batch = await forecasts.forecasts(for: chunk, now: runNow)
+        summary.forecastMilliseconds += Self.milliseconds(since: clock)
+        summary.forecastRequests += batch.requestsMade
+        summary.weightUsed += batch.weightUsed
+        var failed: [GeoBox: String] = [:]
+        for box in chunk where batch.forecasts[box] == nil {
+            let failure = batch.failures[box]
+            if case .budgetExhausted = failure { summary.boxesLeftOut += 1 } else { summary.boxesFailed += 1 }
+            failed[box] = failure.map(Self.describe) ?? "no answer"
+        }
+        let withForecast = chunk.filter { batch.forecasts[$0] != nil }
+        for box in withForecast {
+            if batch.forecasts[box]?.source == .cache { summary.forecastsCached += 1 } else { summary.forecastsFetched += 1 }
+        }
+
+        clock = ContinuousClock.now
+        if !dryRun { try await store.recordFetches(succeeded: withForecast, failed: failed, at: runNow) }
+        let places = try await store.places(in: withForecast)
+        let alerted = try await store.alertedEvents(in: withForecast, now: runNow)
+        summary.storeMilliseconds += Self.milliseconds(since: clock)
+
+        clock = ContinuousClock.now
+        var entries: [OutboxEntry] = []
+        for box in withForecast {
+            guard let forecast = batch.forecasts[box]?.forecast, let boxPlaces = places[box] else { continue }
+            let plan = planner.plan(forecast: forecast, places: boxPlaces, alerted: alerted[box] ?? [], now: runNow)
+            summary.verdicts += plan.verdictsComputed
+            for alert in plan.alerts {
+                entries.append(
+                    OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(), createdAt: runNow))
+            }
+        }
+        summary.planningMilliseconds += Self.milliseconds(since: clock)
+
+        if dryRun {
+            summary.alertsPlanned += entries.count
+            await onPlanned?(entries)
+            return []
+        }
+        clock = ContinuousClock.now
+        let stored = try await store.enqueue(entries, runID: runID)
+        summary.storeMilliseconds += Self.milliseconds(since: clock)
+        summary.alertsPlanned += stored.count
+        Self.count(FrostboxMetrics.Name.alertsPlanned, stored)
+        await onPlanned?(stored)
+        return stored
     }
 
     static func describe(_ failure: ForecastFailure) -> String {
@@ -225,13 +250,53 @@ struct NotifyRun: Sendable {
         var pruned: Bool
     }
 
-    /// One send of each entry, at most `concurrency` at once. Outcomes are stored in grouped
-    /// commits while sending goes on (`OutcomeLog`), all of them durable before the round
-    /// returns; dead tokens are pruned; temporary failures join `delivery.retry`.
+    /// What one round of sends came to, taken into the run by `apply`.
+    struct Round: Sendable {
+        var delivered: [OutboxEntry] = []
+        var failures: [(OutboxEntry, DeliveryFailureClass)] = []
+        var retry: [OutboxEntry] = []
+        var blockedTopics = Set<String>()
+        var pruned = 0
+        var resends = 0
+        var milliseconds = 0
+    }
+
+    /// One send of each entry (`send`), taken into the run at once.
     private func sendRound(_ entries: [OutboxEntry], delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
         guard !entries.isEmpty else { return }
+        apply(try await send(entries, blockedTopics: delivery.blockedTopics, logger: logger), to: &delivery, summary: &summary)
+    }
+
+    /// Takes a round's outcomes into the summary, the metrics and what delivery carries on
+    /// (its time is the caller's to count: resends and retries have their own clocks).
+    private func apply(_ round: Round, to delivery: inout Delivery, summary: inout NotifyRunSummary) {
+        if round.resends > 0 {
+            Counter(label: FrostboxMetrics.Name.pushResends).increment(by: round.resends)
+            self.resent(round.resends)
+        }
+        summary.alertsDelivered += round.delivered.count
+        Self.count(FrostboxMetrics.Name.alertsDelivered, round.delivered)
+        for (entry, failure) in round.failures {
+            summary.failed[failure, default: 0] += 1
+            Self.count(FrostboxMetrics.Name.alertsFailed, [entry], failure: failure)
+        }
+        summary.tokensPruned += round.pruned
+        if round.pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: round.pruned) }
+        delivery.blockedTopics.formUnion(round.blockedTopics)
+        let room = max(0, Self.maximumHeldRetries - delivery.retry.count)
+        delivery.retry += round.retry.prefix(room)
+        delivery.notHeld += max(0, round.retry.count - room)
+    }
+
+    /// One send of each entry, at most `concurrency` at once, skipping apps in `blockedTopics`
+    /// (and any whose credentials are refused during the round). Outcomes are stored in
+    /// grouped commits while sending goes on (`OutcomeLog`), all of them durable before the
+    /// round returns; dead tokens are pruned; temporary failures come back for a retry.
+    private func send(_ entries: [OutboxEntry], blockedTopics: Set<String>, logger: Logger) async throws -> Round {
+        let started = ContinuousClock.now
+        guard !entries.isEmpty else { return Round() }
         var retry: [OutboxEntry] = []
-        var blockedTopics = delivery.blockedTopics
+        var blockedTopics = blockedTopics
         var delivered: [OutboxEntry] = []
         var failures: [(OutboxEntry, DeliveryFailureClass)] = []
         var pruned = 0
@@ -316,23 +381,9 @@ struct NotifyRun: Sendable {
             throw error
         }
         try await outcomes.finish()
-
-        if resends > 0 {
-            Counter(label: FrostboxMetrics.Name.pushResends).increment(by: resends)
-            self.resent(resends)
-        }
-        summary.alertsDelivered += delivered.count
-        Self.count(FrostboxMetrics.Name.alertsDelivered, delivered)
-        for (entry, failure) in failures {
-            summary.failed[failure, default: 0] += 1
-            Self.count(FrostboxMetrics.Name.alertsFailed, [entry], failure: failure)
-        }
-        summary.tokensPruned += pruned
-        if pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: pruned) }
-        delivery.blockedTopics = blockedTopics
-        let room = max(0, Self.maximumHeldRetries - delivery.retry.count)
-        delivery.retry += retry.prefix(room)
-        delivery.notHeld += max(0, retry.count - room)
+        return Round(
+            delivered: delivered, failures: failures, retry: retry, blockedTopics: blockedTopics, pruned: pruned,
+            resends: resends, milliseconds: Self.milliseconds(since: started))
     }
 
     // MARK: Helpers

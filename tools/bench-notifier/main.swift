@@ -14,19 +14,30 @@ import Logging
 //       (55–70° N, 5–30° E; two places per device, one device in ten with both in one box).
 //   bench-notifier run --db FILE --forecast-url URL --now EPOCH [--concurrency 64] [--nights 1]
 //                      [--apns-host HOST:PORT --trust CERT.pem --key AuthKey.p8 --key-id ID --team-id ID
-//                       [--streams 100] [--connections N]]
+//                       [--streams 100] [--connections N]] [--prefetch]
 //       One notify run against a forecast source (the mock Open-Meteo) and prints its figures.
 //       Pushes go to an in-process sender that accepts each at once, or, with --apns-host,
 //       through Frostbox's APNs transport (the one `serve` uses) to that server, e.g. the
-//       nginx sink of tools/apns-sink.
+//       nginx sink of tools/apns-sink. With --prefetch, every box's forecast is fetched into
+//       the forecast cache before the timed run, which then reads them from the cache: the
+//       run's figures without the forecast fetch.
 
 struct Arguments {
     var values: [String: String] = [:]
     init(_ list: ArraySlice<String>) {
-        var iterator = list.makeIterator()
-        while let key = iterator.next() {
+        let items = Array(list)
+        var index = 0
+        while index < items.count {
+            let key = items[index]
+            index += 1
             guard key.hasPrefix("--") else { continue }
-            values[String(key.dropFirst(2))] = iterator.next() ?? ""
+            // A flag (no value) when the next item is another option or there is none.
+            if index < items.count, !items[index].hasPrefix("--") {
+                values[String(key.dropFirst(2))] = items[index]
+                index += 1
+            } else {
+                values[String(key.dropFirst(2))] = ""
+            }
         }
     }
     func int(_ key: String, _ fallback: Int) -> Int { values[key].flatMap(Int.init) ?? fallback }
@@ -93,7 +104,8 @@ func run(_ arguments: Arguments) async throws {
     config.forecasts.baseURL = url
     config.forecasts.batchSize = arguments.int("batch", 1_000)
     config.forecasts.budgets = QuotaBudgets(perMinute: 1e9, perHour: 1e9, perDay: 1e9)
-    config.forecasts.cacheTTLSeconds = 0
+    let prefetch = arguments.values["prefetch"] != nil
+    config.forecasts.cacheTTLSeconds = prefetch ? 6 * 3_600 : 0
     config.notifier.concurrency = arguments.int("concurrency", 64)
     config.alertNightsAhead = arguments.int("nights", config.alertNightsAhead)
     var logger = Logger(label: "bench")
@@ -121,6 +133,17 @@ func run(_ arguments: Arguments) async throws {
         store: GRDBNotifierStore(database: components.database), forecasts: components.forecasts.provider, push: push,
         planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
         configuration: config.notifier, logger: logger, now: { now })
+    if prefetch {
+        let boxes = try await GRDBNotifierStore(database: components.database).boxesToNotify()
+        let fetchStarted = ContinuousClock.now
+        var fetched = 0
+        for start in stride(from: 0, to: boxes.count, by: config.forecasts.batchSize) {
+            let batch = await components.forecasts.provider.forecasts(
+                for: Array(boxes[start..<min(start + config.forecasts.batchSize, boxes.count)]), now: now)
+            fetched += batch.forecasts.count
+        }
+        print("prefetched \(fetched) of \(boxes.count) forecasts into the cache in \(ContinuousClock.now - fetchStarted) (not part of the run)")
+    }
     let started = ContinuousClock.now
     guard case .completed(let s) = try await notifier.run() else { throw BenchError("a run is already going") }
     let total = ContinuousClock.now - started
