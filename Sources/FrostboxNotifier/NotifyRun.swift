@@ -191,8 +191,9 @@ struct NotifyRun: Sendable {
     struct Delivery {
         /// Entries that failed temporarily and wait for the next round.
         var retry: [OutboxEntry] = []
-        /// Temporary failures not held for a retry this run (over `maximumHeldRetries`); they stay pending.
-        var notHeld = 0
+        /// Temporary failures not held for a retry this run (over `maximumHeldRetries`), by
+        /// metric level; they stay pending.
+        var notHeld: [String: Int] = [:]
         /// Apps whose credentials APNs refused this run (topic; "" for the default app).
         var blockedTopics = Set<String>()
     }
@@ -232,14 +233,20 @@ struct NotifyRun: Sendable {
             backoff = min(backoff * 2, configuration.maximumRetryBackoff)
             try await sendRound(entries, delivery: &delivery, summary: &summary, logger: logger)
         }
-        let carried = delivery.retry.count + delivery.notHeld
+        let carried = delivery.retry.count + delivery.notHeld.values.reduce(0, +)
         if carried > 0 {
             summary.failed[.temporary, default: 0] += carried
+            // The metric counts what the summary counts, held in memory or not.
             Self.count(FrostboxMetrics.Name.alertsFailed, delivery.retry, failure: .temporary)
+            for (level, count) in delivery.notHeld {
+                Counter(label: FrostboxMetrics.Name.alertsFailed, dimensions: [
+                    (FrostboxMetrics.Label.level, level), (FrostboxMetrics.Label.failureClass, DeliveryFailureClass.temporary.rawValue),
+                ]).increment(by: count)
+            }
             logger.warning("temporary failures carried over to the next run", metadata: ["entries": "\(carried)"])
         }
         delivery.retry = []
-        delivery.notHeld = 0
+        delivery.notHeld = [:]
     }
 
     private struct Sent: Sendable {
@@ -285,7 +292,7 @@ struct NotifyRun: Sendable {
         delivery.blockedTopics.formUnion(round.blockedTopics)
         let room = max(0, Self.maximumHeldRetries - delivery.retry.count)
         delivery.retry += round.retry.prefix(room)
-        delivery.notHeld += max(0, round.retry.count - room)
+        for entry in round.retry.dropFirst(room) { delivery.notHeld[Self.level(of: entry), default: 0] += 1 }
     }
 
     /// One send of each entry, at most `concurrency` at once, skipping apps in `blockedTopics`
@@ -346,7 +353,12 @@ struct NotifyRun: Sendable {
                         handle(sent)
                     }
                     // Checked after waiting for a slot, so an auth failure just in stops the next send.
-                    if blockedTopics.contains(entry.notification.topic ?? "") { continue }
+                    // A held entry is not sent (no attempt counted) and stays pending; it is
+                    // counted as an auth failure, like the one that stopped its app.
+                    if blockedTopics.contains(entry.notification.topic ?? "") {
+                        failures.append((entry, .auth))
+                        continue
+                    }
                     // Counted from the entry's own history: sent before, in this run or an earlier one.
                     if entry.attempts > 0 { resends += 1 }
                     group.addTask {
@@ -393,13 +405,18 @@ struct NotifyRun: Sendable {
         guard !entries.isEmpty else { return }
         var byLevel: [String: Int] = [:]
         for entry in entries {
-            byLevel[entry.kind == .allClear ? "all-clear" : entry.event.level.description, default: 0] += 1
+            byLevel[level(of: entry), default: 0] += 1
         }
         for (level, count) in byLevel {
             var dimensions = [(FrostboxMetrics.Label.level, level)]
             if let failure { dimensions.append((FrostboxMetrics.Label.failureClass, failure.rawValue)) }
             Counter(label: name, dimensions: dimensions).increment(by: count)
         }
+    }
+
+    /// The `level` label of an entry's alert metrics.
+    static func level(of entry: OutboxEntry) -> String {
+        entry.kind == .allClear ? "all-clear" : entry.event.level.description
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Int {

@@ -319,9 +319,12 @@ struct NotifierTests {
         h.forecasts.set(Fixtures.frost(low: -1))
         h.push.script(Fixtures.token(900), [.authFailure(reason: "InvalidProviderToken")])
         let summary = try await h.run()
-        #expect(summary.failed[.auth] == 1)
+        // The refused one and the three held back: every entry not delivered is counted.
+        #expect(summary.failed[.auth] == 4)
         #expect(h.push.sent.count == 1)
         #expect(h.store.outbox.allSatisfy { $0.status == .pending })
+        // Held entries were not sent: only the refused one has an attempt.
+        #expect(h.store.outbox.map(\.entry.attempts).sorted() == [0, 0, 0, 1])
         let next = try await h.run()
         #expect(next.alertsDelivered == 4)
     }
