@@ -9,6 +9,7 @@ import PackageDescription
 //   Sources/FrostboxAPNs       adapter: APNs HTTP/2 provider client
 //   Sources/FrostboxHTTP       adapter: Hummingbird routes
 //   Sources/FrostboxNotifier   application service: notify runs over the core's ports
+//   Sources/FrostboxPlaceImport application service: the GeoNames import (reader and writer threads, lock, seeding)
 //   Sources/FrostboxApp        composition root: configuration, wiring, services
 //   Sources/frostbox           thin ArgumentParser executable
 //   Sources/FrostboxDoubles    test doubles (in-memory stores, recording push sender)
@@ -72,6 +73,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -79,13 +81,12 @@ let package = Package(
             name: "FrostboxAPNs",
             dependencies: [
                 "FrostboxCore",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -120,10 +121,22 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FrostboxPlaceImport",
+            // The import use case drives two adapters, one per thread: the GeoNames reader and
+            // the SQLite place importer (they never see each other).
+            dependencies: [
+                "FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "FrostboxApp",
             dependencies: [
                 "FrostboxCore", "FrostboxSQLite", "FrostboxGeoNames", "FrostboxOpenMeteo",
-                "FrostboxAPNs", "FrostboxHTTP", "FrostboxNotifier",
+                "FrostboxAPNs", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -138,7 +151,8 @@ let package = Package(
         .executableTarget(
             name: "frostbox",
             dependencies: [
-                "FrostboxApp",
+                "FrostboxApp", "FrostboxPlaceImport", "FrostboxCore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -164,6 +178,7 @@ let package = Package(
             name: "mock-open-meteo",
             dependencies: [
                 "MockOpenMeteo",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "tools/mock-open-meteo"
@@ -199,6 +214,8 @@ let package = Package(
             name: "mock-apns",
             dependencies: [
                 "MockAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "tools/mock-apns"
@@ -216,7 +233,7 @@ let package = Package(
         .executableTarget(
             name: "bench-notifier",
             dependencies: [
-                "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite",
+                "FrostboxAPNs", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -224,17 +241,6 @@ let package = Package(
         ),
 
         // MARK: Push benchmark (APNs client throughput against mock-apns or the nginx sink)
-        // A measurement spike for issue 5's benchmark: pushes as plain HTTP/2 frames.
-        .executableTarget(
-            name: "bench-h2-frames",
-            dependencies: [
-                "FrostboxCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
-            path: "tools/bench-h2-frames"
-        ),
         .executableTarget(
             name: "bench-push",
             dependencies: [
@@ -246,7 +252,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore"]),
-        .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxCore", "FrostboxDoubles"]),
+        .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxCore", "FrostboxDoubles", "FrostboxGeoNames", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "FrostboxGeoNamesTests",
             dependencies: ["FrostboxGeoNames", "FrostboxCore", "FrostboxDoubles", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
@@ -255,15 +261,23 @@ let package = Package(
             name: "FrostboxHTTPTests",
             dependencies: [
                 "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxApp", "FrostboxSQLite", "MockOpenMeteo",
+                "FrostboxGeoNames",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
         .testTarget(
             name: "FrostboxAppTests",
             dependencies: [
-                "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "MockOpenMeteo",
+                "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "MockOpenMeteo", "FrostboxAPNs",
+                "FrostboxOpenMeteo",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -278,11 +292,12 @@ let package = Package(
         .testTarget(
             name: "FrostboxAPNsTests",
             dependencies: [
-                "FrostboxAPNs", "FrostboxCore", "MockAPNs",
+                "FrostboxAPNs", "FrostboxCore", "MockAPNs", "FrostboxDoubles",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -293,6 +308,13 @@ let package = Package(
                 "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "FrostboxPlaceImportTests",
+            dependencies: [
+                "FrostboxPlaceImport", "FrostboxSQLite", "FrostboxCore", "FrostboxDoubles",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // One suite per port, parameterized by implementation (see ContractSuites.swift).
@@ -310,6 +332,8 @@ let package = Package(
                 "FrostboxNotifier", "FrostboxAPNs",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ],

@@ -5,14 +5,17 @@ import Synchronization
 
 /// Pushes for one app over HTTP/2: builds and validates the request once, signs it with the
 /// shared provider token (or relies on the TLS client certificate), sends it, and turns the
-/// answer into a `PushOutcome`. Temporary failures are retried with backoff; requests a
-/// closing connection never processed are resent at once; an expired provider token is
-/// renewed and the push retried once; any other 403 stops all sending for the app.
+/// answer into a `PushOutcome`. Temporary failures (429, 5xx, resets, lost connections,
+/// deadlines) are retried with backoff and the same `apns-id`; requests a server never
+/// processed (GOAWAY, REFUSED_STREAM) the transport itself resends at once; an expired
+/// provider token is renewed and the push retried once; any other 403 stops all sending for
+/// the app.
 public final class APNsClient: PushSender {
     /// The app's bundle id, sent as `apns-topic`.
     public let bundleID: String
     private let defaultEnvironment: APNsEnvironment
-    private let transports: [APNsEnvironment: APNsHTTPTransport]
+    private let transports: [APNsEnvironment: APNsTransport]
+    private let payloads: APNsPayloadEncoder
     private let issuer: APNsProviderTokenIssuer?
     private let retryPolicy: APNsRetryPolicy
     private let sleep: @Sendable (Duration) async throws -> Void
@@ -21,13 +24,15 @@ public final class APNsClient: PushSender {
     private let stoppedReason = Mutex<String?>(nil)
 
     init(
-        app: APNsAppConfiguration, transports: [APNsEnvironment: APNsHTTPTransport], issuer: APNsProviderTokenIssuer?,
+        app: APNsAppConfiguration, transports: [APNsEnvironment: APNsTransport], payloads: APNsPayloadEncoder,
+        issuer: APNsProviderTokenIssuer?,
         retryPolicy: APNsRetryPolicy, sleep: @escaping @Sendable (Duration) async throws -> Void,
         random: @escaping @Sendable () -> Double, logger: Logger
     ) {
         self.bundleID = app.bundleID
         self.defaultEnvironment = app.environment
         self.transports = transports
+        self.payloads = payloads
         self.issuer = issuer
         self.retryPolicy = retryPolicy
         self.sleep = sleep
@@ -45,7 +50,7 @@ public final class APNsClient: PushSender {
             return .authFailure(reason: reason)
         }
         let request: APNsRequest
-        switch APNsRequest.make(notification, topic: bundleID) {
+        switch APNsRequest.make(notification, topic: bundleID, payloads: payloads) {
         case .success(let made):
             request = made
         case .failure(let refusal):
@@ -58,13 +63,11 @@ public final class APNsClient: PushSender {
         }
 
         var attempt = 1
-        var unprocessedResends = 0
         var renewedToken = false
         while true {
             if Task.isCancelled {
                 return .temporaryFailure(reason: "cancelled")
             }
-            var headers = request.headers
             var token: APNsProviderToken?
             if let issuer {
                 do {
@@ -72,11 +75,10 @@ public final class APNsClient: PushSender {
                 } catch {
                     return stop(reason: "CannotSignProviderToken")
                 }
-                headers.add(name: "authorization", value: token!.bearer)
             }
 
             let temporaryReason: String
-            switch await transport.post(path: request.path, headers: headers, body: request.body, logger: logger) {
+            switch await transport.post(path: request.path, fields: request.fields, authorization: token?.bearer, body: request.body) {
             case .response(let status, let apnsID, let body):
                 switch APNsVerdict.judge(status: status, apnsID: apnsID, body: body, sentID: notification.apnsID) {
                 case .final(.authFailure(let reason)):
@@ -100,19 +102,7 @@ public final class APNsClient: PushSender {
                 case .temporary(let reason):
                     temporaryReason = reason
                 }
-            case .unprocessed(let reason):
-                unprocessedResends += 1
-                if unprocessedResends <= retryPolicy.maximumUnprocessedResends {
-                    logger.debug("resending a push the connection did not process", metadata: ["reason": "\(reason)"])
-                    if unprocessedResends > 1 {
-                        // Not a backoff: a moment for the pool to notice the closed connection
-                        // and open a new one, rather than handing the push to the dead one again.
-                        try? await Task.sleep(for: .milliseconds(5 * unprocessedResends))
-                    }
-                    continue
-                }
-                temporaryReason = reason
-            case .failed(let reason):
+            case .unprocessed(let reason), .failed(let reason):
                 temporaryReason = reason
             }
 

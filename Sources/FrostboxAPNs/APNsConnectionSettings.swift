@@ -1,12 +1,13 @@
 /// How the provider uses its HTTP/2 connections. The defaults suit Apple's gateways: many
 /// concurrent streams on one connection, a second one only under load.
 public struct APNsConnectionSettings: Sendable, Hashable {
-    /// Most connections per gateway (each lives on its own event loop, so at most the number
-    /// of event loops in the group).
+    /// Most connections per gateway (all on one event loop of the transport's). A new one opens
+    /// only when every open one has as many streams in flight as it may.
     public var maximumConnections: Int = 4
-    /// In-flight requests per connection before the next connection is used. APNs allows up
-    /// to 1,000 concurrent streams; beyond the server's limit requests queue on the connection.
-    public var streamsPerConnection: Int = 500
+    /// Streams in flight per connection at most; the server's `SETTINGS_MAX_CONCURRENT_STREAMS`
+    /// lowers it when smaller. 100 measured best against nginx (docs/benchmarks.md): more
+    /// streams on one connection make its stream map and flow control the bottleneck.
+    public var streamsPerConnection: Int = 100
     /// Deadline of one request, from handing it over to the last response byte.
     public var requestTimeout: Duration = .seconds(15)
     /// TCP + TLS connect timeout.
@@ -19,6 +20,11 @@ public struct APNsConnectionSettings: Sendable, Hashable {
     public var pingTimeout: Duration = .seconds(20)
     /// Largest response body read (APNs error bodies are a few dozen bytes).
     public var maximumResponseBodySize: Int = 16 * 1024
+    /// Wait before reconnecting after a failed connect; doubles per failure in a row (with
+    /// jitter: a random point in the upper half), so a gateway outage is no reconnect storm.
+    public var reconnectInitialBackoff: Duration = .seconds(1)
+    /// Ceiling of the reconnect wait.
+    public var reconnectMaximumBackoff: Duration = .seconds(60)
 
     public init() {}
 }

@@ -52,9 +52,12 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `https://host:port`.
-    var baseURL: String {
-        host.contains(":") ? "https://[\(host)]:\(port)" : "https://\(host):\(port)"
+    /// The host as a URL or `:authority` writes it (IPv6 literals in brackets).
+    var hostHeader: String { host.contains(":") ? "[\(host)]" : host }
+
+    /// An IP literal rather than a name (no SNI is sent for those).
+    var isIPAddress: Bool {
+        host.contains(":") || (host.split(separator: ".").count == 4 && host.utf8.allSatisfy { $0 == 0x2E || (0x30...0x39).contains($0) })
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

@@ -11,7 +11,7 @@ public final class APNsPushRouter: PushSender {
     /// The app for pushes without a topic.
     public let defaultBundleID: String?
     private let clients: [String: APNsClient]
-    private let transports: [APNsHTTPTransport]
+    private let transports: [APNsTransport]
     private let logger: Logger
 
     /// - Parameters:
@@ -32,7 +32,8 @@ public final class APNsPushRouter: PushSender {
             throw .unknownDefaultApp(defaultBundleID)
         }
 
-        // Check everything first: an HTTPClient, once made, must be shut down.
+        // Check everything first: nothing opens a connection before the first push, but a
+        // half-made router is not worth having.
         var seen: Set<String> = []
         for app in apps {
             guard !app.bundleID.isEmpty, app.bundleID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
@@ -46,11 +47,12 @@ public final class APNsPushRouter: PushSender {
             var identity: String
             var trust: String?
         }
-        var transports: [TransportKey: APNsHTTPTransport] = [:]
+        var transports: [TransportKey: APNsTransport] = [:]
+        let payloads = APNsPayloadEncoder()
+        var loops = eventLoopGroup.makeIterator()
         var issuers: [String: APNsProviderTokenIssuer] = [:]
         var clients: [String: APNsClient] = [:]
-        do {
-            for app in apps {
+        for app in apps {
                 var identity: APNsClientIdentity?
                 var issuer: APNsProviderTokenIssuer?
                 switch app.credentials {
@@ -61,19 +63,21 @@ public final class APNsPushRouter: PushSender {
                 case .certificate(let certificate):
                     identity = certificate
                 }
-                var appTransports: [APNsEnvironment: APNsHTTPTransport] = [:]
+                var appTransports: [APNsEnvironment: APNsTransport] = [:]
                 for environment in APNsEnvironment.allCases {
                     let endpoint = app.endpoint(for: environment)
                     let key = TransportKey(endpoint: endpoint, identity: identity?.poolKey ?? "", trust: app.trustedCertificatesPath)
                     if transports[key] == nil {
-                        transports[key] = try APNsHTTPTransport(
+                        let loop = loops.next() ?? eventLoopGroup.next()
+                        transports[key] = try APNsTransport(
                             endpoint: endpoint, identity: identity, trustedCertificatesPath: app.trustedCertificatesPath,
-                            settings: settings, eventLoopGroup: eventLoopGroup)
+                            settings: settings, maximumResends: retryPolicy.maximumUnprocessedResends, eventLoop: loop,
+                            random: random, logger: logger)
                     }
                     appTransports[environment] = transports[key]
                 }
                 clients[app.bundleID] = APNsClient(
-                    app: app, transports: appTransports, issuer: issuer, retryPolicy: retryPolicy, sleep: sleep,
+                    app: app, transports: appTransports, payloads: payloads, issuer: issuer, retryPolicy: retryPolicy, sleep: sleep,
                     random: random, logger: logger)
                 logger.info(
                     "APNs app configured",
@@ -81,10 +85,6 @@ public final class APNsPushRouter: PushSender {
                         "apns.topic": "\(app.bundleID)", "environment": "\(app.environment.rawValue)",
                         "endpoint": "\(app.endpoint(for: nil))", "credentials": "\(app.credentials)",
                     ])
-            }
-        } catch {
-            for transport in transports.values { transport.shutdownNow() }
-            throw error
         }
         self.defaultBundleID = defaultBundleID
         self.clients = clients
@@ -110,17 +110,16 @@ public final class APNsPushRouter: PushSender {
         return await client.send(notification)
     }
 
-    /// Closes every connection. Call once, on the way out.
     /// HTTP/2 connections open now, over every gateway.
     public var openConnections: Int { transports.reduce(0) { $0 + $1.openConnections } }
 
+    /// Requests sent and not yet answered, over every gateway.
+    public var streamsInFlight: Int { transports.reduce(0) { $0 + $1.streamsInFlight } }
+
+    /// Closes every connection. Call once, on the way out.
     public func shutdown() async {
         for transport in transports {
-            do {
-                try await transport.shutdown()
-            } catch {
-                logger.debug("APNs client shutdown", metadata: ["error": "\(error)"])
-            }
+            await transport.shutdown()
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import FrostboxCore
 import NIOCore
-import NIOHTTP1
+import NIOHPACK
+import Synchronization
 
 /// A push turned into the parts of its HTTP/2 request, validated as APNs would validate
 /// it, before anything is sent. Built once per push; every attempt resends the same bytes.
@@ -12,12 +13,14 @@ struct APNsRequest: Sendable {
     static let maximumCollapseIDSize = 64
 
     let path: String
-    /// Every header but `authorization`, which each attempt adds.
-    let headers: HTTPHeaders
+    /// The regular header fields but `authorization` (which each attempt adds) and
+    /// `content-length` (which the transport adds); the pseudo-header fields are the transport's.
+    let fields: HPACKHeaders
     let body: ByteBuffer
 
-    /// The request, or the outcome that refuses it without sending.
-    static func make(_ notification: PushNotification, topic: String) -> Result<APNsRequest, Refusal> {
+    /// The request, or the outcome that refuses it without sending. `payloads` encodes each
+    /// distinct payload once.
+    static func make(_ notification: PushNotification, topic: String, payloads: APNsPayloadEncoder) -> Result<APNsRequest, Refusal> {
         if let collapseID = notification.collapseID, collapseID.utf8.count > maximumCollapseIDSize || collapseID.isEmpty {
             return .failure(Refusal(status: 400, reason: "BadCollapseId"))
         }
@@ -27,31 +30,28 @@ struct APNsRequest: Sendable {
         if let expiration = notification.expiration, expiration < 0 {
             return .failure(Refusal(status: 400, reason: "BadExpirationDate"))
         }
-        let payload: Data
-        do {
-            payload = try encoder.encode(notification.payload)
-        } catch {
+        guard let payload = payloads.encode(notification.payload) else {
             return .failure(Refusal(status: 400, reason: "PayloadEmpty"))
         }
-        guard payload.count <= maximumPayloadSize else {
+        guard payload.readableBytes <= maximumPayloadSize else {
             return .failure(Refusal(status: 413, reason: "PayloadTooLarge"))
         }
 
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(9)
-        headers.add(name: "apns-topic", value: topic)
-        headers.add(name: "apns-push-type", value: notification.pushType.rawValue)
-        headers.add(name: "apns-priority", value: String(notification.priority.rawValue))
-        headers.add(name: "apns-id", value: notification.apnsID)
+        var fields = HPACKHeaders()
+        fields.reserveCapacity(10)
+        fields.add(name: "apns-topic", value: topic)
+        fields.add(name: "apns-push-type", value: notification.pushType.rawValue)
+        fields.add(name: "apns-priority", value: String(notification.priority.rawValue))
+        // Unique per push: kept out of the HPACK dynamic table, which would only churn.
+        fields.add(name: "apns-id", value: notification.apnsID, indexing: .nonIndexable)
         if let expiration = notification.expiration {
-            headers.add(name: "apns-expiration", value: String(expiration))
+            fields.add(name: "apns-expiration", value: String(expiration))
         }
         if let collapseID = notification.collapseID {
-            headers.add(name: "apns-collapse-id", value: collapseID)
+            fields.add(name: "apns-collapse-id", value: collapseID)
         }
-        headers.add(name: "content-type", value: "application/json")
-        return .success(APNsRequest(
-            path: "/3/device/" + notification.token.hex, headers: headers, body: ByteBuffer(bytes: payload)))
+        fields.add(name: "content-type", value: "application/json")
+        return .success(APNsRequest(path: "/3/device/" + notification.token.hex, fields: fields, body: payload))
     }
 
     /// A push refused locally, with the status and reason APNs would have answered.
@@ -60,12 +60,36 @@ struct APNsRequest: Sendable {
         let reason: String
     }
 
-    /// Sorted keys, so that the same push is the same bytes on every attempt and every run.
-    private static let encoder: JSONEncoder = {
+}
+
+/// Encodes payloads to JSON once each: the alerts of one box, night and level that name the
+/// same places in the same unit are one payload, so thousands of pushes share one encoding.
+/// Bounded: when `capacity` distinct payloads are held, the cache starts over.
+final class APNsPayloadEncoder: Sendable {
+    private let cache = Mutex<[PushPayload: ByteBuffer]>([:])
+    let capacity: Int
+
+    init(capacity: Int = 4096) {
+        self.capacity = capacity
+    }
+
+    /// The payload's JSON (sorted keys, so the same push is the same bytes on every attempt
+    /// and every run), or nil when it cannot be encoded.
+    func encode(_ payload: PushPayload) -> ByteBuffer? {
+        if let bytes = cache.withLock({ $0[payload] }) { return bytes }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+        guard let data = try? encoder.encode(payload) else { return nil }
+        let bytes = ByteBuffer(bytes: data)
+        cache.withLock { cache in
+            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+            cache[payload] = bytes
+        }
+        return bytes
+    }
+
+    /// Distinct payloads held now.
+    var count: Int { cache.withLock { $0.count } }
 }
 
 /// An APNs error body: `{"reason": "...", "timestamp": 1700000000000}`.

@@ -1,3 +1,4 @@
+import FrostboxCore
 import FrostboxHTTP
 import Foundation
 import Logging
@@ -35,6 +36,12 @@ enum ConfigKeys {
         // database, logging
         if let path = try r.string("database.path") {
             guard !path.isEmpty else { throw r.fail("database.path", "must not be empty") }
+            // SQLite would only say "unable to open database file".
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw r.fail("database.path", "the folder \(folder) does not exist (create it, or choose another file with --db)")
+            }
             config.databasePath = path
         }
         if let level = try r.choice("log.level", logLevels) { config.logLevel = Logger.Level(rawValue: level) ?? .info }
@@ -112,21 +119,18 @@ enum ConfigKeys {
         if let budget = try r.double("forecast.budget_hour", in: 0...10_000_000) { config.forecasts.budgets.perHour = budget }
         if let budget = try r.double("forecast.budget_day", in: 0...100_000_000) { config.forecasts.budgets.perDay = budget }
         if let ttl = try r.duration("forecast.ttl", in: .zero ... .seconds(7 * 86_400)) { config.forecasts.cacheTTLSeconds = ttl.components.seconds }
-        if let wait = try r.duration("forecast.max_wait", in: .zero ... .seconds(86_400)) { config.forecasts.maximumQuotaWaitSeconds = seconds(wait) }
-        if let timeout = try r.duration("forecast.timeout", in: .seconds(1) ... .seconds(600)) { config.forecasts.requestTimeoutSeconds = seconds(timeout) }
+        if let wait = try r.duration("forecast.max_wait", in: .zero ... .seconds(86_400)) { config.forecasts.maximumQuotaWaitSeconds = wait.inSeconds }
+        if let timeout = try r.duration("forecast.timeout", in: .seconds(1) ... .seconds(600)) { config.forecasts.requestTimeoutSeconds = timeout.inSeconds }
+        if let timeout = try r.duration("forecast.connect_timeout", in: .milliseconds(100) ... .seconds(600)) { config.forecasts.connectTimeoutSeconds = timeout.inSeconds }
         if let concurrency = try r.int("forecast.concurrency", in: 1...64) { config.forecasts.maximumConcurrentRequests = concurrency }
         if let attempts = try r.int("forecast.attempts", in: 1...10) { config.forecasts.maximumAttempts = attempts }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 
     static func readNotifier(_ r: inout ConfigLoader.Reader, into config: inout FrostboxConfig) throws(ConfigurationError) {
         if let interval = try r.duration("notifier.interval", in: .seconds(60) ... .seconds(7 * 86_400)) { config.notifier.interval = interval }
         if let delay = try r.duration("notifier.first_run_delay", in: .zero ... .seconds(86_400)) { config.notifier.firstRunDelay = delay }
         if let delay = try r.duration("notifier.busy_retry_delay", in: .seconds(1) ... .seconds(86_400)) { config.notifier.busyRetryDelay = delay }
-        if let concurrency = try r.int("notifier.concurrency", in: 1...1_000) { config.notifier.concurrency = concurrency }
+        if let concurrency = try r.int("notifier.concurrency", in: 1...10_000) { config.notifier.concurrency = concurrency }
         if let attempts = try r.int("notifier.attempts_per_run", in: 1...20) { config.notifier.attemptsPerRun = attempts }
         if let backoff = try r.duration("notifier.retry_backoff", in: .zero ... .seconds(3_600)) { config.notifier.retryBackoff = backoff }
         if let backoff = try r.duration("notifier.max_retry_backoff", in: .zero ... .seconds(3_600)) { config.notifier.maximumRetryBackoff = backoff }
@@ -139,6 +143,6 @@ enum ConfigKeys {
         if config.notifier.maximumRetryBackoff < config.notifier.retryBackoff {
             throw r.fail("notifier.max_retry_backoff", "must not be shorter than notifier.retry_backoff")
         }
-        if let rule = try r.choice("forecast.rule", ["default", "legacy"]) { config.alertRule = rule }
+        if let rule = try r.choice("forecast.rule", FrostRule.presetNames) { config.alertRule = rule }
     }
 }

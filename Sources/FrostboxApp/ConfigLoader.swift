@@ -1,4 +1,5 @@
 import Configuration
+import FrostboxCore
 import FrostboxHTTP
 import Foundation
 import Logging
@@ -83,7 +84,7 @@ public enum ConfigLoader {
         let config = try ConfigKeys.read(&reader, logger: logger)
         try reader.rejectUnknownFileKeys()
         try reader.rejectUnknownOverrideKeys()
-        reader.warnAboutUnknownEnvironment(logger: logger)
+        try reader.rejectUnknownEnvironment()
         return (config, reader.known)
     }
 
@@ -267,7 +268,7 @@ extension ConfigLoader {
 
         static func format(_ duration: Duration) -> String {
             let seconds = duration.components.seconds
-            if seconds == 0 { return "\(duration.components.attoseconds / 1_000_000_000_000_000)ms" }
+            if seconds == 0 { return "\(duration.inMilliseconds)ms" }
             if seconds % 86_400 == 0 { return "\(seconds / 86_400)d" }
             if seconds % 3_600 == 0 { return "\(seconds / 3_600)h" }
             if seconds % 60 == 0 { return "\(seconds / 60)m" }
@@ -296,11 +297,14 @@ extension ConfigLoader {
             }
         }
 
-        /// Environment variables with our prefix that match no key are probably typos: warn.
-        func warnAboutUnknownEnvironment(logger: Logger) {
+        /// An environment variable with our prefix that matches no key is a typo (or a key of
+        /// another version) that would be ignored silently: refuse it, as a file or `--set` typo is.
+        func rejectUnknownEnvironment() throws(ConfigurationError) {
             let names = Set(known.map(Self.environmentName)).union(["\(ConfigLoader.environmentPrefix)_CONFIG", "\(ConfigLoader.environmentPrefix)_DB"])
-            for variable in sources.environment.keys.sorted() where variable.hasPrefix("\(ConfigLoader.environmentPrefix)_") && !names.contains(variable) {
-                logger.warning("unknown configuration variable ignored", metadata: ["variable": "\(variable)"])
+            let unknown = sources.environment.keys.filter { $0.hasPrefix("\(ConfigLoader.environmentPrefix)_") && !names.contains($0) }.sorted()
+            if let first = unknown.first {
+                let suggestion = Self.closest(to: first, in: names).map { " (did you mean \($0)?)" } ?? ""
+                throw ConfigurationError(key: nil, source: "environment \(first)", "unknown variable\(suggestion)")
             }
         }
 

@@ -55,10 +55,8 @@ final class ForecastHTTPClient: Sendable {
     var client: HTTPClient {
         state.withLock { client in
             if let client { return client }
-            var configuration = HTTPClient.Configuration()
-            configuration.timeout = .init(connect: .seconds(10), read: .seconds(Int64(max(1, settings.requestTimeoutSeconds))))
-            configuration.decompression = .enabled(limit: .size(settings.maximumBodyBytes))
-            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration, backgroundActivityLogger: logger)
+            let created = HTTPClient(
+                eventLoopGroupProvider: .singleton, configuration: settings.clientConfiguration.httpClientConfiguration, backgroundActivityLogger: logger)
             client = created
             return created
         }
@@ -88,6 +86,8 @@ public struct ForecastReport: Sendable {
     public let requestsMade: Int
     public let weightUsed: Double
     public let usage: QuotaUsage?
+    /// The server's pause recorded in the ledger (a 429 naming a window), if one is in force.
+    public let pause: QuotaHold?
 
     /// The report as lines of text: box, source, per-night levels with first hour, minimum and its hour.
     public var lines: [String] {
@@ -95,6 +95,7 @@ public struct ForecastReport: Sendable {
         switch result {
         case .failure(let failure):
             lines.append("forecast unavailable: \(Self.describe(failure))")
+            if let hint { lines.append("hint: \(hint)") }
         case .success(let sourced):
             let forecast = sourced.forecast
             let fetched = Date(timeIntervalSince1970: TimeInterval(forecast.fetchedAt))
@@ -112,6 +113,9 @@ public struct ForecastReport: Sendable {
             lines.append(
                 "quota used: \(usage.lastMinute)/\(usage.budgets.perMinute) last minute, \(usage.lastHour)/\(usage.budgets.perHour) last hour, \(usage.lastDay)/\(usage.budgets.perDay) last day")
         }
+        if let pause {
+            lines.append("paused by the server until \(Date(timeIntervalSince1970: TimeInterval(pause.until))): \(pause.reason)")
+        }
         return lines
     }
 
@@ -128,9 +132,15 @@ public struct ForecastReport: Sendable {
         case .rateLimited(let reason, let retryAfter): "rate limited: \(reason)\(retryAfter.map { " (retry after \(Date(timeIntervalSince1970: TimeInterval($0))))" } ?? "")"
         case .remote(let status, let reason): "Open-Meteo answered \(status): \(reason)"
         case .invalidResponse(let why): "unusable answer: \(why)"
-        case .timeout: "no answer within the deadline"
-        case .transport(let why): "connection failed: \(why)"
+        case .timeout: "The forecast server did not answer within the deadline (forecast.timeout)."
+        case .transport(let why): why
         }
+    }
+
+    /// What to try when the forecast server could not be reached, or nil.
+    public var hint: String? {
+        guard case .failure(let failure) = result, OpenMeteoClient.isUnreachable(failure) else { return nil }
+        return "Is the forecast server running at that address? Point frostbox at another with --base-url URL (or forecast.url, FROSTBOX_FORECAST_URL)."
     }
 }
 
@@ -143,10 +153,12 @@ extension FrostboxApplication {
         let now = Int64(Date().timeIntervalSince1970)
         let batch = await forecasts.provider.forecasts(for: [box], now: now)
         let usage = try? await forecasts.ledger.usage(at: now)
+        let pause = try? await forecasts.ledger.activeHold(at: Int64(Date().timeIntervalSince1970))
         try await forecasts.shutdown()
         let result: Result<SourcedForecast, ForecastFailure> =
             if let sourced = batch.forecasts[box] { .success(sourced) } else { .failure(batch.failures[box] ?? .budgetExhausted(retryAfter: nil)) }
-        return ForecastReport(box: box, result: result, rule: rule, requestsMade: batch.requestsMade, weightUsed: batch.weightUsed, usage: usage)
+        return ForecastReport(box: box, result: result, rule: rule, requestsMade: batch.requestsMade, weightUsed: batch.weightUsed, usage: usage,
+            pause: pause ?? nil)
     }
 }
 

@@ -23,6 +23,9 @@ public struct ForecastSettings: Sendable, Hashable {
     public var maximumQuotaWaitSeconds = 60.0
     /// Deadline of one request, body included, seconds.
     public var requestTimeoutSeconds = 30.0
+    /// Longest wait for a connection to the forecast server, seconds (apart from the request
+    /// deadline); a timed-out connection is retried, a refused one fails at once.
+    public var connectTimeoutSeconds = 10.0
     /// Largest response body accepted, bytes.
     public var maximumBodyBytes = 64 << 20
     /// Requests in flight at once.
@@ -36,7 +39,7 @@ public struct ForecastSettings: Sendable, Hashable {
     public static let environmentKeys = [
         "FROSTBOX_FORECAST_URL", "FROSTBOX_FORECAST_API_KEY", "FROSTBOX_FORECAST_BATCH", "FROSTBOX_FORECAST_DAYS",
         "FROSTBOX_FORECAST_BUDGET_MINUTE", "FROSTBOX_FORECAST_BUDGET_HOUR", "FROSTBOX_FORECAST_BUDGET_DAY",
-        "FROSTBOX_FORECAST_TTL", "FROSTBOX_FORECAST_MAX_WAIT", "FROSTBOX_FORECAST_TIMEOUT", "FROSTBOX_FORECAST_CONCURRENCY",
+        "FROSTBOX_FORECAST_TTL", "FROSTBOX_FORECAST_MAX_WAIT", "FROSTBOX_FORECAST_TIMEOUT", "FROSTBOX_FORECAST_CONNECT_TIMEOUT", "FROSTBOX_FORECAST_CONCURRENCY",
         "FROSTBOX_FORECAST_ATTEMPTS",
     ]
 
@@ -54,6 +57,7 @@ public struct ForecastSettings: Sendable, Hashable {
         if let value = number("FROSTBOX_FORECAST_TTL") { s.cacheTTLSeconds = Int64(value) }
         if let value = number("FROSTBOX_FORECAST_MAX_WAIT") { s.maximumQuotaWaitSeconds = value }
         if let value = number("FROSTBOX_FORECAST_TIMEOUT") { s.requestTimeoutSeconds = value }
+        if let value = number("FROSTBOX_FORECAST_CONNECT_TIMEOUT") { s.connectTimeoutSeconds = value }
         if let value = number("FROSTBOX_FORECAST_CONCURRENCY") { s.maximumConcurrentRequests = Int(value) }
         if let value = number("FROSTBOX_FORECAST_ATTEMPTS") { s.maximumAttempts = Int(value) }
         return s
@@ -63,6 +67,7 @@ public struct ForecastSettings: Sendable, Hashable {
     public var clientConfiguration: OpenMeteoConfiguration {
         OpenMeteoConfiguration(
             baseURL: baseURL, apiKey: apiKey, forecastDays: forecastDays, batchSize: batchSize, requestTimeoutSeconds: requestTimeoutSeconds,
+            connectTimeoutSeconds: connectTimeoutSeconds,
             maximumBodyBytes: maximumBodyBytes, maximumAttempts: maximumAttempts, maximumRateLimitWaitSeconds: maximumQuotaWaitSeconds + 5)
     }
 }

@@ -73,7 +73,7 @@ extension FrostboxApplication {
             let recent = try await runs().map { run in
                 AdminRunSummary(
                     id: run.id, status: run.status.rawValue, startedAt: run.startedAt, finishedAt: run.finishedAt, boxes: run.boxes,
-                    planned: run.alertsPlanned, delivered: run.alertsDelivered, failed: run.failed.values.reduce(0, +))
+                    boxesFailed: run.boxesFailed, planned: run.alertsPlanned, delivered: run.alertsDelivered, failed: run.failed.values.reduce(0, +))
             }
             return AdminStats(
                 devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes, places: counts.places,

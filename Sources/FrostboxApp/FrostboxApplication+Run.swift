@@ -1,4 +1,6 @@
+import FrostboxCore
 import FrostboxHTTP
+import FrostboxPlaceImport
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -7,6 +9,10 @@ import NIOCore
 import ServiceLifecycle
 import UnixSignals
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension FrostboxApplication {
     /// Runs `frostbox serve`: the HTTP server and every background service in one
@@ -17,8 +23,20 @@ extension FrostboxApplication {
         let components = try Components(config: config, logger: logger)
         bootstrapMetrics(components.operations.telemetry.factory)
         let group = try await serviceGroup(config: config, components: components, logger: logger, signals: [.sigterm, .sigint])
-        try await group.run()
+        try await runServiceGroup(group, config: config)
         logger.notice("stopped")
+    }
+
+    /// Runs `group`; a port already in use becomes a plain configuration error (exit 78 in the
+    /// CLI) instead of NIO's `bind(descriptor:ptr:bytes:)` text.
+    static func runServiceGroup(_ group: ServiceGroup, config: FrostboxConfig) async throws {
+        do {
+            try await group.run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw ConfigurationError(
+                key: "server.port", source: "start-up",
+                "cannot listen on \(config.host):\(config.port): the address is already in use (is another frostbox running?); choose another with --port or --set server.port=…")
+        }
     }
 
     /// The HTTP server and every background service over `components`, shutting down
@@ -27,13 +45,26 @@ extension FrostboxApplication {
         config: FrostboxConfig, components: Components, logger: Logger, signals: [UnixSignal],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
-        let app = try await build(config: config, components: components, logger: logger, onListening: onListening)
-        let services = backgroundServices(components, config: config, logger: logger) + [app]
+        await startUp(config: config, components: components, logger: logger)
+        let listening = ListeningGate()
+        let app = try await build(config: config, components: components, logger: logger) { port in
+            listening.open()
+            await onListening(port)
+        }
+        let services = backgroundServices(components, config: config, logger: logger, listening: listening) + [app]
         return ServiceGroup(
             configuration: .init(
                 services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: NamedService($0)) },
                 gracefulShutdownSignals: signals,
                 logger: logger))
+    }
+
+    /// Start-up work of `serve`, done before the server accepts connections: the place tables
+    /// are seeded from the bundled extract when empty (`places.seed_path`; nil skips it).
+    static func startUp(config: FrostboxConfig, components: Components, logger: Logger) async {
+        if let seed = config.placesSeedPath {
+            await PlaceImport.seedIfEmpty(path: seed, database: components.database, logger: logger)
+        }
     }
 
     /// The notifier and the adapters emit through the global metrics system: point it at the
@@ -71,8 +102,64 @@ extension FrostboxApplication {
     }
 
     static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        .nanoseconds(duration.inNanoseconds)
+    }
+}
+
+/// Opens once the HTTP server listens; `StartsWhenListening` services wait for it.
+final class ListeningGate: Sendable {
+    private let state: Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>
+
+    init(opened: Bool = false) {
+        state = Mutex((opened, []))
+    }
+
+    func open() {
+        let waiters = state.withLock { state in
+            defer { state = (true, []) }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+}
+
+/// Runs `base` once the HTTP server listens, so that a port in use stops start-up before
+/// `base` (the notifier) is scheduled; on graceful shutdown before that, it ends without
+/// starting `base`.
+struct StartsWhenListening: Service {
+    let base: any Service
+    let listening: ListeningGate
+
+    func run() async throws {
+        let opened = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await listening.wait()
+                return true
+            }
+            group.addTask {
+                try? await gracefulShutdown()
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            // Releases the waiting child when shutdown came first.
+            if !first { listening.open() }
+            await group.waitForAll()
+            return first
+        }
+        guard opened, !Task.isCancelled else { return }
+        try await base.run()
     }
 }
 
@@ -99,7 +186,9 @@ struct NamedService: Service, CustomStringConvertible {
 
     init(_ base: any Service) {
         self.base = base
-        description = String(describing: type(of: base)).split(separator: "<").first.map(String.init) ?? "Service"
+        // The notifier waits behind StartsWhenListening; logs should still name the notifier.
+        let named = (base as? StartsWhenListening)?.base ?? base
+        description = String(describing: type(of: named)).split(separator: "<").first.map(String.init) ?? "Service"
     }
 
     func run() async throws {

@@ -1,6 +1,7 @@
 import FrostboxAPNs
 import FrostboxCore
 import FrostboxHTTP
+import FrostboxPlaceImport
 import FrostboxSQLite
 import Foundation
 import Hummingbird
@@ -44,26 +45,48 @@ public enum FrostboxApplication {
             places = GRDBPlaceIndex(database: database)
             operations = OperationsComponents(config: config)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
-            pushComponents = try PushComponents(settings: config.push, logger: logger)
+            do throws(APNsConfigurationError) {
+                pushComponents = try PushComponents(settings: config.demo ? PushSettings() : config.push, logger: logger)
+            } catch {
+                // Start-up stops on it like on any other configuration error (exit 78).
+                throw ConfigurationError(key: nil, source: "APNs apps", error.message)
+            }
             push = operations.metered(pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections })
+            let forecastSource: any ForecastProvider = config.demo ? DemoForecastProvider() : forecasts.provider
+            if config.demo {
+                logger.notice("demo mode: forecasts come from the built-in frost scenario (no network), pushes only go to this log")
+            }
             notifier = FrostboxApplication.makeNotifier(
                 database: database, clock: clock, config: config,
-                forecasts: operations.metered(forecasts.provider, ledger: forecasts.ledger), push: push, logger: logger)
+                forecasts: operations.metered(forecastSource, ledger: forecasts.ledger), push: push,
+                resent: { [report = operations.report] count in report.resent(count) }, logger: logger)
         }
     }
 
     /// The API over the given components.
     public static func makeAPI(_ components: Components) -> FrostboxAPI {
         let database = components.database
-        return FrostboxAPI(groups: [
-            HealthRoutes(ready: { (try? await database.isMigrated()) ?? false }).add(to:),
-            DeviceRoutes(store: components.subscriptions, now: components.clock).add(to:),
-            PlaceRoutes(index: components.places).add(to:),
-        ] + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
+        return FrostboxAPI(groups: publicRoutes(
+            subscriptions: components.subscriptions, places: components.places, now: components.clock,
+            ready: { (try? await database.isMigrated()) ?? false }
+        ) + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
             stats: adminStats(database: database, runs: { try await components.notifier.store.recentRuns(limit: 10) }),
             notify: components.notifier.trigger, pushSender: components.push)) + statusRoutes(components),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))
+    }
+
+    /// The routes every server has (health, devices and subscriptions, place search) over
+    /// any implementation of their ports: the live adapters here, in-memory doubles in tests.
+    public static func publicRoutes(
+        subscriptions: any SubscriptionStore, places: any PlaceIndex, now: @escaping @Sendable () -> Int64,
+        ready: @escaping @Sendable () async -> Bool
+    ) -> [FrostboxAPI.RouteGroup] {
+        [
+            HealthRoutes(ready: ready).add(to:),
+            DeviceRoutes(store: subscriptions, now: now).add(to:),
+            PlaceRoutes(index: places).add(to:),
+        ]
     }
 
     /// Builds the HTTP application for `config`.
@@ -73,17 +96,22 @@ public enum FrostboxApplication {
 
     /// Long-running services that run beside the HTTP server in `serve` (each stops on
     /// graceful shutdown; they stop after the server, in reverse order of this list).
-    static func backgroundServices(_ components: Components, config: FrostboxConfig, logger: Logger) -> [any Service] {
+    /// The notifier waits for `listening`: a server that cannot bind stops start-up before
+    /// the notifier is scheduled.
+    static func backgroundServices(
+        _ components: Components, config: FrostboxConfig, logger: Logger, listening: ListeningGate = ListeningGate(opened: true)
+    ) -> [any Service] {
         [
             PushShutdownService(push: components.pushComponents),
             ForecastShutdownService(forecasts: components.forecasts),
             OperationsReportService(
                 report: components.operations.report, interval: components.operations.reportInterval, logger: logger,
-                poolSize: { components.pushComponents.openConnections }, queueLength: outboxQueue(components.database)),
+                poolSize: { components.pushComponents.openConnections }, queueLength: outboxQueue(components.database),
+                lastRun: { (try? await components.notifier.store.recentRuns(limit: 1).first).map { "\($0.id) \($0.status.rawValue)" } }),
             // Stops after the notifier service, before the final report and before the clients a
             // run needs are closed.
             TriggeredRunDrainService(stopTriggeredRun: { _ = await components.notifier.notifier.stopTriggeredRun() }, logger: logger),
-            components.notifier.service(logger: logger),
+            StartsWhenListening(base: components.notifier.service(logger: logger), listening: listening),
         ]
     }
 
@@ -92,9 +120,6 @@ public enum FrostboxApplication {
     public static func build(
         config: FrostboxConfig, components: Components, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> App {
-        if let seed = config.placesSeedPath {
-            await PlaceImport.seedIfEmpty(path: seed, database: components.database, logger: logger)
-        }
-        return makeApplication(router: makeAPI(components).makeRouter(), config: config, logger: logger, onListening: onListening)
+        makeApplication(router: makeAPI(components).makeRouter(), config: config, logger: logger, onListening: onListening)
     }
 }

@@ -1,3 +1,4 @@
+import FrostboxCore
 import FrostboxHTTP
 import FrostboxNotifier
 import Logging
@@ -38,7 +39,7 @@ public struct FrostboxConfig: Sendable {
     /// 10 s after start, 32 pushes in flight, 3 sends per run).
     public var notifier = NotifierConfiguration()
     /// Frost rule preset for subscriptions that name none (`default`, `legacy`).
-    public var alertRule = "default"
+    public var alertRule = FrostRule.default.name
     /// Nights after the current one that are alerted (1: tonight and tomorrow night).
     public var alertNightsAhead = 1
 
@@ -52,5 +53,23 @@ public struct FrostboxConfig: Sendable {
     /// default app; `FROSTBOX_APNS_APPS_FILE` names a JSON apps file. None: pushes are only logged.
     public var push = PushSettings.fromEnvironment()
 
+    // MARK: Demo
+    /// `frostbox serve --demo`: forecasts come from the built-in frost scenario
+    /// (`DemoForecastProvider`, no network) and pushes only go to the log, whatever APNs apps
+    /// are configured, so that made-up frost never reaches a real device.
+    public var demo = false
+
     public init() {}
+
+    /// This configuration in demo mode: the built-in frost scenario, log-only pushes, and
+    /// notify runs every 10 s (the first 2 s after start), so a place subscribed to is alerted
+    /// in the log within seconds.
+    public func demoMode() -> FrostboxConfig {
+        var config = self
+        config.demo = true
+        config.notifier.firstRunDelay = .seconds(2)
+        config.notifier.interval = .seconds(10)
+        config.notifier.busyRetryDelay = .seconds(5)
+        return config
+    }
 }

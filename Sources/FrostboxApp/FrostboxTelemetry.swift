@@ -26,7 +26,28 @@ public struct FrostboxTelemetry: Sendable {
 
     /// Every metric in the Prometheus text exposition format.
     public func render() -> [UInt8] {
-        registry.emitToBuffer()
+        Self.addingHelp(to: registry.emitToBuffer())
+    }
+
+    /// `text` with a `# HELP` line (from `FrostboxMetrics.help`) before each `# TYPE` line of a
+    /// known metric. The metrics are made through swift-metrics, which has no help text.
+    static func addingHelp(to text: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.count + 4_096)
+        for line in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            let typePrefix = Array("# TYPE ".utf8)
+            if line.starts(with: typePrefix) {
+                let name = String(decoding: line.dropFirst(typePrefix.count).prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)
+                if let help = FrostboxMetrics.help[name] {
+                    output.append(contentsOf: "# HELP \(name) \(help)\n".utf8)
+                }
+            }
+            output.append(contentsOf: line)
+            output.append(UInt8(ascii: "\n"))
+        }
+        // split keeps the empty piece after the final newline; do not add a second one.
+        if text.last == UInt8(ascii: "\n") || text.isEmpty { output.removeLast() }
+        return output
     }
 
     static func buckets(milliseconds: [Double]) -> [Duration] {

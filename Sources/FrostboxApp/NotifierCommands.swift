@@ -6,22 +6,42 @@ import Logging
 /// What `frostbox notify` and `frostbox runs` do, so the executable stays a thin front.
 public enum NotifierCommands {
     /// One notify run now on the database of `config`. A dry run plans and reports the alerts
-    /// through `report` but stores and sends nothing.
+    /// through `report` but stores and sends nothing, and it fetches nothing either: it plans
+    /// from the forecasts the cache holds fresh (`CacheOnlyForecastProvider`), so it writes no
+    /// cache entry and charges no quota; boxes without one are reported as left out.
     public static func notifyOnce(config: FrostboxConfig, dryRun: Bool, logger: Logger, report: @escaping @Sendable (String) -> Void) async throws -> Notifier.RunResult {
         let components = try FrostboxApplication.Components(config: config, logger: logger)
+        let notifier = dryRun ? dryRunNotifier(components, config: config, logger: logger) : components.notifier.notifier
         let result: Result<Notifier.RunResult, any Error>
         do {
-            result = .success(
-                try await components.notifier.notifier.run(dryRun: dryRun) { entries in
-                    guard dryRun else { return }
-                    for entry in entries { report(describe(entry)) }
-                })
+            let outcome = try await notifier.run(dryRun: dryRun) { entries in
+                guard dryRun else { return }
+                for entry in entries { report(describe(entry)) }
+            }
+            if dryRun, case .completed(let summary) = outcome { report(dryRunCost(summary)) }
+            result = .success(outcome)
         } catch {
             result = .failure(error)
         }
         try? await components.forecasts.shutdown()
         await components.pushComponents.shutdown()
         return try result.get()
+    }
+
+    /// A notifier like the live one whose forecasts come from the cache only.
+    static func dryRunNotifier(_ components: FrostboxApplication.Components, config: FrostboxConfig, logger: Logger) -> Notifier {
+        let cached = CacheOnlyForecastProvider(
+            cache: components.forecasts.cache, freshness: ForecastFreshness(ttlSeconds: config.forecasts.cacheTTLSeconds))
+        return FrostboxApplication.makeNotifier(
+            database: components.database, clock: components.clock, config: config, forecasts: cached,
+            push: components.push, logger: logger
+        ).notifier
+    }
+
+    /// What a dry run cost and left out.
+    public static func dryRunCost(_ summary: NotifyRunSummary) -> String {
+        "dry run: \(summary.forecastsCached) of \(summary.boxes) boxes planned from cached forecasts; "
+            + "\(summary.boxesLeftOut) without a fresh cached forecast left out (a dry run fetches nothing: 0 requests, no quota used)"
     }
 
     /// The latest runs of the database at `databasePath`, newest first.
@@ -34,10 +54,5 @@ public enum NotifierCommands {
     public static func describe(_ entry: OutboxEntry) -> String {
         let alert = entry.notification.payload.aps.alert
         return "would send to \(entry.token.redacted) [\(entry.kind.rawValue) \(entry.event)]: \(alert?.title ?? "") — \(alert?.body ?? "")"
-    }
-
-    /// A table row for `frostbox runs`.
-    public static func describe(_ run: NotifyRunSummary) -> String {
-        run.line
     }
 }

@@ -1,4 +1,3 @@
-import FrostboxAPNs
 import FrostboxCore
 import FrostboxHTTP
 import FrostboxNotifier
@@ -6,7 +5,6 @@ import FrostboxSQLite
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The notifier wired over the live adapters: the SQLite notifier store, the forecast
 /// provider and the push sender, with a file lock next to the database so that runs of
@@ -17,7 +15,9 @@ public struct NotifierComponents: Sendable {
     public let configuration: NotifierConfiguration
 
     /// Wires the notifier over `database` with the given forecast and push capabilities.
-    public init(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: any PushSender, logger: Logger) {
+    public init(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: any PushSender,
+        resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
+    ) {
         store = GRDBNotifierStore(database: database)
         configuration = config.notifier
         notifier = Notifier(
@@ -25,7 +25,7 @@ public struct NotifierComponents: Sendable {
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
             configuration: config.notifier,
             runLock: FileRunLock(path: database.path + ".notify-lock"),
-            logger: logger, now: clock, makeID: { UUID().uuidString })
+            logger: logger, now: clock, resent: resent)
     }
 
     /// The scheduled runs, as a service of `frostbox serve`.
@@ -42,56 +42,19 @@ public struct NotifierComponents: Sendable {
     }
 }
 
-/// A `NotifierRunLock` over an exclusive, non-blocking `flock` on a file next to the database.
-/// The kernel drops the lock when the process dies, kill -9 included, so a restart never
-/// waits for a dead holder.
-final class FileRunLock: NotifierRunLock {
-    let path: String
-    /// The open descriptor while the lock is held (-1 otherwise).
-    private let descriptor = Mutex<Int32>(-1)
-
-    init(path: String) {
-        self.path = path
-    }
-
-    func tryLock() -> Bool {
-        descriptor.withLock { fd in
-            guard fd < 0 else { return false }
-            let opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard opened >= 0 else { return false }
-            guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
-                close(opened)
-                return false
-            }
-            fd = opened
-            return true
-        }
-    }
-
-    func unlock() {
-        descriptor.withLock { fd in
-            guard fd >= 0 else { return }
-            flock(fd, LOCK_UN)
-            close(fd)
-            fd = -1
-        }
-    }
-}
-
 extension FrostboxApplication {
     /// The notifier of this process over the live forecast provider and push sender. Runs
     /// ask for boxes in chunks that are a multiple of the forecast batch size, so a run makes
-    /// ⌈boxes / batch⌉ requests.
-    ///
-    /// SEAM (issue 5's wiring is landing in parallel): `push` defaults to the log-only sink,
-    /// which prints what would be sent, until APNs apps are configured in `FrostboxConfig`.
-    static func makeNotifier(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: (any PushSender)? = nil, logger: Logger) -> NotifierComponents {
+    /// ⌈boxes / batch⌉ requests. `push` is the process's push capability (`PushComponents`:
+    /// APNs, or the log-only sink when no app is configured).
+    static func makeNotifier(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: any PushSender,
+        resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
+    ) -> NotifierComponents {
         var config = config
         let batch = max(1, config.forecasts.batchSize)
         let chunk = max(config.notifier.boxesPerChunk, batch)
         config.notifier.boxesPerChunk = (chunk + batch - 1) / batch * batch
         return NotifierComponents(
-            database: database, clock: clock, config: config, forecasts: forecasts, push: push ?? LogOnlyPushSender(logger: logger),
-            logger: logger)
+            database: database, clock: clock, config: config, forecasts: forecasts, push: push, resent: resent, logger: logger)
     }
 }

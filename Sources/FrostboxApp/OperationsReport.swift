@@ -49,7 +49,7 @@ public final class OperationsReport: Sendable {
             $0.outcomes[outcome.failureClass, default: 0] += 1
             if case .delivered = outcome {
                 $0.confirmed += 1
-                $0.confirmNanoseconds += Self.nanoseconds(elapsed)
+                $0.confirmNanoseconds += elapsed.inNanoseconds
             } else {
                 $0.failed += 1
             }
@@ -63,11 +63,6 @@ public final class OperationsReport: Sendable {
 
     /// The totals now.
     public func snapshot() -> Snapshot { state.withLock { $0 } }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 }
 
 /// Logs the operations report every `interval` until graceful shutdown, and once more at the end.
@@ -78,12 +73,16 @@ public struct OperationsReportService: Service {
     let poolSize: @Sendable () async -> Int
     /// Alerts waiting to be sent (the queue).
     let queueLength: @Sendable () async -> Int
+    /// The latest notify run as `<id> <status>` (e.g. `12 degraded`), nil before any.
+    let lastRun: @Sendable () async -> String?
     let logger: Logger
 
     public init(
         report: OperationsReport, interval: Duration = .seconds(300), logger: Logger,
-        poolSize: @escaping @Sendable () async -> Int = { 0 }, queueLength: @escaping @Sendable () async -> Int = { 0 }
+        poolSize: @escaping @Sendable () async -> Int = { 0 }, queueLength: @escaping @Sendable () async -> Int = { 0 },
+        lastRun: @escaping @Sendable () async -> String? = { nil }
     ) {
+        self.lastRun = lastRun
         self.report = report
         self.interval = interval
         self.logger = logger
@@ -108,12 +107,13 @@ public struct OperationsReportService: Service {
         let totals = report.snapshot()
         let pool = await poolSize()
         let queue = await queueLength()
+        let run = await lastRun() ?? "none"
         logger.info(
             "report",
             metadata: [
                 "pool": "\(pool)", "queue": "\(queue)", "in_flight": "\(totals.inFlight)", "sent": "\(totals.sent)",
                 "resent": "\(totals.resent)", "confirmed": "\(totals.confirmed)", "failed": "\(totals.failed)",
-                "avg_confirm_ms": "\((totals.averageConfirmMilliseconds * 10).rounded() / 10)",
+                "avg_confirm_ms": "\((totals.averageConfirmMilliseconds * 10).rounded() / 10)", "last_run": "\(run)",
             ])
     }
 }

@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxPlaceImport
 import FrostboxSQLite
 import Foundation
 import Logging
@@ -7,13 +8,6 @@ import Synchronization
 /// The logic behind `frostbox import geonames` and `frostbox search`, so that the CLI
 /// commands stay thin.
 public enum PlaceCommands {
-    /// Parses `P,A` / `FI,SE` lists into upper-case sets; nil for nil or empty.
-    public static func codeSet(_ raw: String?) -> Set<String>? {
-        guard let raw else { return nil }
-        let codes = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty }
-        return codes.isEmpty ? nil : Set(codes)
-    }
-
     /// Imports GeoNames files into the database at `databasePath`, drawing progress on
     /// standard error (a live line on a terminal, a plain line every 5 s otherwise).
     public static func importGeoNames(
@@ -27,19 +21,33 @@ public enum PlaceCommands {
         return summary
     }
 
+    /// The search `frostbox search` asks for, validated; a refusal speaks of the command's
+    /// argument and options (`TEXT`, `--near`, `--limit`, `--radius-km`), not of the HTTP
+    /// route's parameters.
+    public static func searchQuery(text: String, near: String?, limit: Int, radiusKilometres: Double) throws(ValidationError) -> PlaceQuery {
+        var point: Coordinate?
+        if let near {
+            do throws(ValidationError) {
+                point = try Coordinate(parsing: near, field: "--near")
+            } catch {
+                throw ValidationError(
+                    .invalidCoordinate, field: "near", "--near must be LAT,LON with latitude in [-90, 90] and longitude in [-180, 180], e.g. 60.19,25.01")
+            }
+        }
+        do throws(ValidationError) {
+            return try PlaceQuery(text: text, near: point, limit: limit, radiusKilometres: radiusKilometres)
+        } catch {
+            let option = ["q": "the search text", "limit": "--limit", "radius_km": "--radius-km"][error.field ?? ""]
+            guard let option, let field = error.field, error.message.hasPrefix(field + " ") else { throw error }
+            throw ValidationError(error.code, field: error.field, option + error.message.dropFirst(field.count))
+        }
+    }
+
     /// Runs a search and formats one line per result.
     public static func search(
         text: String, near: String?, limit: Int, radiusKilometres: Double, databasePath: String, logger: Logger
     ) async throws -> String {
-        var point: Coordinate?
-        if let near {
-            let parts = near.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 2, let lat = parts[0], let lon = parts[1] else {
-                throw ValidationError(.invalidCoordinate, field: "near", "--near must be LAT,LON, e.g. 60.19,25.01")
-            }
-            point = try Coordinate(latitude: lat, longitude: lon)
-        }
-        let query = try PlaceQuery(text: text, near: point, limit: limit, radiusKilometres: radiusKilometres)
+        let query = try searchQuery(text: text, near: near, limit: limit, radiusKilometres: radiusKilometres)
         let database = try FrostboxDatabase(path: databasePath, logger: logger)
         let matches = try await GRDBPlaceIndex(database: database).search(query)
         guard !matches.isEmpty else { return "no places match \"\(text)\"" }

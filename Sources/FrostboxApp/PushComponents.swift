@@ -23,7 +23,12 @@ public final class PushComponents: Sendable {
         let resolved = try settings.resolved()
         var apps: [APNsAppConfiguration] = []
         for app in resolved.apps {
-            apps.append(try app.load())
+            do throws(APNsConfigurationError) {
+                apps.append(try app.load())
+            } catch where !error.message.contains(app.bundleID) {
+                // "cannot read /etc/frostbox/AuthKey.p8" alone does not say which app needs it.
+                throw .invalidApp(app.bundleID, error.message)
+            }
         }
         if let defaultApp = resolved.defaultApp, !apps.contains(where: { $0.bundleID == defaultApp }) {
             throw .unknownDefaultApp(defaultApp)
@@ -68,7 +73,7 @@ public final class PushComponents: Sendable {
     }
 
     deinit {
-        // An HTTPClient must be shut down before it is released; the task keeps it alive until then.
+        // Open connections must be closed; the task keeps the router alive until they are.
         if let opened = router.withLock({ $0 }) {
             Task { await opened.shutdown() }
         }

@@ -132,7 +132,7 @@ public struct AlertPlanner: Sendable {
     /// An alerted event clears when the night's low rises above the level's threshold by more than this, °C.
     public var allClearMarginC: Double
 
-    public init(rules: [String: FrostRule] = FrostRule.presets, defaultRuleName: String = "default", nightsAhead: Int = 1, allClearMarginC: Double = 1) {
+    public init(rules: [String: FrostRule] = FrostRule.presets, defaultRuleName: String = FrostRule.default.name, nightsAhead: Int = 1, allClearMarginC: Double = 1) {
         self.rules = rules
         self.defaultRuleName = defaultRuleName
         self.nightsAhead = max(0, nightsAhead)
@@ -156,8 +156,7 @@ public struct AlertPlanner: Sendable {
     ///   one are considered.
     public func plan(forecast: BoxForecast, places: [SubscribedPlace], alerted: [AlertedEvent], now: Int64) -> BoxPlan {
         guard let box = forecast.box, !places.isEmpty else { return BoxPlan() }
-        let hours = forecast.hours.filter { $0.time + 3600 > now }
-        guard !hours.isEmpty else { return BoxPlan() }
+        guard forecast.hours.contains(where: { !$0.hasEnded(at: now) }) else { return BoxPlan() }
 
         let localNow = Self.localTime(at: now, in: forecast)
         let currentNight = localNow.hour < 12 ? localNow.date.previous : localNow.date
@@ -175,7 +174,7 @@ public struct AlertPlanner: Sendable {
                 ruleOfPlace.append(index)
             } else {
                 distinctRules.append(rule)
-                let verdict = rule.evaluate(hours)
+                let verdict = rule.evaluate(forecast.hours, from: now)
                 var byNight: [LocalDate: NightVerdict] = [:]
                 for night in verdict.nights where nights.contains(night.night) { byNight[night.night] = night }
                 verdicts.append(byNight)

@@ -92,7 +92,8 @@ public struct SourcedForecast: Sendable, Hashable {
 public struct ForecastBatch: Sendable {
     public var forecasts: [GeoBox: SourcedForecast]
     public var failures: [GeoBox: ForecastFailure]
-    /// HTTP requests started for this batch.
+    /// HTTP requests that reached the source for this batch (retries included; an attempt
+    /// that never left, e.g. a refused connection, is not one).
     public var requestsMade: Int
     /// Quota weight charged for this batch.
     public var weightUsed: Double

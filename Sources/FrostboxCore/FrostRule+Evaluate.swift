@@ -39,9 +39,10 @@ extension FrostRule {
     }
 
     /// The verdict over the hours of `hours` that have not ended at `now` (UTC epoch
-    /// seconds): what is still ahead. A night already under way is then incomplete.
+    /// seconds): what is still ahead. A night already under way is then incomplete. Alert
+    /// planning judges forecasts this way.
     public func evaluate(_ hours: [ForecastHour], from now: Int64) -> FrostVerdict {
-        evaluate(hours.filter { $0.time + 3_600 > now })
+        evaluate(hours.filter { !$0.hasEnded(at: now) })
     }
 
     /// The night an hour belongs to, or nil when the rule ignores that hour.
@@ -139,4 +140,9 @@ private struct NightAccumulator {
             windowEnd: last.time + 3_600,
             isComplete: startsAtWindowStart && reachesWindowEnd && contiguous && everyHourHasTemperature)
     }
+}
+
+extension ForecastHour {
+    /// Whether the hour is over at `now` (UTC epoch seconds): it started an hour or more ago.
+    public func hasEnded(at now: Int64) -> Bool { time + 3_600 <= now }
 }

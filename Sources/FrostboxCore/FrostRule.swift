@@ -79,8 +79,21 @@ public struct FrostRule: Sendable, Hashable {
     /// The existing server's rule: any hour below 3 °C within the horizon.
     public static let legacy = FrostRule(name: "legacy", kind: .anyHourBelow)
 
+    /// Every preset, in the order they are documented. The one list of preset names: HTTP
+    /// validation, the configuration keys and the CLI all take theirs from here.
+    public static let allPresets: [FrostRule] = [.default, .legacy]
+
+    /// The preset names (`default`, `legacy`), in the order of `allPresets`.
+    public static let presetNames: [String] = allPresets.map(\.name)
+
     /// Every preset by name.
-    public static let presets: [String: FrostRule] = ["default": .default, "legacy": .legacy]
+    public static let presets: [String: FrostRule] = Dictionary(uniqueKeysWithValues: allPresets.map { ($0.name, $0) })
+
+    /// The preset names as a reader lists them: `default or legacy`.
+    public static var presetNameList: String {
+        presetNames.count <= 1
+            ? presetNames.joined() : presetNames.dropLast().joined(separator: ", ") + " or " + presetNames[presetNames.count - 1]
+    }
 
     /// This rule with a subscription's threshold overrides applied.
     public func applying(_ settings: AlertSettings) -> FrostRule {

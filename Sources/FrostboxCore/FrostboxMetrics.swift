@@ -49,7 +49,7 @@ public enum FrostboxMetrics {
         // Notifier
         /// Histogram (seconds): duration of a whole notify run, by `result`.
         public static let notifyRunDuration = "frostbox_notify_run_duration_seconds"
-        /// Counter: notify runs, by `result` (`completed`, `failed`, `skipped`).
+        /// Counter: notify runs, by `result` (`completed`, `degraded`: some boxes or pushes failed, `failed`: nothing could be done or the run was cut short).
         public static let notifyRuns = "frostbox_notify_runs_total"
         /// Gauge: alerts waiting in the outbox.
         public static let outboxPending = "frostbox_outbox_pending"
@@ -72,4 +72,29 @@ public enum FrostboxMetrics {
     /// The route label used for requests that matched no route, so unknown paths never become
     /// label values of their own.
     public static let unmatchedRoute = "unmatched"
+
+    /// The `# HELP` text of every metric, by name: what `/metrics` tells a reader about it.
+    public static let help: [String: String] = [
+        Name.httpRequests: "HTTP requests answered, by route pattern, method and status.",
+        Name.httpRequestDuration: "Time to answer an HTTP request, by route pattern, method and status.",
+        Name.httpRateLimited: "Requests refused by the per-client rate limit (429).",
+        Name.httpRateLimitClients: "Clients currently tracked by the rate limiter.",
+        Name.forecastRequests: "HTTP requests made to the forecast source (Open-Meteo).",
+        Name.forecastWeight: "Quota weight charged by the forecast source.",
+        Name.forecastFailures: "Boxes whose forecast failed, by reason.",
+        Name.forecastBoxes: "Boxes answered with a forecast, by source (cache or fetched).",
+        Name.forecastQuotaLeft: "Quota weight left in each budget window, by window.",
+        Name.alertsPlanned: "Alerts planned by notify runs, by level.",
+        Name.alertsDelivered: "Alerts APNs accepted, by level.",
+        Name.alertsFailed: "Alerts that failed, by level and failure class.",
+        Name.tokensPruned: "Device tokens removed because APNs said they are no longer valid.",
+        Name.pushes: "Push attempts, by outcome.",
+        Name.pushDuration: "Time from handing a push to the sender to its outcome.",
+        Name.pushStreamsInFlight: "Pushes handed to the sender and not answered yet (HTTP/2 streams in flight).",
+        Name.apnsConnections: "Open APNs connections.",
+        Name.pushResends: "Pushes sent again (retries, resends after a restart).",
+        Name.notifyRunDuration: "Duration of whole notify runs, by result.",
+        Name.notifyRuns: "Notify runs, by result: completed, degraded (some boxes or pushes failed) or failed.",
+        Name.outboxPending: "Alerts waiting in the outbox.",
+    ]
 }

@@ -4,7 +4,8 @@ public struct OutboxEntry: Sendable, Hashable {
     public var id: Int64
     public var event: FrostEvent
     public var kind: AlertKind
-    /// The exact request to send, apns-id and collapse-id included; a resend is the same request.
+    /// The exact request to send, apns-id and collapse-id included; a resend is the same
+    /// request. Planned alerts carry the apns-id derived from device and event.
     public var notification: PushNotification
     /// Sends tried so far, over all runs.
     public var attempts: Int
@@ -89,8 +90,10 @@ public protocol NotifierStore: Sendable {
     /// The highest outbox id so far (0 when the outbox was never used).
     func lastOutboxID() async throws -> Int64
 
-    /// Records a send of entry `id`: counts the attempt and stores the outcome.
-    func record(_ outcome: OutboxOutcome, for id: Int64) async throws
+    /// Records sends, in one durable write: for each still pending entry `id`, counts the
+    /// attempt and stores the outcome. Entries no longer pending (delivered, failed, deleted)
+    /// are left as they are.
+    func record(_ outcomes: [(id: Int64, outcome: OutboxOutcome)]) async throws
 
     /// Deletes the device and everything stored about it (subscriptions, outbox, alerted
     /// events), unless it registered after `cutoff` (UTC epoch seconds). True when deleted.
@@ -106,8 +109,18 @@ public protocol NotifierStore: Sendable {
     /// The latest runs, newest first.
     func recentRuns(limit: Int) async throws -> [NotifyRunSummary]
 
-    /// Deletes finished outbox entries and alerted events whose window ended before
-    /// `before`, and fetch state of boxes nobody subscribes to any more. Returns rows deleted.
+    /// Deletes finished (delivered or failed) outbox entries whose push expired before
+    /// `before`, and with them their alerted marks (an entry without an expiration is kept,
+    /// and keeps its event from being queued again); fetch state of boxes nobody subscribes
+    /// to any more; runs beyond the kept number. Returns how many outbox entries, fetch states
+    /// and runs it deleted.
     @discardableResult
     func purge(before: Int64) async throws -> Int
+}
+
+extension NotifierStore {
+    /// Records one send of entry `id` (see `record(_:)`).
+    public func record(_ outcome: OutboxOutcome, for id: Int64) async throws {
+        try await record([(id: id, outcome: outcome)])
+    }
 }

@@ -3,7 +3,13 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
     /// Which way a run ended.
     public enum Status: String, Sendable, Hashable, Codable {
         case running
+        /// Everything the run set out to do worked.
         case completed
+        /// The run went through, but some boxes got no forecast or some pushes failed
+        /// (temporary, permanent or authentication failures); the rest was done.
+        case degraded
+        /// Nothing could be done: the run stopped on an error, every box asked for failed, or
+        /// every push it tried failed.
         case failed
         /// The process stopped (crash, kill) while the run was going.
         case interrupted
@@ -81,6 +87,19 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
 
     /// Failed sends over all classes.
     public var alertsFailed: Int { failed.values.reduce(0, +) }
+
+    /// The status of a run that went through to its end, from its counts: `failed` when boxes
+    /// failed and none got a forecast, or pushes failed and none was delivered; `degraded`
+    /// when some boxes or pushes failed; else `completed`. Boxes left out by the quota budget
+    /// (asked for first next run), pushes to tokens APNs no longer knows (pruned) and entries
+    /// whose frost window ended are not failures of the run.
+    public var outcome: Status {
+        let pushFailures = (failed[.temporary] ?? 0) + (failed[.permanent] ?? 0) + (failed[.auth] ?? 0)
+        if boxesFailed > 0 && forecastsCached + forecastsFetched == 0 { return .failed }
+        if pushFailures > 0 && alertsDelivered == 0 { return .failed }
+        if boxesFailed > 0 || pushFailures > 0 { return .degraded }
+        return .completed
+    }
 
     /// One line for logs and the CLI.
     public var line: String {

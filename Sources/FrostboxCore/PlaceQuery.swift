@@ -30,8 +30,12 @@ public struct PlaceQuery: Sendable, Hashable {
         guard trimmed.count <= Self.maximumLength else {
             throw ValidationError(.invalidQuery, field: "q", "q must be at most \(Self.maximumLength) characters")
         }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw ValidationError(.invalidQuery, field: "q", "q must not contain control characters")
+        }
         let folded = NameFolding.fold(trimmed)
-        guard !folded.isEmpty else {
+        // Letters and digits of any script, as the OpenAPI pattern says (`[\p{L}\p{N}]`).
+        guard !folded.isEmpty, trimmed.unicodeScalars.contains(where: Self.isLetterOrDigit) else {
             throw ValidationError(.invalidQuery, field: "q", "q must contain letters or digits")
         }
         guard Self.limits.contains(limit) else {
@@ -48,6 +52,17 @@ public struct PlaceQuery: Sendable, Hashable {
         self.near = near
         self.limit = limit
         self.radiusKilometres = radiusKilometres
+    }
+
+    /// Unicode general categories L* and N*.
+    static func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+            .decimalNumber, .letterNumber, .otherNumber:
+            true
+        default:
+            false
+        }
     }
 }
 

@@ -1,6 +1,11 @@
 extension PlannedAlert {
-    /// The push for this alert. `apnsID` is generated once per alert and stored with it, so
-    /// that a resend after a crash is the same request.
+    /// The push for this alert, with the `apns-id` derived from its device and event
+    /// (`FrostEvent.apnsID(for:)`), so that a resend after a crash is the same request.
+    public func notification() -> PushNotification {
+        notification(apnsID: event.apnsID(for: token))
+    }
+
+    /// The push for this alert with a given `apns-id`.
     public func notification(apnsID: String) -> PushNotification {
         let text = self.text
         let alert = APSPayload.Alert(

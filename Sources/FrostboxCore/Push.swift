@@ -21,7 +21,8 @@ public struct APSPayload: Sendable, Hashable, Codable {
         public var locKey: String?
         public var locArgs: [String]?
 
-        enum CodingKeys: String, CodingKey {
+        /// The JSON key names (APNs'), used by every encoder of the payload.
+        public enum CodingKeys: String, CodingKey {
             case title, body
             case titleLocKey = "title-loc-key"
             case titleLocArgs = "title-loc-args"
@@ -46,7 +47,8 @@ public struct APSPayload: Sendable, Hashable, Codable {
     public var interruptionLevel: String?
     public var contentAvailable: Int?
 
-    enum CodingKeys: String, CodingKey {
+    /// The JSON key names (APNs'), used by every encoder of the payload.
+    public enum CodingKeys: String, CodingKey {
         case alert, sound
         case threadID = "thread-id"
         case interruptionLevel = "interruption-level"
@@ -71,7 +73,8 @@ public struct PushPayload: Sendable, Hashable, Codable {
         public var level: String
         public var minimumC: Double?
 
-        enum CodingKeys: String, CodingKey {
+        /// The JSON key names, used by every encoder of the payload.
+        public enum CodingKeys: String, CodingKey {
             case box, night, level
             case minimumC = "minimum_c"
         }
@@ -86,6 +89,11 @@ public struct PushPayload: Sendable, Hashable, Codable {
 
     public var aps: APSPayload
     public var frost: FrostData?
+
+    /// The JSON key names, used by every encoder of the payload.
+    public enum CodingKeys: String, CodingKey {
+        case aps, frost
+    }
 
     public init(aps: APSPayload, frost: FrostData? = nil) {
         self.aps = aps

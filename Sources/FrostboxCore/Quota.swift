@@ -166,15 +166,19 @@ public enum QuotaGrant: Sendable, Hashable {
 }
 
 /// The durable record of what was spent against a forecast source's quota. Every request
-/// is charged before it starts (so no request can break a budget, even across processes
-/// sharing the ledger) and settled to its real weight after (a failed request counts 1).
+/// is charged at its full weight before it starts (so no request can break a budget, even
+/// across processes sharing the ledger) and settled after, in the same ledger, to what the
+/// source charged for it (for Open-Meteo: full weight for a 200 or a request cut off after
+/// it was sent, 1 for an error answer, 0 for one that never left). A source's 429 naming a
+/// window is recorded as a hold.
 public protocol QuotaLedger: Sendable {
     /// The budgets this ledger enforces.
     var budgets: QuotaBudgets { get }
     /// Atomically: when no hold is active and at least `minimumUnits` of `units` locations
     /// fit every budget at `now`, charges as many as fit (up to `units`) and grants them.
     func reserve(units: Int, weightPerUnit: Double, minimumUnits: Int, at now: Int64) async throws -> QuotaGrant
-    /// Replaces a reservation's weight by what the request really cost.
+    /// Replaces a reservation's weight by what the request really cost (a weight below 0 is 0);
+    /// a reservation the ledger does not know is ignored.
     func settle(_ reservation: QuotaReservation, weight: Double) async throws
     /// Weight used in each window ending at `now`.
     func usage(at now: Int64) async throws -> QuotaUsage

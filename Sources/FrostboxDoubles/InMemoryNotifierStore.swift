@@ -49,13 +49,21 @@ public final class InMemoryNotifierStore: NotifierStore {
     }
 
     private let state: Mutex<State>
+    /// How many runs `purge` keeps.
+    public let keptRuns: Int
 
-    public init() { state = Mutex(State()) }
+    public init(keptRuns: Int = 10_000) {
+        state = Mutex(State())
+        self.keptRuns = keptRuns
+    }
 
-    private init(_ copy: State) { state = Mutex(copy) }
+    private init(_ copy: State, keptRuns: Int) {
+        state = Mutex(copy)
+        self.keptRuns = keptRuns
+    }
 
     /// An independent copy of everything stored now.
-    public func snapshot() -> InMemoryNotifierStore { InMemoryNotifierStore(state.withLock { $0 }) }
+    public func snapshot() -> InMemoryNotifierStore { InMemoryNotifierStore(state.withLock { $0 }, keptRuns: keptRuns) }
 
     // MARK: Seeding and inspection (tests)
 
@@ -180,22 +188,28 @@ public final class InMemoryNotifierStore: NotifierStore {
 
     public func lastOutboxID() async throws -> Int64 { state.withLock { $0.nextOutboxID - 1 } }
 
-    public func record(_ outcome: OutboxOutcome, for id: Int64) async throws {
+    public func record(_ outcomes: [(id: Int64, outcome: OutboxOutcome)]) async throws {
         state.withLock { state in
-            guard let index = state.outbox.firstIndex(where: { $0.entry.id == id }) else { return }
-            var row = state.outbox[index]
-            row.entry.attempts += 1
-            switch outcome {
-            case .delivered(let at, let apnsID):
-                row.status = .delivered
-                row.deliveredAt = at
-                row.deliveredAPNsID = apnsID
-            case .failed(let failure, let reason, _):
-                row.status = failure.keepsEntryPending ? .pending : .failed
-                row.failure = failure
-                row.failureReason = reason
+            for (id, outcome) in outcomes {
+                // As the SQL: only a pending entry takes an outcome; a finished one stays as it is.
+                guard let index = state.outbox.firstIndex(where: { $0.entry.id == id }), state.outbox[index].status == .pending
+                else { continue }
+                var row = state.outbox[index]
+                row.entry.attempts += 1
+                switch outcome {
+                case .delivered(let at, let apnsID):
+                    row.status = .delivered
+                    row.deliveredAt = at
+                    row.deliveredAPNsID = apnsID
+                    row.failure = nil
+                    row.failureReason = nil
+                case .failed(let failure, let reason, _):
+                    row.status = failure.keepsEntryPending ? .pending : .failed
+                    row.failure = failure
+                    row.failureReason = String(reason.prefix(500))
+                }
+                state.outbox[index] = row
             }
-            state.outbox[index] = row
         }
     }
 
@@ -216,6 +230,7 @@ public final class InMemoryNotifierStore: NotifierStore {
             state.nextRunID += 1
             for index in state.runs.indices where state.runs[index].status == .running {
                 state.runs[index].status = .interrupted
+                state.runs[index].finishedAt = state.runs[index].finishedAt ?? now
             }
             state.runs.append(NotifyRunSummary(id: id, startedAt: now))
             return id
@@ -234,13 +249,26 @@ public final class InMemoryNotifierStore: NotifierStore {
 
     @discardableResult
     public func purge(before: Int64) async throws -> Int {
-        state.withLock { state in
-            let before0 = state.outbox.count + state.alerted.count + state.fetches.count
-            state.outbox.removeAll { $0.status != .pending && ($0.entry.notification.expiration ?? 0) < before }
-            state.alerted = state.alerted.filter { $0.value >= before }
+        let keptRuns = self.keptRuns
+        return state.withLock { state in
+            // As the SQL: an entry without an expiration is never purged.
+            let gone = state.outbox.filter { row in
+                guard row.status != .pending, let expiration = row.entry.notification.expiration else { return false }
+                return expiration < before
+            }
+            let goneIDs = Set(gone.map(\.entry.id))
+            state.outbox.removeAll { goneIDs.contains($0.entry.id) }
+            for row in gone {
+                state.alerted = state.alerted.filter { !($0.key.token == row.entry.token && $0.key.event == row.entry.event) }
+            }
+            let fetches = state.fetches.count
             let boxes = Set(state.places.map(\.box))
             state.fetches = state.fetches.filter { boxes.contains($0.key) }
-            return before0 - (state.outbox.count + state.alerted.count + state.fetches.count)
+            let runs = state.runs.count
+            if let last = state.runs.last?.id {
+                state.runs.removeAll { $0.id <= last - Int64(keptRuns) && $0.status != .running }
+            }
+            return gone.count + (fetches - state.fetches.count) + (runs - state.runs.count)
         }
     }
 }

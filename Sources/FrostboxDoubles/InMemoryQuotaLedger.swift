@@ -42,7 +42,8 @@ public final class InMemoryQuotaLedger: QuotaLedger {
     public func settle(_ reservation: QuotaReservation, weight: Double) async throws {
         state.withLock { state in
             guard let entry = state.charges[reservation.id] else { return }
-            state.charges[reservation.id] = (QuotaCharge(at: entry.charge.at, weight: weight), true)
+            // As the SQLite ledger does: a weight below zero is no weight.
+            state.charges[reservation.id] = (QuotaCharge(at: entry.charge.at, weight: max(0, weight)), true)
         }
     }
 

@@ -68,7 +68,7 @@ public struct AdminRoutes: Sendable {
 
         routes.on(.post, "/admin/push-test") { request, context in
             try authorize(request, context)
-            let body = try await JSONBody.decode(PushTestBody.self, from: request, context: context)!
+            let body = try await JSONBody.decode(PushTestBody.self, from: request, context: context)
             let notification = try DeviceRoutes.validated { () throws(ValidationError) in try body.notification() }
             guard let sender = operations.pushSender else {
                 throw APIError(.serviceUnavailable, code: "push_unavailable", "no APNs app is configured in this process")
@@ -149,22 +149,25 @@ public struct AdminStats: Sendable, Encodable, Equatable {
 /// One notify run as the admin API shows it.
 public struct AdminRunSummary: Sendable, Encodable, Equatable {
     public var id: Int64
-    /// `running`, `completed`, `failed`, `interrupted`.
+    /// `running`, `completed`, `degraded` (some boxes or pushes failed), `failed`, `interrupted`.
     public var status: String
     /// UTC epoch seconds.
     public var startedAt: Int64
     public var finishedAt: Int64?
     public var boxes: Int
+    /// Boxes whose forecast failed.
+    public var boxesFailed: Int
     public var planned: Int
     public var delivered: Int
     public var failed: Int
 
-    public init(id: Int64, status: String, startedAt: Int64, finishedAt: Int64?, boxes: Int, planned: Int, delivered: Int, failed: Int) {
+    public init(id: Int64, status: String, startedAt: Int64, finishedAt: Int64?, boxes: Int, boxesFailed: Int = 0, planned: Int, delivered: Int, failed: Int) {
         self.id = id
         self.status = status
         self.startedAt = startedAt
         self.finishedAt = finishedAt
         self.boxes = boxes
+        self.boxesFailed = boxesFailed
         self.planned = planned
         self.delivered = delivered
         self.failed = failed
@@ -174,6 +177,7 @@ public struct AdminRunSummary: Sendable, Encodable, Equatable {
         case id, status, boxes, planned, delivered, failed
         case startedAt = "started_at"
         case finishedAt = "finished_at"
+        case boxesFailed = "boxes_failed"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -183,6 +187,7 @@ public struct AdminRunSummary: Sendable, Encodable, Equatable {
         try container.encode(Timestamp.iso8601(startedAt), forKey: .startedAt)
         try container.encode(finishedAt.map(Timestamp.iso8601), forKey: .finishedAt)
         try container.encode(boxes, forKey: .boxes)
+        try container.encode(boxesFailed, forKey: .boxesFailed)
         try container.encode(planned, forKey: .planned)
         try container.encode(delivered, forKey: .delivered)
         try container.encode(failed, forKey: .failed)

@@ -18,7 +18,7 @@ public struct DeviceRoutes: Sendable {
 
     public func add(to routes: RouteBuilder) {
         routes.on(.post, "/register") { request, context in
-            let body = try await JSONBody.decode(RegisterBody.self, from: request, context: context)!
+            let body = try await JSONBody.decode(RegisterBody.self, from: request, context: context)
             let token = try Self.validated { () throws(ValidationError) in try WireValidation.token(body.token) }
             let created = try await store.register(DeviceRegistration(token: token), at: now())
             context.logger.debug("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
@@ -26,7 +26,7 @@ public struct DeviceRoutes: Sendable {
         }
 
         routes.on(.post, "/add_location") { request, context in
-            let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)!
+            let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)
             let (token, new) = try Self.validated { () throws(ValidationError) in
                 let token = try WireValidation.token(body.token)
                 let new = try WireValidation.newSubscription(
@@ -40,7 +40,7 @@ public struct DeviceRoutes: Sendable {
         }
 
         routes.on(.post, "/remove_location") { request, context in
-            let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)!
+            let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)
             let (token, coordinate, name) = try Self.validated { () throws(ValidationError) in
                 let token = try WireValidation.token(body.token)
                 _ = try TemperatureUnit(parsing: body.location.unit)
@@ -54,7 +54,7 @@ public struct DeviceRoutes: Sendable {
 
         routes.on(.put, "/v1/devices/{token}") { request, context in
             let token = try Self.pathToken(context)
-            let body = try await JSONBody.decode(DeviceBody.self, from: request, context: context, optional: true)
+            let body = try await JSONBody.decodeIfPresent(DeviceBody.self, from: request, context: context)
             let registration = try Self.validated { () throws(ValidationError) in
                 try WireValidation.registration(token: token, body: body)
             }
@@ -64,6 +64,14 @@ public struct DeviceRoutes: Sendable {
             }
             context.logger.debug("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
             return JSONResponse(created ? .created : .ok, DeviceResponse(device))
+        }
+
+        routes.on(.get, "/v1/devices/{token}") { _, context in
+            let token = try Self.pathToken(context)
+            guard let device = try await store.device(token) else {
+                throw APIError.notFound("unknown device")
+            }
+            return JSONResponse(.ok, DeviceResponse(device))
         }
 
         routes.on(.delete, "/v1/devices/{token}") { _, context in
@@ -86,7 +94,7 @@ public struct DeviceRoutes: Sendable {
 
         routes.on(.post, "/v1/devices/{token}/subscriptions") { request, context in
             let token = try Self.pathToken(context)
-            let body = try await JSONBody.decode(SubscriptionBody.self, from: request, context: context)!
+            let body = try await JSONBody.decode(SubscriptionBody.self, from: request, context: context)
             let new = try Self.validated { () throws(ValidationError) in
                 try WireValidation.newSubscription(
                     latitude: body.latitude, longitude: body.longitude, name: body.name, unit: body.unit,

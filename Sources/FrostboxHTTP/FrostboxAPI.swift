@@ -8,7 +8,6 @@ public struct FrostboxAPI: Sendable {
     /// A group of routes added to the router.
     public typealias RouteGroup = @Sendable (RouteBuilder) -> Void
 
-    public let registry = RouteRegistry()
     let groups: [RouteGroup]
     let middlewares: @Sendable (Router<FrostboxRequestContext>, RouteRegistry) -> Void
     /// Deadline on every handler (see `RequestDeadline`); nil: none.
@@ -27,6 +26,19 @@ public struct FrostboxAPI: Sendable {
 
     /// A router with the JSON error middleware first, then `middlewares`, then every group.
     public func makeRouter() -> Router<FrostboxRequestContext> {
+        makeRouterAndRegistry().router
+    }
+
+    /// The routes a router of this API serves, recorded afresh: each call builds its own
+    /// (throwaway) router, so the list never holds a route twice however often routers are made.
+    public var registry: RouteRegistry {
+        makeRouterAndRegistry().registry
+    }
+
+    /// A router and the registry of exactly its routes. Each router gets a registry of its
+    /// own, so making a second router does not grow the first one's list.
+    public func makeRouterAndRegistry() -> (router: Router<FrostboxRequestContext>, registry: RouteRegistry) {
+        let registry = RouteRegistry()
         let router = Router(context: FrostboxRequestContext.self)
         router.add(middleware: JSONErrorMiddleware(routes: registry))
         middlewares(router, registry)
@@ -34,6 +46,6 @@ public struct FrostboxAPI: Sendable {
         for group in groups {
             group(builder)
         }
-        return router
+        return (router, registry)
     }
 }

@@ -5,15 +5,20 @@ import Hummingbird
 /// Reading request bodies: size-capped, JSON, with decoding failures turned into clear 400s
 /// that name the field at fault.
 enum JSONBody {
-    /// Decodes the body as `T`; an empty body is `nil` when `optional`, else a 400.
-    static func decode<T: Decodable>(
-        _ type: T.Type, from request: Request, context: FrostboxRequestContext, optional: Bool = false
-    ) async throws -> T? {
+    /// Decodes a required body as `T`; an empty body is a 400 (`missing_body`).
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: FrostboxRequestContext) async throws -> T {
+        guard let body = try await decodeIfPresent(type, from: request, context: context) else {
+            throw APIError.badRequest("missing_body", "request body must be a JSON object")
+        }
+        return body
+    }
+
+    /// Decodes an optional body as `T`; an empty (or all-whitespace) body is `nil`.
+    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: FrostboxRequestContext) async throws -> T? {
         var request = request
         let buffer = try await request.collectBody(upTo: context.maxUploadSize)
         if buffer.readableBytes == 0 || buffer.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            if optional { return nil }
-            throw APIError.badRequest("missing_body", "request body must be a JSON object")
+            return nil
         }
         return try decode(type, from: Data(buffer.readableBytesView))
     }

@@ -14,6 +14,11 @@ public struct PlaceRoutes: Sendable {
     public func add(to routes: RouteBuilder) {
         routes.on(.get, "/v1/places") { request, _ in
             let parameters = request.uri.queryParameters
+            if let unknown = parameters.first(where: { !PlaceSearchRequest.parameterNames.contains(String($0.key)) }) {
+                throw APIError.badRequest(
+                    "invalid_field",
+                    "unknown query parameter '\(unknown.key)'; /v1/places takes \(PlaceSearchRequest.parameterNames.joined(separator: ", "))")
+            }
             let (query, format) = try PlaceSearchRequest.parse { parameters[Substring($0)].map(String.init) }
             let matches = try await index.search(query)
             switch format {
@@ -37,6 +42,10 @@ enum PlaceSearchRequest {
     enum Format: String {
         case json, geojson
     }
+
+    /// Every parameter the route reads; any other one is refused, so a typo (`radius=50`) is
+    /// not silently ignored.
+    static let parameterNames = ["q", "lat", "lon", "limit", "radius_km", "format"]
 
     /// Reads and validates the parameters; every refusal is a 400 naming the parameter.
     static func parse(_ parameter: (String) -> String?) throws(APIError) -> (PlaceQuery, Format) {

@@ -1,3 +1,4 @@
+import FrostboxCore
 import Foundation
 import Synchronization
 
@@ -52,8 +53,7 @@ public final class RateLimiter: Sendable {
 
     /// Seconds on the continuous clock since an arbitrary origin.
     public static let monotonicSeconds: @Sendable () -> Double = {
-        let duration = ContinuousClock.now - origin
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        (ContinuousClock.now - origin).inSeconds
     }
     private static let origin = ContinuousClock.now
 

@@ -49,16 +49,11 @@ public struct RequestMetricsMiddleware: RouterMiddleware {
         let key = Key(route: route, method: method, status: status.code)
         let metrics = cache.metrics(for: key)
         metrics.requests.increment()
-        metrics.duration.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - start))
+        metrics.duration.recordNanoseconds((ContinuousClock.now - start).inNanoseconds)
     }
 
     /// Methods reported by name; anything else a client invents is `other`, so it cannot grow the label set.
     static let knownMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .delete, .patch, .options]
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 
     struct Key: Hashable {
         let route: String

@@ -2,8 +2,6 @@ import FrostboxCore
 
 /// Validation of wire values into core types; every failure is a `ValidationError` (400).
 enum WireValidation {
-    static let knownRules: Set<String> = ["default", "legacy"]
-
     static func token(_ raw: String) throws(ValidationError) -> DeviceToken {
         try DeviceToken(raw)
     }
@@ -19,8 +17,8 @@ enum WireValidation {
 
     static func settings(_ body: SettingsBody?) throws(ValidationError) -> AlertSettings {
         guard let body else { return .default }
-        if let rule = body.rule, !knownRules.contains(rule) {
-            throw ValidationError(.invalidField, field: "settings.rule", "settings.rule must be one of \(knownRules.sorted().joined(separator: ", "))")
+        if let rule = body.rule, FrostRule.presets[rule] == nil {
+            throw ValidationError(.invalidField, field: "settings.rule", "settings.rule must be one of \(FrostRule.presetNames.joined(separator: ", "))")
         }
         for (field, value) in [("frost_risk_c", body.frostRiskC), ("freeze_c", body.freezeC), ("hard_freeze_c", body.hardFreezeC)] {
             if let value, !(value.isFinite && (-60...20).contains(value)) {

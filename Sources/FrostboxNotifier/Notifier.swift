@@ -28,18 +28,19 @@ public actor Notifier {
     /// - Parameters:
     ///   - now: UTC epoch seconds (injected so tests control time).
     ///   - sleep: waits between retry rounds (injected so tests need not wait).
-    ///   - makeID: a new apns-id (canonical UUID text) per planned alert.
+    ///   - resent: told how many sends were of entries sent before (counted from each
+    ///     entry's attempts in the outbox: in-run retries and resends after a restart).
     public init(
         store: any NotifierStore, forecasts: any ForecastProvider, push: any PushSender,
         planner: AlertPlanner = AlertPlanner(), configuration: NotifierConfiguration = NotifierConfiguration(),
         runLock: (any NotifierRunLock)? = nil, logger: Logger,
         now: @escaping @Sendable () -> Int64,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-        makeID: @escaping @Sendable () -> String
+        resent: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         work = NotifyRun(
             store: store, forecasts: forecasts, push: push, planner: planner, configuration: configuration,
-            logger: logger, now: now, sleep: sleep, makeID: makeID)
+            logger: logger, now: now, sleep: sleep, resent: resent)
         self.runLock = runLock
     }
 

@@ -6,8 +6,9 @@ public struct NotifierConfiguration: Sendable, Hashable {
     public var firstRunDelay: Duration = .seconds(10)
     /// When a scheduled run finds another run going, it tries again after this long.
     public var busyRetryDelay: Duration = .seconds(60)
-    /// Pushes in flight at once.
-    public var concurrency = 32
+    /// Pushes in flight at once. The default fills the APNs transport's default pool (4
+    /// connections × 100 streams); more in flight would only wait for a stream.
+    public var concurrency = 400
     /// Sends of one entry within a run (the first send included); temporary failures past it
     /// carry over to the next run.
     public var attemptsPerRun = 3

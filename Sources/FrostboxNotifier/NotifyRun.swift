@@ -21,7 +21,8 @@ struct NotifyRun: Sendable {
     let logger: Logger
     let now: @Sendable () -> Int64
     let sleep: @Sendable (Duration) async throws -> Void
-    let makeID: @Sendable () -> String
+    /// Told how many pushes of a round were sends of entries sent before.
+    let resent: @Sendable (Int) -> Void
 
     func perform(runID: Int64, dryRun: Bool, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?) async -> NotifyRunSummary {
         let started = ContinuousClock.now
@@ -43,7 +44,7 @@ struct NotifyRun: Sendable {
                 summary.deliveryMilliseconds += Self.milliseconds(since: clock)
                 try await store.purge(before: now() - configuration.retentionSeconds)
             }
-            summary.status = .completed
+            summary.status = summary.outcome
         } catch is CancellationError {
             summary.status = .interrupted
             summary.error = "cancelled"
@@ -60,12 +61,15 @@ struct NotifyRun: Sendable {
                 logger.error("could not store the run summary", metadata: ["error": "\(error)"])
             }
         }
-        let result = summary.status == .completed ? "completed" : "failed"
+        // An interrupted run has always counted as failed here.
+        let result = summary.status == .interrupted ? NotifyRunSummary.Status.failed.rawValue : summary.status.rawValue
         Counter(label: FrostboxMetrics.Name.notifyRuns, dimensions: [(FrostboxMetrics.Label.result, result)]).increment()
         Timer(label: FrostboxMetrics.Name.notifyRunDuration, dimensions: [(FrostboxMetrics.Label.result, result)])
             .recordMilliseconds(summary.durationMilliseconds)
         if summary.status == .completed {
             logger.notice("notify run completed", metadata: ["summary": "\(summary.line)"])
+        } else if summary.status == .degraded {
+            logger.warning("notify run degraded: some boxes or pushes failed", metadata: ["summary": "\(summary.line)"])
         } else {
             logger.error("notify run did not complete", metadata: ["summary": "\(summary.line)"])
         }
@@ -74,75 +78,100 @@ struct NotifyRun: Sendable {
 
     // MARK: Planning
 
-    /// Plans chunk by chunk; each chunk's alerts are queued, then delivered before the next
-    /// chunk, so memory stays bounded by a chunk and the first alerts go out early.
+    /// Plans chunk by chunk; each chunk's alerts are queued, then delivered while the next
+    /// chunk is fetched, planned and queued (one chunk's delivery at a time, so memory stays
+    /// bounded by two chunks and the first alerts go out early). An entry is always durable in
+    /// the outbox before it is sent.
     private func plan(
         runID: Int64, dryRun: Bool, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger,
         onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?
     ) async throws {
-        var clock = ContinuousClock.now
+        let clock = ContinuousClock.now
         let boxes = try await store.boxesToNotify()
         summary.storeMilliseconds += Self.milliseconds(since: clock)
         summary.boxes = boxes.count
         let chunkSize = max(1, configuration.boxesPerChunk)
-        var start = 0
-        while start < boxes.count {
-            try Task.checkCancellation()
-            let chunk = Array(boxes[start..<min(start + chunkSize, boxes.count)])
-            start += chunkSize
-            let runNow = now()
-
-            clock = ContinuousClock.now
-            let batch = await forecasts.forecasts(for: chunk, now: runNow)
-            summary.forecastMilliseconds += Self.milliseconds(since: clock)
-            summary.forecastRequests += batch.requestsMade
-            summary.weightUsed += batch.weightUsed
-            var failed: [GeoBox: String] = [:]
-            for box in chunk where batch.forecasts[box] == nil {
-                let failure = batch.failures[box]
-                if case .budgetExhausted = failure { summary.boxesLeftOut += 1 } else { summary.boxesFailed += 1 }
-                failed[box] = failure.map(Self.describe) ?? "no answer"
-            }
-            let withForecast = chunk.filter { batch.forecasts[$0] != nil }
-            for box in withForecast {
-                if batch.forecasts[box]?.source == .cache { summary.forecastsCached += 1 } else { summary.forecastsFetched += 1 }
-            }
-
-            clock = ContinuousClock.now
-            if !dryRun { try await store.recordFetches(succeeded: withForecast, failed: failed, at: runNow) }
-            let places = try await store.places(in: withForecast)
-            let alerted = try await store.alertedEvents(in: withForecast, now: runNow)
-            summary.storeMilliseconds += Self.milliseconds(since: clock)
-
-            clock = ContinuousClock.now
-            var entries: [OutboxEntry] = []
-            for box in withForecast {
-                guard let forecast = batch.forecasts[box]?.forecast, let boxPlaces = places[box] else { continue }
-                let plan = planner.plan(forecast: forecast, places: boxPlaces, alerted: alerted[box] ?? [], now: runNow)
-                summary.verdicts += plan.verdictsComputed
-                for alert in plan.alerts {
-                    entries.append(
-                        OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(apnsID: makeID()), createdAt: runNow))
+        try await withThrowingTaskGroup(of: Round.self) { deliveries in
+            var delivering = false
+            var start = 0
+            while start < boxes.count {
+                try Task.checkCancellation()
+                let chunk = Array(boxes[start..<min(start + chunkSize, boxes.count)])
+                start += chunkSize
+                let stored = try await prepare(chunk, runID: runID, dryRun: dryRun, summary: &summary, onPlanned: onPlanned)
+                guard !stored.isEmpty else { continue }
+                // The previous chunk's delivery ends before this one's starts.
+                if delivering, let round = try await deliveries.next() {
+                    summary.deliveryMilliseconds += round.milliseconds
+                    apply(round, to: &delivery, summary: &summary)
                 }
+                // Told to stop: what is queued but not yet sent waits, durable, for the next run.
+                try Task.checkCancellation()
+                let blocked = delivery.blockedTopics
+                deliveries.addTask { try await self.send(stored, blockedTopics: blocked, logger: logger) }
+                delivering = true
             }
-            summary.planningMilliseconds += Self.milliseconds(since: clock)
-
-            if dryRun {
-                summary.alertsPlanned += entries.count
-                await onPlanned?(entries)
-                continue
+            if delivering, let round = try await deliveries.next() {
+                summary.deliveryMilliseconds += round.milliseconds
+                apply(round, to: &delivery, summary: &summary)
             }
-            clock = ContinuousClock.now
-            let stored = try await store.enqueue(entries, runID: runID)
-            summary.storeMilliseconds += Self.milliseconds(since: clock)
-            summary.alertsPlanned += stored.count
-            Self.count(FrostboxMetrics.Name.alertsPlanned, stored)
-            await onPlanned?(stored)
-
-            clock = ContinuousClock.now
-            try await sendRound(stored, delivery: &delivery, summary: &summary, logger: logger)
-            summary.deliveryMilliseconds += Self.milliseconds(since: clock)
         }
+    }
+
+    /// One chunk: its forecasts, fetch state, subscriptions and alerted events, the plan, and
+    /// the outbox write. Returns the entries stored (none for a dry run: `onPlanned` sees them).
+    private func prepare(
+        _ chunk: [GeoBox], runID: Int64, dryRun: Bool, summary: inout NotifyRunSummary,
+        onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?
+    ) async throws -> [OutboxEntry] {
+        let runNow = now()
+        var clock = ContinuousClock.now
+        let batch = await forecasts.forecasts(for: chunk, now: runNow)
+        summary.forecastMilliseconds += Self.milliseconds(since: clock)
+        summary.forecastRequests += batch.requestsMade
+        summary.weightUsed += batch.weightUsed
+        var failed: [GeoBox: String] = [:]
+        for box in chunk where batch.forecasts[box] == nil {
+            let failure = batch.failures[box]
+            if case .budgetExhausted = failure { summary.boxesLeftOut += 1 } else { summary.boxesFailed += 1 }
+            failed[box] = failure.map(Self.describe) ?? "no answer"
+        }
+        let withForecast = chunk.filter { batch.forecasts[$0] != nil }
+        for box in withForecast {
+            if batch.forecasts[box]?.source == .cache { summary.forecastsCached += 1 } else { summary.forecastsFetched += 1 }
+        }
+
+        clock = ContinuousClock.now
+        if !dryRun { try await store.recordFetches(succeeded: withForecast, failed: failed, at: runNow) }
+        let places = try await store.places(in: withForecast)
+        let alerted = try await store.alertedEvents(in: withForecast, now: runNow)
+        summary.storeMilliseconds += Self.milliseconds(since: clock)
+
+        clock = ContinuousClock.now
+        var entries: [OutboxEntry] = []
+        for box in withForecast {
+            guard let forecast = batch.forecasts[box]?.forecast, let boxPlaces = places[box] else { continue }
+            let plan = planner.plan(forecast: forecast, places: boxPlaces, alerted: alerted[box] ?? [], now: runNow)
+            summary.verdicts += plan.verdictsComputed
+            for alert in plan.alerts {
+                entries.append(
+                    OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(), createdAt: runNow))
+            }
+        }
+        summary.planningMilliseconds += Self.milliseconds(since: clock)
+
+        if dryRun {
+            summary.alertsPlanned += entries.count
+            await onPlanned?(entries)
+            return []
+        }
+        clock = ContinuousClock.now
+        let stored = try await store.enqueue(entries, runID: runID)
+        summary.storeMilliseconds += Self.milliseconds(since: clock)
+        summary.alertsPlanned += stored.count
+        Self.count(FrostboxMetrics.Name.alertsPlanned, stored)
+        await onPlanned?(stored)
+        return stored
     }
 
     static func describe(_ failure: ForecastFailure) -> String {
@@ -162,8 +191,9 @@ struct NotifyRun: Sendable {
     struct Delivery {
         /// Entries that failed temporarily and wait for the next round.
         var retry: [OutboxEntry] = []
-        /// Temporary failures not held for a retry this run (over `maximumHeldRetries`); they stay pending.
-        var notHeld = 0
+        /// Temporary failures not held for a retry this run (over `maximumHeldRetries`), by
+        /// metric level; they stay pending.
+        var notHeld: [String: Int] = [:]
         /// Apps whose credentials APNs refused this run (topic; "" for the default app).
         var blockedTopics = Set<String>()
     }
@@ -203,35 +233,86 @@ struct NotifyRun: Sendable {
             backoff = min(backoff * 2, configuration.maximumRetryBackoff)
             try await sendRound(entries, delivery: &delivery, summary: &summary, logger: logger)
         }
-        let carried = delivery.retry.count + delivery.notHeld
+        let carried = delivery.retry.count + delivery.notHeld.values.reduce(0, +)
         if carried > 0 {
             summary.failed[.temporary, default: 0] += carried
+            // The metric counts what the summary counts, held in memory or not.
             Self.count(FrostboxMetrics.Name.alertsFailed, delivery.retry, failure: .temporary)
+            for (level, count) in delivery.notHeld {
+                Counter(label: FrostboxMetrics.Name.alertsFailed, dimensions: [
+                    (FrostboxMetrics.Label.level, level), (FrostboxMetrics.Label.failureClass, DeliveryFailureClass.temporary.rawValue),
+                ]).increment(by: count)
+            }
             logger.warning("temporary failures carried over to the next run", metadata: ["entries": "\(carried)"])
         }
         delivery.retry = []
-        delivery.notHeld = 0
+        delivery.notHeld = [:]
     }
 
     private struct Sent: Sendable {
         var entry: OutboxEntry
         var outcome: PushOutcome
+        /// What to store; nil when it is stored already.
+        var recorded: OutboxOutcome?
         var pruned: Bool
     }
 
-    /// One send of each entry, at most `concurrency` at once. Each outcome is stored as it
-    /// comes in; dead tokens are pruned; temporary failures join `delivery.retry`.
+    /// What one round of sends came to, taken into the run by `apply`.
+    struct Round: Sendable {
+        var delivered: [OutboxEntry] = []
+        var failures: [(OutboxEntry, DeliveryFailureClass)] = []
+        var retry: [OutboxEntry] = []
+        var blockedTopics = Set<String>()
+        var pruned = 0
+        var resends = 0
+        var milliseconds = 0
+    }
+
+    /// One send of each entry (`send`), taken into the run at once.
     private func sendRound(_ entries: [OutboxEntry], delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
         guard !entries.isEmpty else { return }
+        apply(try await send(entries, blockedTopics: delivery.blockedTopics, logger: logger), to: &delivery, summary: &summary)
+    }
+
+    /// Takes a round's outcomes into the summary, the metrics and what delivery carries on
+    /// (its time is the caller's to count: resends and retries have their own clocks).
+    private func apply(_ round: Round, to delivery: inout Delivery, summary: inout NotifyRunSummary) {
+        if round.resends > 0 {
+            Counter(label: FrostboxMetrics.Name.pushResends).increment(by: round.resends)
+            self.resent(round.resends)
+        }
+        summary.alertsDelivered += round.delivered.count
+        Self.count(FrostboxMetrics.Name.alertsDelivered, round.delivered)
+        for (entry, failure) in round.failures {
+            summary.failed[failure, default: 0] += 1
+            Self.count(FrostboxMetrics.Name.alertsFailed, [entry], failure: failure)
+        }
+        summary.tokensPruned += round.pruned
+        if round.pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: round.pruned) }
+        delivery.blockedTopics.formUnion(round.blockedTopics)
+        let room = max(0, Self.maximumHeldRetries - delivery.retry.count)
+        delivery.retry += round.retry.prefix(room)
+        for entry in round.retry.dropFirst(room) { delivery.notHeld[Self.level(of: entry), default: 0] += 1 }
+    }
+
+    /// One send of each entry, at most `concurrency` at once, skipping apps in `blockedTopics`
+    /// (and any whose credentials are refused during the round). Outcomes are stored in
+    /// grouped commits while sending goes on (`OutcomeLog`), all of them durable before the
+    /// round returns; dead tokens are pruned; temporary failures come back for a retry.
+    private func send(_ entries: [OutboxEntry], blockedTopics: Set<String>, logger: Logger) async throws -> Round {
+        let started = ContinuousClock.now
+        guard !entries.isEmpty else { return Round() }
         var retry: [OutboxEntry] = []
-        var blockedTopics = delivery.blockedTopics
+        var blockedTopics = blockedTopics
         var delivered: [OutboxEntry] = []
         var failures: [(OutboxEntry, DeliveryFailureClass)] = []
         var pruned = 0
+        var resends = 0
         let concurrency = max(1, configuration.concurrency)
         let store = self.store
         let push = self.push
         let now = self.now
+        let outcomes = OutcomeLog(store: store)
 
         func handle(_ sent: Sent) {
             let token = sent.entry.token.redacted
@@ -240,7 +321,9 @@ struct NotifyRun: Sendable {
                 delivered.append(sent.entry)
             case .temporaryFailure(let reason):
                 logger.debug("push failed temporarily", metadata: ["token": "\(token)", "reason": "\(reason)"])
-                retry.append(sent.entry)
+                var entry = sent.entry
+                entry.attempts += 1
+                retry.append(entry)
             case .invalidToken(let reason, _):
                 logger.info("dead device token", metadata: ["token": "\(token)", "reason": "\(reason)", "pruned": "\(sent.pruned)"])
                 failures.append((sent.entry, .invalidToken))
@@ -253,64 +336,66 @@ struct NotifyRun: Sendable {
                 failures.append((sent.entry, .auth))
                 blockedTopics.insert(sent.entry.notification.topic ?? "")
             }
+            if let recorded = sent.recorded { outcomes.add(sent.entry.id, recorded) }
         }
 
-        try await withThrowingTaskGroup(of: Sent.self) { group in
-            var inFlight = 0
-            for entry in entries {
-                if let expiration = entry.notification.expiration, expiration <= now() {
-                    try await store.record(.failed(.expired, reason: "frost window ended before delivery", at: now()), for: entry.id)
-                    failures.append((entry, .expired))
-                    continue
-                }
-                if inFlight >= concurrency, let sent = try await group.next() {
-                    inFlight -= 1
-                    handle(sent)
-                }
-                // Checked after waiting for a slot, so an auth failure just in stops the next send.
-                if blockedTopics.contains(entry.notification.topic ?? "") { continue }
-                group.addTask {
-                    let sentAt = now()
-                    let outcome = await push.send(entry.notification)
-                    let recorded: OutboxOutcome
-                    var pruned = false
-                    switch outcome {
-                    case .delivered(let apnsID):
-                        recorded = .delivered(at: now(), apnsID: apnsID)
-                    case .invalidToken(let reason, let unregisteredAt):
-                        recorded = .failed(.invalidToken, reason: reason, at: now())
-                        // Keep a device that registered again after APNs saw the token die.
-                        let cutoff = unregisteredAt.map { $0 / 1000 } ?? sentAt
-                        try await store.record(recorded, for: entry.id)
-                        pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
-                        return Sent(entry: entry, outcome: outcome, pruned: pruned)
-                    case .permanentFailure(let status, let reason):
-                        recorded = .failed(.permanent, reason: "\(status) \(reason)", at: now())
-                    case .authFailure(let reason):
-                        recorded = .failed(.auth, reason: reason, at: now())
-                    case .temporaryFailure(let reason):
-                        recorded = .failed(.temporary, reason: reason, at: now())
+        do {
+            try await withThrowingTaskGroup(of: Sent.self) { group in
+                var inFlight = 0
+                for entry in entries {
+                    if let expiration = entry.notification.expiration, expiration <= now() {
+                        outcomes.add(entry.id, .failed(.expired, reason: "frost window ended before delivery", at: now()))
+                        failures.append((entry, .expired))
+                        continue
                     }
-                    try await store.record(recorded, for: entry.id)
-                    return Sent(entry: entry, outcome: outcome, pruned: pruned)
+                    if inFlight >= concurrency, let sent = try await group.next() {
+                        inFlight -= 1
+                        handle(sent)
+                    }
+                    // Checked after waiting for a slot, so an auth failure just in stops the next send.
+                    // A held entry is not sent (no attempt counted) and stays pending; it is
+                    // counted as an auth failure, like the one that stopped its app.
+                    if blockedTopics.contains(entry.notification.topic ?? "") {
+                        failures.append((entry, .auth))
+                        continue
+                    }
+                    // Counted from the entry's own history: sent before, in this run or an earlier one.
+                    if entry.attempts > 0 { resends += 1 }
+                    group.addTask {
+                        let sentAt = now()
+                        let outcome = await push.send(entry.notification)
+                        switch outcome {
+                        case .delivered(let apnsID):
+                            return Sent(entry: entry, outcome: outcome, recorded: .delivered(at: now(), apnsID: apnsID), pruned: false)
+                        case .invalidToken(let reason, let unregisteredAt):
+                            // Recorded before the prune, so a device that is kept still shows why
+                            // its entry ended; a pruned device takes its entries with it.
+                            try await store.record(.failed(.invalidToken, reason: reason, at: now()), for: entry.id)
+                            // Keep a device that registered again after APNs saw the token die.
+                            let cutoff = unregisteredAt.map { $0 / 1000 } ?? sentAt
+                            let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
+                            return Sent(entry: entry, outcome: outcome, recorded: nil, pruned: pruned)
+                        case .permanentFailure(let status, let reason):
+                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.permanent, reason: "\(status) \(reason)", at: now()), pruned: false)
+                        case .authFailure(let reason):
+                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.auth, reason: reason, at: now()), pruned: false)
+                        case .temporaryFailure(let reason):
+                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.temporary, reason: reason, at: now()), pruned: false)
+                        }
+                    }
+                    inFlight += 1
                 }
-                inFlight += 1
+                while let sent = try await group.next() { handle(sent) }
             }
-            while let sent = try await group.next() { handle(sent) }
+        } catch {
+            // What was sent is still written before the error goes up.
+            try? await outcomes.finish()
+            throw error
         }
-
-        summary.alertsDelivered += delivered.count
-        Self.count(FrostboxMetrics.Name.alertsDelivered, delivered)
-        for (entry, failure) in failures {
-            summary.failed[failure, default: 0] += 1
-            Self.count(FrostboxMetrics.Name.alertsFailed, [entry], failure: failure)
-        }
-        summary.tokensPruned += pruned
-        if pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: pruned) }
-        delivery.blockedTopics = blockedTopics
-        let room = max(0, Self.maximumHeldRetries - delivery.retry.count)
-        delivery.retry += retry.prefix(room)
-        delivery.notHeld += max(0, retry.count - room)
+        try await outcomes.finish()
+        return Round(
+            delivered: delivered, failures: failures, retry: retry, blockedTopics: blockedTopics, pruned: pruned,
+            resends: resends, milliseconds: Self.milliseconds(since: started))
     }
 
     // MARK: Helpers
@@ -320,7 +405,7 @@ struct NotifyRun: Sendable {
         guard !entries.isEmpty else { return }
         var byLevel: [String: Int] = [:]
         for entry in entries {
-            byLevel[entry.kind == .allClear ? "all-clear" : entry.event.level.description, default: 0] += 1
+            byLevel[level(of: entry), default: 0] += 1
         }
         for (level, count) in byLevel {
             var dimensions = [(FrostboxMetrics.Label.level, level)]
@@ -329,8 +414,13 @@ struct NotifyRun: Sendable {
         }
     }
 
+    /// The `level` label of an entry's alert metrics.
+    static func level(of entry: OutboxEntry) -> String {
+        entry.kind == .allClear ? "all-clear" : entry.event.level.description
+    }
+
     static func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        let (seconds, attoseconds) = (ContinuousClock.now - start).components
-        return Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        Int((ContinuousClock.now - start).inMilliseconds)
     }
 }
+

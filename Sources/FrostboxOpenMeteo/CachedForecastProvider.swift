@@ -97,6 +97,9 @@ struct RunClock: Sendable {
     }
 
     func current() -> Int64 { now + max(0, timekeeper.now() - started) }
+
+    /// An instant of the timekeeper's clock (a source's "retry at") in the caller's frame.
+    func translate(_ instant: Int64) -> Int64 { instant + now - started }
 }
 
 /// Requests made and weight charged during one run, across concurrent batches.
@@ -165,7 +168,7 @@ struct FetchRun: Sendable {
                         units: min(provider.fetcher.batchSize, missing.count), weightPerUnit: weightPerUnit, minimumUnits: 1, at: at)
                 } catch {
                     provider.logger.error("quota ledger unavailable: no request started", metadata: ["error": "\(error)"])
-                    stop = .transport("quota ledger unavailable: \(error)")
+                    stop = .transport("The quota ledger is unavailable: \(error)")
                     break
                 }
                 switch grant {
@@ -218,7 +221,9 @@ struct FetchRun: Sendable {
 
     /// One batch through the fetcher, its attempts gated by the ledger; caches what it gets.
     func fetchBatch(_ boxes: [GeoBox], reservation: QuotaReservation) async -> Outcome {
-        let gate = LedgerGate(ledger: provider.ledger, reserved: reservation, weightPerUnit: provider.fetcher.weightPerLocation, clock: clock, tally: tally, logger: provider.logger)
+        let gate = LedgerGate(
+            ledger: provider.ledger, reserved: reservation, weightPerUnit: provider.fetcher.weightPerLocation, clock: clock, tally: tally,
+            wait: { until, at in await wait(until: until, from: at) }, logger: provider.logger)
         let result = await provider.fetcher.forecasts(for: boxes, gate: gate)
         switch result {
         case .success(let forecasts):
@@ -229,7 +234,7 @@ struct FetchRun: Sendable {
             }
         case .failure(.rateLimited(let reason, let retryAfter)):
             // The source asked for a pause: no request of ours (this process or another) starts before it ends.
-            let until = retryAfter ?? clock.current() + 60
+            let until = retryAfter.map(clock.translate) ?? clock.current() + 60
             do {
                 try await provider.ledger.hold(QuotaHold(until: until, reason: reason), at: clock.current())
             } catch {
@@ -243,23 +248,33 @@ struct FetchRun: Sendable {
 }
 
 /// Charges every HTTP attempt of one batch to the ledger: the first uses the batch's
-/// reservation, each retry needs a reservation of its own; an attempt that fails is settled
-/// to a weight of 1, one that succeeds keeps its full weight.
+/// reservation, each retry needs a reservation of its own. After the attempt the charge is
+/// settled, in the same ledger, to what the server charged (`AttemptCharge`): the full
+/// weight for an answer with status 200 or a request cut off after it was sent, 1 for an
+/// error answer, nothing for a request that never reached the server. A 429 naming one of
+/// the server's windows is recorded as a hold, so this run, the next and other processes
+/// plan with the server's count rather than ours.
 actor LedgerGate: RequestGate {
     let ledger: any QuotaLedger
     let weightPerUnit: Double
     let clock: RunClock
     let tally: RunTally
+    /// Waits until the first second (caller's frame) from the second; false when not allowed.
+    let wait: @Sendable (Int64, Int64) async -> Bool
     let logger: Logger
     var reserved: QuotaReservation?
     var current: QuotaReservation?
 
-    init(ledger: any QuotaLedger, reserved: QuotaReservation, weightPerUnit: Double, clock: RunClock, tally: RunTally, logger: Logger) {
+    init(
+        ledger: any QuotaLedger, reserved: QuotaReservation, weightPerUnit: Double, clock: RunClock, tally: RunTally,
+        wait: @escaping @Sendable (Int64, Int64) async -> Bool, logger: Logger
+    ) {
         self.ledger = ledger
         self.reserved = reserved
         self.weightPerUnit = weightPerUnit
         self.clock = clock
         self.tally = tally
+        self.wait = wait
         self.logger = logger
     }
 
@@ -267,35 +282,45 @@ actor LedgerGate: RequestGate {
         if let reservation = reserved {
             reserved = nil
             current = reservation
-            await tally.add(requests: 1)
             return nil
         }
         do {
-            switch try await ledger.reserve(units: locations, weightPerUnit: weightPerUnit, minimumUnits: locations, at: clock.current()) {
-            case .granted(let reservation):
-                current = reservation
-                await tally.add(requests: 1)
-                return nil
-            case .exhausted(let retryAfter):
-                return .budgetExhausted(retryAfter: retryAfter)
-            case .held(let hold):
-                return .rateLimited(reason: hold.reason, retryAfter: hold.until)
+            while true {
+                let at = clock.current()
+                switch try await ledger.reserve(units: locations, weightPerUnit: weightPerUnit, minimumUnits: locations, at: at) {
+                case .granted(let reservation):
+                    current = reservation
+                    return nil
+                case .exhausted(let retryAfter):
+                    return .budgetExhausted(retryAfter: retryAfter)
+                case .held(let hold):
+                    // A short pause (another batch's minutely 429) is waited out like the client waits out its own.
+                    guard await wait(hold.until, at) else { return .rateLimited(reason: hold.reason, retryAfter: hold.until) }
+                }
             }
         } catch {
-            return .transport("quota ledger unavailable: \(error)")
+            return .transport("The quota ledger is unavailable: \(error)")
         }
     }
 
-    func settle(locations: Int, attempt: Int, succeeded: Bool) async {
+    func settle(locations: Int, attempt: Int, report: AttemptReport) async {
         guard let reservation = current else { return }
         current = nil
-        let weight = succeeded ? reservation.weight : 1
-        await tally.add(weight: weight)
+        let weight = report.charge.weight(reserved: reservation.weight)
+        // A request counts once it reached the server; one that never left is neither a request nor a cost.
+        await tally.add(requests: report.charge == .nothing ? 0 : 1, weight: weight)
         do {
             try await ledger.settle(reservation, weight: weight)
         } catch {
             // The reservation keeps its full weight: the ledger errs on the side of spending less.
             logger.error("could not settle a quota charge", metadata: ["error": "\(error)"])
+        }
+        guard let pause = report.pause else { return }
+        let hold = QuotaHold(until: clock.translate(pause.until), reason: pause.reason)
+        do {
+            try await ledger.hold(hold, at: clock.current())
+        } catch {
+            logger.error("could not record the source's pause", metadata: ["error": "\(error)"])
         }
     }
 }

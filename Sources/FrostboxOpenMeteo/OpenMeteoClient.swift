@@ -10,10 +10,12 @@ import Synchronization
 /// comma-separated `latitude` / `longitude` lists, a form-encoded POST when the URL would
 /// be too long), hourly temperature, dew point, cloud cover and wind (°C, %, km/h),
 /// `timezone=auto`, `timeformat=unixtime`. Every request has a deadline and a body-size
-/// cap; 5xx, timeouts and connection failures are retried with exponential backoff and
-/// jitter; a 429 naming the minutely limit is waited out, the hourly and daily ones are
-/// reported as `rateLimited`. An answer that does not decode, is truncated or has another
-/// number of locations fails the whole batch.
+/// cap; 5xx, timeouts and connections lost after the request was sent are retried with
+/// exponential backoff and jitter, a server that cannot be reached at all fails at once; a
+/// 429 naming the minutely limit is waited out, the hourly and daily ones are reported as
+/// `rateLimited`. An answer that does not decode, is truncated or has another number of
+/// locations fails the whole batch. Each attempt reports what the server charged for it
+/// (`AttemptCharge`) to the request gate.
 public struct OpenMeteoClient: Sendable {
     /// The shared HTTP client, obtained on each request (so its owner may create it lazily).
     let makeHTTPClient: @Sendable () -> HTTPClient
@@ -53,13 +55,11 @@ public struct OpenMeteoClient: Sendable {
         while true {
             if let refusal = await gate?.admit(locations: boxes.count, attempt: attempt) { return .failure(refusal) }
             let outcome = await requestOnce(boxes)
-            let succeeded: Bool
-            if case .success = outcome { succeeded = true } else { succeeded = false }
-            await gate?.settle(locations: boxes.count, attempt: attempt, succeeded: succeeded)
+            await gate?.settle(locations: boxes.count, attempt: attempt, report: outcome.report)
             switch outcome {
             case .success(let forecasts):
                 return .success(forecasts)
-            case .failure(let failure, let retry):
+            case .failure(let failure, let retry, _):
                 // A minutely limit is waited out once per batch; a second one means we are not alone on this quota.
                 if case .rateLimit = retry {
                     if waitedForRateLimit { return .failure(failure) }
@@ -89,10 +89,24 @@ public struct OpenMeteoClient: Sendable {
         case rateLimit(seconds: Double)
     }
 
-    /// One attempt's outcome.
+    /// One attempt's outcome, with what the server charged for it.
     enum Attempt {
         case success([BoxForecast])
-        case failure(ForecastFailure, Retry)
+        case failure(ForecastFailure, Retry, charge: AttemptCharge)
+
+        /// What a request gate is told about this attempt.
+        var report: AttemptReport {
+            switch self {
+            case .success:
+                return AttemptReport(charge: .fullWeight, succeeded: true)
+            case .failure(let failure, _, let charge):
+                var pause: QuotaHold?
+                if case .rateLimited(let reason, let until?) = failure, RateLimitReason(reason: reason) != .other {
+                    pause = QuotaHold(until: until, reason: reason)
+                }
+                return AttemptReport(charge: charge, succeeded: false, pause: pause)
+            }
+        }
     }
 
     func retryDelay(_ retry: Retry, attempt: Int) -> Double? {
@@ -117,41 +131,41 @@ public struct OpenMeteoClient: Sendable {
         let isPost = request.method == .POST
         let started = timekeeper.now()
         let deadline = NIODeadline.now() + .milliseconds(Int64(configuration.requestTimeoutSeconds * 1_000))
+        // The status, once the server has answered: from then on the attempt costs what that status costs.
+        var answered: Int?
         do {
             // No logger for AsyncHTTPClient itself: its debug logs carry the URL, and with it the API key.
             let response = try await httpClient.execute(request, deadline: deadline)
+            let status = Int(response.status.code)
+            answered = status
             let body = try await response.body.collect(upTo: configuration.maximumBodyBytes)
             let data = Data(body.readableBytesView)
-            let status = Int(response.status.code)
             if isPost, [404, 405, 415, 501].contains(status) {
                 // A server (a self-hosted or stand-in one) without POST: say so, and retry the batch as a long GET.
                 postRefused.set()
                 logger.warning("forecast server refused a form-encoded POST; long lists go as GET from now on", metadata: ["status": "\(status)"])
-                return .failure(.remote(status: status, reason: "POST refused"), .backoff(after: nil))
+                return .failure(.remote(status: status, reason: "POST refused"), .backoff(after: nil), charge: .errorAnswer)
             }
-            return interpret(status: Int(response.status.code), headers: response.headers, body: data, boxes: boxes, at: started)
-        } catch let error as HTTPClientError {
-            return classify(error)
+            return interpret(status: status, headers: response.headers, body: data, boxes: boxes, at: started)
         } catch let error as NIOTooManyBytesError {
-            return .failure(.invalidResponse("body larger than \(configuration.maximumBodyBytes) bytes (\(error))"), .never)
+            return .failure(
+                .invalidResponse("The answer was larger than \(configuration.maximumBodyBytes) bytes (\(error))."), .never,
+                charge: answered == 200 ? .fullWeight : .errorAnswer)
         } catch is CancellationError {
-            return .failure(.transport("cancelled"), .never)
+            return .failure(.transport("The forecast request was cancelled."), .never, charge: answered.map(Self.charge(status:)) ?? .fullWeight)
         } catch {
-            return .failure(.transport("\(error)"), .backoff(after: nil))
+            let attempt = classify(error)
+            // A body cut off after an error status still costs what the status costs.
+            if let answered, case .failure(let failure, let retry, _) = attempt {
+                return .failure(failure, retry, charge: Self.charge(status: answered))
+            }
+            return attempt
         }
     }
 
-    func classify(_ error: HTTPClientError) -> Attempt {
-        switch error {
-        case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .getConnectionFromPoolTimeout, .tlsHandshakeTimeout:
-            return .failure(.timeout, .backoff(after: nil))
-        case .cancelled:
-            return .failure(.transport("cancelled"), .never)
-        case .invalidURL, .emptyHost, .emptyScheme:
-            return .failure(.transport("bad base URL \(configuration.baseURL): \(error)"), .never)
-        default:
-            return .failure(.transport(error.description), .backoff(after: nil))
-        }
+    /// What an answer with `status` costs at the server.
+    static func charge(status: Int) -> AttemptCharge {
+        status == 200 ? .fullWeight : .errorAnswer
     }
 
     /// What an HTTP answer means.
@@ -163,7 +177,8 @@ public struct OpenMeteoClient: Sendable {
                     from: body, for: boxes, fetchedAt: now, maximumGridDistance: configuration.maximumGridDistanceDegrees)
                 return .success(forecasts)
             } catch {
-                return .failure(.invalidResponse(error.description), .never)
+                // Open-Meteo charged the request in full whether or not its body decodes.
+                return .failure(.invalidResponse(error.description), .never, charge: .fullWeight)
             }
         case 429:
             let reason = Self.reason(in: body) ?? "Too many requests"
@@ -172,18 +187,18 @@ public struct OpenMeteoClient: Sendable {
             switch window {
             case .minute:
                 let retryAfter = max(window.retryAfter(now: now) ?? now + 60, now + Int64(headerWait ?? 0))
-                return .failure(.rateLimited(reason: reason, retryAfter: retryAfter), .rateLimit(seconds: Double(retryAfter - now)))
+                return .failure(.rateLimited(reason: reason, retryAfter: retryAfter), .rateLimit(seconds: Double(retryAfter - now)), charge: .errorAnswer)
             case .hour, .day:
-                return .failure(.rateLimited(reason: reason, retryAfter: window.retryAfter(now: now)), .never)
+                return .failure(.rateLimited(reason: reason, retryAfter: window.retryAfter(now: now)), .never, charge: .errorAnswer)
             case .other:
-                return .failure(.rateLimited(reason: reason, retryAfter: headerWait.map { now + Int64($0) }), .backoff(after: headerWait))
+                return .failure(.rateLimited(reason: reason, retryAfter: headerWait.map { now + Int64($0) }), .backoff(after: headerWait), charge: .errorAnswer)
             }
         case 500...599:
             let reason = Self.reason(in: body) ?? HTTPResponseStatus(statusCode: status).reasonPhrase
-            return .failure(.remote(status: status, reason: reason), .backoff(after: headers.first(name: "retry-after").flatMap(Double.init)))
+            return .failure(.remote(status: status, reason: reason), .backoff(after: headers.first(name: "retry-after").flatMap(Double.init)), charge: .errorAnswer)
         default:
             let reason = Self.reason(in: body) ?? HTTPResponseStatus(statusCode: status).reasonPhrase
-            return .failure(.remote(status: status, reason: reason), .never)
+            return .failure(.remote(status: status, reason: reason), .never, charge: .errorAnswer)
         }
     }
 

@@ -6,6 +6,7 @@ extension OpenMeteoConfiguration: CustomReflectable {
             children: [
                 "baseURL": baseURL, "apiKey": apiKey == nil ? "none" : "<redacted>", "forecastDays": forecastDays,
                 "batchSize": batchSize, "requestTimeoutSeconds": requestTimeoutSeconds,
+                "connectTimeoutSeconds": connectTimeoutSeconds,
             ], displayStyle: .struct)
     }
 }

@@ -13,11 +13,17 @@ public struct OpenMeteoConfiguration: Sendable, Hashable {
     public var batchSize: Int
     /// Deadline of one HTTP request, body included, seconds.
     public var requestTimeoutSeconds: Double
+    /// Longest wait for a TCP connection to the server, seconds, apart from the request
+    /// deadline. A connection that is refused, or to a host name that does not resolve, fails
+    /// at once without retries; one that times out is retried like a 5xx. Either way nothing
+    /// was sent, so nothing is charged.
+    public var connectTimeoutSeconds: Double
     /// Largest response body accepted, bytes.
     public var maximumBodyBytes: Int
     /// A query longer than this goes as a form-encoded POST instead of a GET.
     public var maximumURLBytes: Int
-    /// Attempts per batch, the first included (5xx, timeouts and connection failures are retried).
+    /// Attempts per batch, the first included (5xx, timeouts and connections lost after the
+    /// request was sent are retried; a server that cannot be reached is not).
     public var maximumAttempts: Int
     /// First retry delay, seconds; doubles each attempt, with jitter.
     public var backoffBaseSeconds: Double
@@ -32,7 +38,7 @@ public struct OpenMeteoConfiguration: Sendable, Hashable {
 
     public init(
         baseURL: String = "https://api.open-meteo.com", apiKey: String? = nil, forecastDays: Int = 3, batchSize: Int = 1_000,
-        requestTimeoutSeconds: Double = 30, maximumBodyBytes: Int = 64 << 20, maximumURLBytes: Int = 8_000,
+        requestTimeoutSeconds: Double = 30, connectTimeoutSeconds: Double = 10, maximumBodyBytes: Int = 64 << 20, maximumURLBytes: Int = 8_000,
         maximumAttempts: Int = 4, backoffBaseSeconds: Double = 0.5, backoffMaximumSeconds: Double = 8,
         maximumRateLimitWaitSeconds: Double = 65, maximumGridDistanceDegrees: Double = 1
     ) {
@@ -41,6 +47,7 @@ public struct OpenMeteoConfiguration: Sendable, Hashable {
         self.forecastDays = min(max(forecastDays, 1), 16)
         self.batchSize = min(max(batchSize, 1), Self.maximumBatchSize)
         self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.connectTimeoutSeconds = connectTimeoutSeconds
         self.maximumBodyBytes = maximumBodyBytes
         self.maximumURLBytes = maximumURLBytes
         self.maximumAttempts = max(1, maximumAttempts)

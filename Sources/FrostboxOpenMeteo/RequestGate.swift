@@ -6,6 +6,6 @@ public protocol RequestGate: Sendable {
     /// Called before attempt `attempt` (1-based) of a request for `locations` locations:
     /// nil lets it start; a failure stops the fetch with that failure, no request made.
     func admit(locations: Int, attempt: Int) async -> ForecastFailure?
-    /// Called after each admitted attempt with whether it produced a usable answer.
-    func settle(locations: Int, attempt: Int, succeeded: Bool) async
+    /// Called after each admitted attempt with what it cost at the server and how it ended.
+    func settle(locations: Int, attempt: Int, report: AttemptReport) async
 }

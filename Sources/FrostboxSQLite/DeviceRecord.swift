@@ -18,11 +18,6 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
         case registeredAt = "registered_at"
     }
 
-    enum Columns {
-        static let token = Column(CodingKeys.token)
-        static let registeredAt = Column(CodingKeys.registeredAt)
-    }
-
     init(_ registration: DeviceRegistration, at now: Int64) {
         token = registration.token.hex
         topic = registration.topic

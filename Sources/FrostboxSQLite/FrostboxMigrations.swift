@@ -17,6 +17,8 @@ public enum FrostboxMigrations {
         ("v3-forecasts", v3Forecasts),
         ("v4-notifier", v4Notifier),
         ("v5-places", v5Places),
+        ("v6-notify-run-degraded", v6NotifyRunDegraded),
+        ("v7-outbox-fan-out", v7OutboxFanOut),
     ]
 
     static func v1DevicesSubscriptions(_ db: Database) throws {

@@ -1,10 +1,11 @@
 import FrostboxCore
 import GRDB
 
-/// The `NotifierStore` on SQLite. Bulk reads and the per-chunk writes (fetch state, outbox)
-/// use the pool directly, one transaction each; per-push outcomes go through the group
-/// committer so that concurrent deliveries share commits. Every write is durable
-/// (`synchronous = FULL`) when its method returns.
+/// The `NotifierStore` on SQLite. Bulk reads and writes (fetch state, a chunk's outbox
+/// entries, a batch of outcomes) use the pool directly, one transaction each, with statements
+/// prepared once per transaction; pruning goes through the group committer. Every write is
+/// durable (`synchronous = FULL`) when its method returns. The outbox layout is described
+/// in `FrostboxMigrations.v7OutboxFanOut`.
 public struct GRDBNotifierStore: NotifierStore {
     let database: FrostboxDatabase
     /// How many runs the runs table keeps.
@@ -32,39 +33,37 @@ public struct GRDBNotifierStore: NotifierStore {
 
     public func places(in boxes: [GeoBox]) async throws -> [GeoBox: [SubscribedPlace]] {
         guard !boxes.isEmpty else { return [:] }
-        let keys = boxes.map(\.key)
         return try await database.pool.read { db in
-            var result: [GeoBox: [SubscribedPlace]] = [:]
-            let rows = try Row.fetchCursor(
+            // One indexed lookup per box, read through the C API: a run reads every
+            // subscription once, and building GRDB rows cost more than the lookups.
+            let statement = try RawStatement(
                 db,
                 sql: """
-                    SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
+                    SELECT s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
                            s.all_clear, d.topic, d.environment
                     FROM subscription AS s JOIN device AS d ON d.token = s.token
-                    WHERE s.box IN (\(Self.placeholders(keys.count)))
-                    ORDER BY s.box, s.token, s.id
-                    """,
-                arguments: StatementArguments(keys))
-            var currentKey: Int64 = -1
-            var currentBox: GeoBox?
-            var current: [SubscribedPlace] = []
-            while let row = try rows.next() {
-                let key: Int64 = row[0]
-                if key != currentKey {
-                    if let currentBox { result[currentBox] = current }
-                    currentKey = key
-                    currentBox = GeoBox(key: key)
-                    current = []
+                    WHERE s.box = ?
+                    ORDER BY s.token, s.id
+                    """)
+            var result: [GeoBox: [SubscribedPlace]] = [:]
+            result.reserveCapacity(boxes.count)
+            for box in boxes {
+                statement.bind(1, box.key)
+                var places: [SubscribedPlace] = []
+                while try statement.next() {
+                    places.append(
+                        SubscribedPlace(
+                            subscriptionID: statement.int64(0), token: DeviceToken(trustedHex: statement.text(1)),
+                            name: statement.text(2), unit: TemperatureUnit(rawValue: statement.text(3)) ?? .celsius,
+                            settings: AlertSettings(
+                                rule: statement.optionalText(4), frostRiskC: statement.optionalDouble(5),
+                                freezeC: statement.optionalDouble(6), hardFreezeC: statement.optionalDouble(7),
+                                allClear: statement.int64(8) != 0),
+                            topic: statement.optionalText(9),
+                            environment: statement.optionalText(10).flatMap(APNsEnvironment.init(rawValue:))))
                 }
-                let environment: String? = row[11]
-                current.append(
-                    SubscribedPlace(
-                        subscriptionID: row[1], token: DeviceToken(trustedHex: row[2]), name: row[3],
-                        unit: TemperatureUnit(rawValue: row[4]) ?? .celsius,
-                        settings: AlertSettings(rule: row[5], frostRiskC: row[6], freezeC: row[7], hardFreezeC: row[8], allClear: row[9]),
-                        topic: row[10], environment: environment.flatMap(APNsEnvironment.init(rawValue:))))
+                if !places.isEmpty { result[box] = places }
             }
-            if let currentBox { result[currentBox] = current }
             return result
         }
     }
@@ -77,12 +76,12 @@ public struct GRDBNotifierStore: NotifierStore {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT token, box, night, level, kind FROM alerted_event
-                    WHERE box IN (\(Self.placeholders(keys.count))) AND expires_at > ?
+                    SELECT d.token, o.box, o.night, o.level, o.kind FROM outbox AS o JOIN device AS d ON d.id = o.device_id
+                    WHERE o.box IN (\(Self.placeholders(keys.count))) AND o.expires_at > ?
                     """,
                 arguments: StatementArguments(keys) + [now])
             while let row = try rows.next() {
-                guard let box = GeoBox(key: row[1]), let night = LocalDate(text: row[2] as String),
+                guard let box = GeoBox(key: row[1]), let night = LocalDate(compactNumber: row[2]),
                     let level = FrostLevel(rawValue: row[3]), let kind = AlertKind(rawValue: row[4])
                 else { continue }
                 result[box, default: []].append(
@@ -117,36 +116,14 @@ public struct GRDBNotifierStore: NotifierStore {
 
     public func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry] {
         guard !entries.isEmpty else { return [] }
-        let records = entries.map { OutboxRecord($0, runID: runID) }
         return try await database.pool.write { db in
-            // One transaction: the outbox rows and the alerted marks exist together or not at all.
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT INTO outbox (token, box, night, level, kind, apns_id, collapse_id, topic, environment,
-                        push_type, priority, expiration, payload, status, attempts, created_at, run_id)
-                    SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?
-                    WHERE EXISTS (SELECT 1 FROM device WHERE token = ?)
-                    ON CONFLICT (token, box, night, level) DO NOTHING
-                    """)
-            let mark = try db.cachedStatement(
-                sql: """
-                    INSERT INTO alerted_event (token, box, night, level, kind, alerted_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (token, box, night, level) DO NOTHING
-                    """)
+            // One transaction: the rows are the queued pushes and the alerted marks at once.
+            var writer = try OutboxWriter(db)
             var stored: [OutboxEntry] = []
             stored.reserveCapacity(entries.count)
-            for (entry, r) in zip(entries, records) {
-                try insert.execute(arguments: [
-                    r.token, r.box, r.night, r.level, r.kind, r.apnsID, r.collapseID, r.topic, r.environment,
-                    r.pushType, r.priority, r.expiration, r.payload, r.attempts, r.createdAt, r.runID, r.token,
-                ])
-                guard db.changesCount > 0 else { continue }
-                var entry = entry
-                entry.id = db.lastInsertedRowID
-                try mark.execute(arguments: [
-                    r.token, r.box, r.night, r.level, r.kind, r.createdAt, r.expiration ?? (r.createdAt + 86_400),
-                ])
+            for var entry in entries {
+                guard let id = try writer.insert(entry, runID: runID) else { continue }
+                entry.id = id
                 stored.append(entry)
             }
             return stored
@@ -155,13 +132,7 @@ public struct GRDBNotifierStore: NotifierStore {
 
     public func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry] {
         try await database.pool.read { db in
-            try OutboxRecord
-                .filter(OutboxRecord.Columns.status == "pending")
-                .filter(OutboxRecord.Columns.id > after && OutboxRecord.Columns.id <= (through ?? Int64.max))
-                .order(OutboxRecord.Columns.id)
-                .limit(limit)
-                .fetchAll(db)
-                .map { try $0.entry() }
+            try OutboxReader.pending(db, after: after, through: through ?? Int64.max, limit: limit)
         }
     }
 
@@ -171,25 +142,38 @@ public struct GRDBNotifierStore: NotifierStore {
         }
     }
 
-    public func record(_ outcome: OutboxOutcome, for id: Int64) async throws {
-        try await database.write { db in
-            switch outcome {
-            case .delivered(let at, let apnsID):
-                try db.execute(
-                    sql: """
-                        UPDATE outbox SET status = 'delivered', attempts = attempts + 1, last_attempt_at = ?,
-                            delivered_at = ?, delivered_apns_id = ?, failure_class = NULL, failure_reason = NULL
-                        WHERE id = ? AND status = 'pending'
-                        """,
-                    arguments: [at, at, apnsID, id])
-            case .failed(let failure, let reason, let at):
-                try db.execute(
-                    sql: """
-                        UPDATE outbox SET status = ?, attempts = attempts + 1, last_attempt_at = ?,
-                            failure_class = ?, failure_reason = ?
-                        WHERE id = ? AND status = 'pending'
-                        """,
-                    arguments: [failure.keepsEntryPending ? "pending" : "failed", at, failure.rawValue, String(reason.prefix(500)), id])
+    public func record(_ outcomes: [(id: Int64, outcome: OutboxOutcome)]) async throws {
+        guard !outcomes.isEmpty else { return }
+        try await database.pool.write { db in
+            let delivered = try RawStatement(
+                db,
+                sql: """
+                    UPDATE outbox SET status = 'delivered', attempts = attempts + 1, last_attempt_at = ?1,
+                        delivered_at = ?1, delivered_apns_id = ?2, failure_class = NULL, failure_reason = NULL
+                    WHERE id = ?3 AND status = 'pending'
+                    """)
+            let failed = try RawStatement(
+                db,
+                sql: """
+                    UPDATE outbox SET status = ?1, attempts = attempts + 1, last_attempt_at = ?2,
+                        failure_class = ?3, failure_reason = ?4
+                    WHERE id = ?5 AND status = 'pending'
+                    """)
+            for (id, outcome) in outcomes {
+                switch outcome {
+                case .delivered(let at, let apnsID):
+                    delivered.bind(1, at)
+                    delivered.bind(2, apnsID)
+                    delivered.bind(3, id)
+                    try delivered.execute()
+                case .failed(let failure, let reason, let at):
+                    failed.bind(1, failure.keepsEntryPending ? "pending" : "failed")
+                    failed.bind(2, at)
+                    failed.bind(3, failure.rawValue)
+                    failed.bind(4, String(reason.prefix(500)))
+                    failed.bind(5, id)
+                    try failed.execute()
+                }
             }
         }
     }
@@ -209,7 +193,8 @@ public struct GRDBNotifierStore: NotifierStore {
                 arguments: [now])
             var record = NotifyRunRecord(NotifyRunSummary(startedAt: now))
             try record.insert(db)
-            return record.id ?? db.lastInsertedRowID
+            // `didInsert` has set the id.
+            return record.id ?? 0
         }
     }
 
@@ -236,10 +221,15 @@ public struct GRDBNotifierStore: NotifierStore {
         let keptRuns = self.keptRuns
         return try await database.pool.write { db in
             var deleted = 0
-            try db.execute(sql: "DELETE FROM outbox WHERE status != 'pending' AND expiration < ?", arguments: [before])
+            // A NULL expiration never compares below `before`: such entries are kept.
+            try db.execute(
+                sql: """
+                    DELETE FROM outbox WHERE status != 'pending'
+                        AND push_id IN (SELECT id FROM outbox_push WHERE expiration < ?)
+                    """,
+                arguments: [before])
             deleted += db.changesCount
-            try db.execute(sql: "DELETE FROM alerted_event WHERE expires_at < ?", arguments: [before])
-            deleted += db.changesCount
+            try db.execute(sql: "DELETE FROM outbox_push WHERE id NOT IN (SELECT push_id FROM outbox)")
             try db.execute(sql: "DELETE FROM box_fetch WHERE box NOT IN (SELECT box FROM subscription)")
             deleted += db.changesCount
             try db.execute(

@@ -22,7 +22,7 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
 
     public func device(_ token: DeviceToken) async throws -> Device? {
         try await database.pool.read { db in
-            try DeviceRecord.fetchOne(db, key: token.hex)?.device
+            try DeviceRecord.fetchOne(db, key: ["token": token.hex])?.device
         }
     }
 
@@ -90,7 +90,7 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
     public func deleteDevice(_ token: DeviceToken) async throws -> Bool {
         // Subscriptions (and anything else keyed by the device) go with it: ON DELETE CASCADE.
         try await database.write { db in
-            try DeviceRecord.deleteOne(db, key: token.hex)
+            try DeviceRecord.deleteOne(db, key: ["token": token.hex])
         }
     }
 

@@ -63,8 +63,6 @@ struct NotifyRunRecord: Codable, FetchableRecord, MutablePersistableRecord {
 
     enum Columns {
         static let id = Column(CodingKeys.id)
-        static let status = Column(CodingKeys.status)
-        static let finishedAt = Column(CodingKeys.finishedAt)
     }
 
     init(_ s: NotifyRunSummary) {

@@ -5,39 +5,45 @@ extension PushPayload {
     /// the outbox stores one per alert, and Foundation's encoder costs more than the rest of
     /// planning together. `JSONDecoder` reads it back into an equal value.
     var outboxJSON: String {
+        // Key names come from the payload types' CodingKeys (one source of truth); members are
+        // written in sorted key order, as `.sortedKeys` would.
+        typealias Keys = PushPayload.CodingKeys
+        typealias APS = APSPayload.CodingKeys
+        typealias Alert = APSPayload.Alert.CodingKeys
+        typealias Frost = PushPayload.FrostData.CodingKeys
         var json = JSONWriter()
         json.object { json in
-            json.key("aps")
+            json.key(Keys.aps.rawValue)
             json.object { json in
                 if let alert = aps.alert {
-                    json.key("alert")
+                    json.key(APS.alert.rawValue)
                     json.object { json in
-                        json.member("body", alert.body)
-                        json.member("loc-args", alert.locArgs)
-                        json.member("loc-key", alert.locKey)
-                        json.member("title", alert.title)
-                        json.member("title-loc-args", alert.titleLocArgs)
-                        json.member("title-loc-key", alert.titleLocKey)
+                        json.member(Alert.body.rawValue, alert.body)
+                        json.member(Alert.locArgs.rawValue, alert.locArgs)
+                        json.member(Alert.locKey.rawValue, alert.locKey)
+                        json.member(Alert.title.rawValue, alert.title)
+                        json.member(Alert.titleLocArgs.rawValue, alert.titleLocArgs)
+                        json.member(Alert.titleLocKey.rawValue, alert.titleLocKey)
                     }
                 }
                 if let contentAvailable = aps.contentAvailable {
-                    json.key("content-available")
+                    json.key(APS.contentAvailable.rawValue)
                     json.raw(String(contentAvailable))
                 }
-                json.member("interruption-level", aps.interruptionLevel)
-                json.member("sound", aps.sound)
-                json.member("thread-id", aps.threadID)
+                json.member(APS.interruptionLevel.rawValue, aps.interruptionLevel)
+                json.member(APS.sound.rawValue, aps.sound)
+                json.member(APS.threadID.rawValue, aps.threadID)
             }
             if let frost {
-                json.key("frost")
+                json.key(Keys.frost.rawValue)
                 json.object { json in
-                    json.member("box", frost.box)
-                    json.member("level", frost.level)
+                    json.member(Frost.box.rawValue, frost.box)
+                    json.member(Frost.level.rawValue, frost.level)
                     if let minimum = frost.minimumC, minimum.isFinite {
-                        json.key("minimum_c")
+                        json.key(Frost.minimumC.rawValue)
                         json.raw(minimum.description)
                     }
-                    json.member("night", frost.night)
+                    json.member(Frost.night.rawValue, frost.night)
                 }
             }
         }
@@ -91,6 +97,12 @@ struct JSONWriter {
 
     private mutating func string(_ value: String) {
         text.append("\"")
+        // Most strings need no escaping: appended whole, not scalar by scalar.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            text.append(value)
+            text.append("\"")
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": text.append("\\\"")

@@ -68,6 +68,17 @@ struct RawStatement {
         guard let text = sqlite3_column_text(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
     }
+    /// Whether a column of the current row is NULL.
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// A text column as a string ("" for NULL).
+    func text(_ column: Int32) -> String {
+        let bytes = textBytes(column)
+        return bytes.isEmpty ? "" : String(decoding: bytes, as: UTF8.self)
+    }
+    /// A text column as a string, nil for NULL.
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    /// A real column, nil for NULL.
+    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
     /// Length in bytes of a text column.
     func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
 

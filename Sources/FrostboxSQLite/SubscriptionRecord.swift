@@ -31,10 +31,6 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
     enum Columns {
         static let id = Column(CodingKeys.id)
         static let token = Column(CodingKeys.token)
-        static let latitude = Column(CodingKeys.latitude)
-        static let longitude = Column(CodingKeys.longitude)
-        static let box = Column(CodingKeys.box)
-        static let name = Column(CodingKeys.name)
     }
 
     init(token: DeviceToken, new: NewSubscription, createdAt: Int64) {
@@ -51,10 +47,6 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
         freezeC = new.settings.freezeC
         hardFreezeC = new.settings.hardFreezeC
         allClear = new.settings.allClear
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 
     var subscription: Subscription {

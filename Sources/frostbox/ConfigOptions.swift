@@ -23,4 +23,15 @@ struct ConfigOptions: ParsableArguments {
             throw ExitCode(78)  // EX_CONFIG
         }
     }
+
+    /// Runs `body`; a configuration error it meets while starting (an APNs key that cannot be
+    /// read, a port in use) stops the command as one met while loading does: a message, exit 78.
+    func starting<T>(command: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("frostbox \(command): \(error)\n".utf8))
+            throw ExitCode(78)  // EX_CONFIG
+        }
+    }
 }

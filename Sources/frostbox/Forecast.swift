@@ -11,22 +11,28 @@ struct Forecast: AsyncParsableCommand {
     @Option(help: "The point, as LAT,LON (e.g. 60.19,25.01).") var near: String
     @Option(help: "Open-Meteo base URL (forecast.url; env FROSTBOX_FORECAST_URL; default https://api.open-meteo.com).") var baseURL: String?
     @Option(help: "Open-Meteo API key (forecast.api_key; env FROSTBOX_FORECAST_API_KEY).") var apiKey: String?
-    @Option(help: "Frost rule preset: default or legacy (default: the configured alert rule).") var rule: String?
+    @Option(help: ArgumentHelp("Frost rule preset: \(FrostRule.presetNameList) (default: the configured alert rule).")) var rule: String?
     @OptionGroup var options: ConfigOptions
 
+    func validate() throws {
+        if case .failure(let error) = Self.point(near) { throw ValidationError(error.message) }
+    }
+
     func run() async throws {
-        let parts = near.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, let lat = parts[0], let lon = parts[1], let point = try? Coordinate(latitude: lat, longitude: lon) else {
-            throw ValidationError("--near takes LAT,LON with latitude in [-90, 90] and longitude in [-180, 180]")
-        }
+        let point = try Self.point(near).get()
         var logger = Logger(label: "frostbox.forecast")
         logger.logLevel = .warning
         let config = try await options.load(
             command: "forecast", named: ["forecast.url": baseURL, "forecast.api_key": apiKey], logger: logger)
         let ruleName = rule ?? config.alertRule
-        guard let preset = FrostRule.presets[ruleName] else { throw ValidationError("--rule is default or legacy") }
+        guard let preset = FrostRule.presets[ruleName] else { throw ValidationError("--rule is \(FrostRule.presetNameList)") }
         let report = try await FrostboxApplication.forecastReport(near: point, rule: preset, config: config, logger: logger)
         for line in report.lines { print(line) }
         if case .failure = report.result { throw ExitCode.failure }
+    }
+
+    /// `--near` as a coordinate, through the core's one LAT,LON parser.
+    static func point(_ text: String) -> Result<Coordinate, FrostboxCore.ValidationError> {
+        Result { () throws(FrostboxCore.ValidationError) in try Coordinate(parsing: text, field: "--near") }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FrostboxApp
 
 /// The `frostbox` command: a thin front over `FrostboxApp`.
 @main
@@ -6,6 +7,7 @@ struct Frostbox: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "frostbox",
         abstract: "Frost alerts for weather-app devices: places, forecasts per 0.05° box, APNs pushes.",
+        version: FrostboxVersion.current,
         subcommands: [Serve.self, Import.self, Search.self, Notify.self, Runs.self, Forecast.self, PushTest.self]
     )
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FrostboxApp
+import FrostboxPlaceImport
 import Foundation
 import Logging
 
@@ -26,15 +27,21 @@ struct Import: AsyncParsableCommand {
 
         func run() async throws {
             var options = PlaceImportOptions()
-            options.featureClasses = PlaceCommands.codeSet(featureClasses)
-            options.countries = PlaceCommands.codeSet(countries)
+            options.featureClasses = PlaceImportOptions.codeSet(featureClasses)
+            options.countries = PlaceImportOptions.codeSet(countries)
             options.minimumPopulation = minPopulation
             options.replace = replace
             var logger = Logger(label: "frostbox.import")
             logger.logLevel = .warning
             let path = try await shared.load(command: "import", logger: logger).databasePath
-            let summary = try await PlaceCommands.importGeoNames(paths: files, options: options, databasePath: path, logger: logger)
-            print(summary.text)
+            do {
+                let summary = try await PlaceCommands.importGeoNames(paths: files, options: options, databasePath: path, logger: logger)
+                print(summary.text)
+            } catch let error as PlaceImportError {
+                guard case .nothingImported = error else { throw error }
+                FileHandle.standardError.write(Data("frostbox import: \(error)\n".utf8))
+                throw ExitCode(65)  // EX_DATAERR
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FrostboxApp
+import FrostboxCore
 import Foundation
 import Logging
 
@@ -14,6 +15,14 @@ struct PushTest: AsyncParsableCommand {
     @Flag(help: "Send to the sandbox gateway (development builds of the app).") var sandbox = false
     @Option(help: "JSON file of APNs apps (apns.apps_file; env FROSTBOX_APNS_APPS_FILE).") var appsFile: String?
     @OptionGroup var options: ConfigOptions
+
+    func validate() throws {
+        do {
+            _ = try DeviceToken(token)
+        } catch {
+            throw ArgumentParser.ValidationError("--token: \(error)")
+        }
+    }
 
     func run() async throws {
         var logger = Logger(label: "frostbox.push-test")

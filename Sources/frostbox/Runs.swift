@@ -5,20 +5,25 @@ import Logging
 
 /// `frostbox runs`: the latest notify runs, newest first.
 struct Runs: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List recent notify runs.")
+    static let configuration = CommandConfiguration(abstract: "List recent notify runs, newest first.")
 
-    @Option(help: "How many runs to list.") var limit = 20
+    @Option(help: "How many runs to list (at least 1).") var limit = 20
+    @Flag(help: "Print the runs as a JSON array instead of a table.") var json = false
     @OptionGroup var options: ConfigOptions
+
+    func validate() throws {
+        guard limit >= 1 else { throw ValidationError("--limit must be at least 1 (got \(limit))") }
+    }
 
     func run() async throws {
         var logger = Logger(label: "frostbox.runs")
         logger.logLevel = .warning
         let path = try await options.load(command: "runs", logger: logger).databasePath
-        let runs = try await NotifierCommands.recentRuns(databasePath: path, limit: max(1, limit), logger: logger)
-        if runs.isEmpty { print("no notify runs yet") }
-        for run in runs {
-            let started = Date(timeIntervalSince1970: TimeInterval(run.startedAt)).formatted(.iso8601)
-            print("\(started)  \(NotifierCommands.describe(run))")
+        let runs = try await NotifierCommands.recentRuns(databasePath: path, limit: limit, logger: logger)
+        if json {
+            print(try RunsTable.json(runs))
+        } else {
+            print(runs.isEmpty ? "no notify runs yet" : RunsTable.text(runs))
         }
     }
 }

@@ -13,15 +13,19 @@ struct Search: AsyncParsableCommand {
     @Option(help: "Search radius in km around --near.") var radiusKm = 200.0
     @OptionGroup var options: ConfigOptions
 
+    func validate() throws {
+        do {
+            _ = try PlaceCommands.searchQuery(text: text, near: near, limit: limit, radiusKilometres: radiusKm)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
     func run() async throws {
         var logger = Logger(label: "frostbox.search")
         logger.logLevel = .warning
         let path = try await options.load(command: "search", logger: logger).databasePath
-        do {
-            print(try await PlaceCommands.search(
-                text: text, near: near, limit: limit, radiusKilometres: radiusKm, databasePath: path, logger: logger))
-        } catch let error as CustomStringConvertible & Error {
-            throw ValidationError(error.description)
-        }
+        print(try await PlaceCommands.search(
+            text: text, near: near, limit: limit, radiusKilometres: radiusKm, databasePath: path, logger: logger))
     }
 }

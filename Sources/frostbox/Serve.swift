@@ -12,12 +12,15 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var options: ConfigOptions
     @Option(help: "Address to bind (server.host).") var host: String?
     @Option(help: "Port to bind, 0 picks a free one (server.port).") var port: Int?
+    @Flag(help: "Offline demo: a built-in frost scenario instead of Open-Meteo, pushes only logged, a notify run every 10 s.") var demo = false
 
     func run() async throws {
         var logger = Logger(label: "frostbox")
         let loaded = try await options.load(
             command: "serve", named: ["server.host": host, "server.port": port.map(String.init)], logger: logger)
         logger.logLevel = loaded.logLevel
-        try await FrostboxApplication.serve(config: loaded, logger: logger)
+        try await options.starting(command: "serve") {
+            try await FrostboxApplication.serve(config: demo ? loaded.demoMode() : loaded, logger: logger)
+        }
     }
 }

@@ -71,7 +71,7 @@ struct APNsConnectionTests {
             $0.maximumConcurrentStreams = 50
             $0.latency = .milliseconds(20)
         }
-        var settings = APNsConnectionSettings()
+        var settings = APNsHarness.settings
         settings.maximumConnections = 1
         let router = try harness.router(settings: settings)
         let pushes = (0..<400).map { alert(to: token("a1", $0)) }

@@ -82,6 +82,7 @@ struct APNsOutcomeTests {
         #expect(router.client(for: APNsHarness.bundleID)?.stopped == "Forbidden")
         #expect(await router.send(alert(to: token("a1", 3))) == .authFailure(reason: "Forbidden"))
         #expect(await harness.mock.counters().requests == 1)
+        #expect(harness.logs.all.filter { $0.level == .critical }.count == 1, "the stop is logged once, at critical level")
         try await harness.stop(router)
     }
 
@@ -124,7 +125,7 @@ struct APNsOutcomeTests {
     @Test("a request that outlives its deadline is a temporary failure after the retries")
     func timeout() async throws {
         let harness = try await APNsHarness.start { $0.latency = .seconds(5) }
-        var settings = APNsConnectionSettings()
+        var settings = APNsHarness.settings
         settings.requestTimeout = .milliseconds(200)
         var retry = APNsRetryPolicy()
         retry.maximumAttempts = 2

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import FrostboxAPNs
 import FrostboxCore
+import FrostboxDoubles
 import Logging
 import MockAPNs
 import Synchronization
@@ -39,6 +40,8 @@ struct APNsHarness {
     let clientClock: ManualClock
     let mockClock: ManualClock
     let sleeper = RecordingSleeper()
+    /// What the routers log: kept, not printed, so an expected critical line is not test-run noise.
+    let logs = RecordingLogHandler.Store()
 
     /// Starts a mock; `configure` adjusts its configuration (faults, limits).
     static func start(_ configure: (inout MockAPNsConfiguration) -> Void = { _ in }) async throws -> APNsHarness {
@@ -60,14 +63,22 @@ struct APNsHarness {
             customEndpoint: APNsEndpoint(host: "127.0.0.1", port: mock.port), trustedCertificatesPath: mock.certificatePath)
     }
 
+    /// Connection settings for tests: the defaults, but a deadline long enough for a debug
+    /// build on a machine shared with other builds (tests of the deadline set their own).
+    static var settings: APNsConnectionSettings {
+        var settings = APNsConnectionSettings()
+        settings.requestTimeout = .seconds(90)
+        return settings
+    }
+
     /// A router over `apps` (default: the one token-auth app), with the recording sleeper.
     func router(
         _ apps: [APNsAppConfiguration]? = nil, defaultBundleID: String? = nil, retry: APNsRetryPolicy = .init(),
-        settings: APNsConnectionSettings = .init()
+        settings: APNsConnectionSettings = APNsHarness.settings
     ) throws -> APNsPushRouter {
         try APNsPushRouter(
             apps: apps ?? [app()], defaultBundleID: defaultBundleID, settings: settings, retryPolicy: retry,
-            clock: clientClock.closure, sleep: sleeper.closure, random: { 0.5 }, logger: Logger(label: "apns-test"))
+            clock: clientClock.closure, sleep: sleeper.closure, random: { 0.5 }, logger: logs.logger(label: "apns-test", level: .info))
     }
 
     func stop(_ routers: APNsPushRouter...) async throws {

@@ -227,13 +227,28 @@ struct ConfigLoaderTests {
         }
     }
 
-    @Test("an empty token leaves the admin API off; unknown FROSTBOX_ variables are warned about")
-    func emptyAndUnknown() async throws {
-        let logs = RecordingLogHandler.Store()
-        let config = try await Self.load(environment: ["FROSTBOX_ADMIN_TOKEN": "", "FROSTBOX_SEVRER_PORT": "1", "OTHER": "x"], logs: logs)
+    @Test("an empty token leaves the admin API off; other variables are not Frostbox's business")
+    func emptyToken() async throws {
+        let config = try await Self.load(environment: ["FROSTBOX_ADMIN_TOKEN": "", "OTHER": "x"])
         #expect(config.adminToken == nil)
-        let warnings = logs.all.filter { $0.level == .warning }.map { "\($0.metadata["variable"] ?? "")" }
-        #expect(warnings == ["FROSTBOX_SEVRER_PORT"])
+    }
+
+    @Test("a database in a folder that does not exist stops loading, naming the folder")
+    func missingDatabaseFolder() async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await Self.load(overrides: ["database.path": "/no/such/folder/frostbox.sqlite"])
+        }
+        #expect(error?.key == "database.path")
+        #expect(error?.message.contains("the folder /no/such/folder does not exist") == true, "\(String(describing: error))")
+    }
+
+    @Test("an unknown FROSTBOX_ variable stops loading, naming it and the likely key")
+    func unknownEnvironmentVariable() async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await Self.load(environment: ["FROSTBOX_SEVRER_PORT": "1", "OTHER": "x"])
+        }
+        #expect(error?.source == "environment FROSTBOX_SEVRER_PORT")
+        #expect(error?.description == "invalid configuration (environment FROSTBOX_SEVRER_PORT): unknown variable (did you mean FROSTBOX_SERVER_PORT?)")
     }
 
     @Test("APNs apps come from named file sections, the environment or the command line, with key files checked")

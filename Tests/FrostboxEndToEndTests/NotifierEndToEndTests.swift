@@ -79,7 +79,7 @@ struct NotifierEndToEndTests {
     func notifier(_ components: FrostboxApplication.Components, config: FrostboxConfig, push: any PushSender) -> Notifier {
         Notifier(
             store: GRDBNotifierStore(database: components.database), forecasts: components.forecasts.provider, push: push,
-            configuration: config.notifier, logger: Logger(label: "e2e"), now: { Self.now }, makeID: { UUID().uuidString })
+            configuration: config.notifier, logger: Logger(label: "e2e"), now: { Self.now })
     }
 
     /// The mock APNs (each connection is cut, unanswered, when its fourth request arrives) and the real APNs client.

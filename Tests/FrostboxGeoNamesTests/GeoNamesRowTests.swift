@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxGeoNames
 import Foundation
 import Testing
 

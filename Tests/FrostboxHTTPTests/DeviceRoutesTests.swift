@@ -4,6 +4,8 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 
+/// The device routes over the in-memory stores (no SQLite); the lifecycle, the limit and
+/// readiness also run over the whole app on SQLite.
 @Suite("Device API routes")
 struct DeviceRoutesTests {
     static let token = "0123456789abcdef0123456789abcdef"
@@ -14,7 +16,7 @@ struct DeviceRoutesTests {
 
     @Test("POST /register answers 201 and is idempotent")
     func register() async throws {
-        let harness = try RouteTestHarness()
+        let harness = RouteTestHarness.inMemory()
         try await harness.test { client in
             let first = try await client.send(.post, "/register", json: #"{"token": "\#(Self.token)"}"#)
             #expect(first.status == .created)
@@ -26,7 +28,7 @@ struct DeviceRoutesTests {
 
     @Test("POST /add_location with string coordinates stores numbers and box; duplicates do not add")
     func addLocationStrings() async throws {
-        let harness = try RouteTestHarness()
+        let harness = RouteTestHarness.inMemory()
         try await harness.test { client in
             let response = try await client.send(.post, "/add_location", json: Self.addLocation())
             #expect(response.status == .created)
@@ -47,7 +49,7 @@ struct DeviceRoutesTests {
 
     @Test("POST /add_location accepts numbers and a missing or lower-case unit")
     func addLocationNumbers() async throws {
-        let harness = try RouteTestHarness()
+        let harness = RouteTestHarness.inMemory()
         try await harness.test { client in
             let body = #"{"token": "\#(Self.token)", "location": {"latitude": -33.87, "longitude": 151.21, "name": "Sydney"}}"#
             let response = try await client.send(.post, "/add_location", json: body)
@@ -60,7 +62,7 @@ struct DeviceRoutesTests {
 
     @Test("POST /remove_location removes, and succeeds when there is nothing to remove")
     func removeLocation() async throws {
-        let harness = try RouteTestHarness()
+        let harness = RouteTestHarness.inMemory()
         try await harness.test { client in
             try await client.send(.post, "/add_location", json: Self.addLocation())
             let removed = try await client.send(.post, "/remove_location", json: Self.addLocation())
@@ -73,9 +75,9 @@ struct DeviceRoutesTests {
         }
     }
 
-    @Test("versioned REST: PUT device, POST/GET/DELETE subscriptions, DELETE device")
-    func restLifecycle() async throws {
-        let harness = try RouteTestHarness()
+    @Test("versioned REST: PUT device, POST/GET/DELETE subscriptions, DELETE device", arguments: RouteTestHarness.Kind.allCases)
+    func restLifecycle(_ kind: RouteTestHarness.Kind) async throws {
+        let harness = try RouteTestHarness.make(kind)
         try await harness.test { client in
             let put = try await client.send(.put, "/v1/devices/\(Self.token)", json: #"{"topic": "fi.example.frost", "environment": "sandbox", "locale": "fi-FI"}"#)
             #expect(put.status == .created)
@@ -108,9 +110,9 @@ struct DeviceRoutesTests {
         }
     }
 
-    @Test("more subscriptions than the per-device limit answer 409")
-    func subscriptionLimit() async throws {
-        let harness = try RouteTestHarness()
+    @Test("more subscriptions than the per-device limit answer 409", arguments: RouteTestHarness.Kind.allCases)
+    func subscriptionLimit(_ kind: RouteTestHarness.Kind) async throws {
+        let harness = try RouteTestHarness.make(kind)
         try await harness.test { client in
             for i in 0..<5 {
                 #expect(try await client.send(.post, "/add_location", json: Self.addLocation(name: "\"p\(i)\"")).status == .created)
@@ -155,7 +157,7 @@ struct DeviceRoutesTests {
 
     @Test("bad /add_location bodies get a 400 JSON error and change nothing", arguments: badAddLocations)
     func badAddLocation(label: String, body: String, code: String) async throws {
-        let harness = try RouteTestHarness()
+        let harness = RouteTestHarness.inMemory()
         try await harness.test { client in
             let response = try await client.send(.post, "/add_location", json: body)
             #expect(response.status == .badRequest, "\(label)")
@@ -168,7 +170,7 @@ struct DeviceRoutesTests {
 
     @Test("bad bodies on /register, /remove_location and the REST routes get 400s")
     func badOtherBodies() async throws {
-        let harness = try RouteTestHarness()
+        let harness = RouteTestHarness.inMemory()
         try await harness.test { client in
             let cases: [(HTTPRequest.Method, String, String?, String)] = [
                 (.post, "/register", #"{"token": "xyz"}"#, "invalid_token"),
@@ -200,7 +202,7 @@ struct DeviceRoutesTests {
 
     @Test("bodies over 64 KiB get a 413 JSON error")
     func tooLarge() async throws {
-        let harness = try RouteTestHarness()
+        let harness = RouteTestHarness.inMemory()
         try await harness.test { client in
             let body = Self.addLocation(name: "\"\(String(repeating: "a", count: 70_000))\"")
             let response = try await client.send(.post, "/add_location", json: body)
@@ -212,7 +214,7 @@ struct DeviceRoutesTests {
 
     @Test("unknown routes get a JSON 404, wrong methods a JSON 405 with Allow")
     func notFoundAndMethod() async throws {
-        let harness = try RouteTestHarness()
+        let harness = RouteTestHarness.inMemory()
         try await harness.test { client in
             let missing = try await client.send(.get, "/nope")
             #expect(missing.status == .notFound)
@@ -223,11 +225,11 @@ struct DeviceRoutesTests {
             #expect(wrong.headers[.allow] == "POST")
             let wrongParam = try await client.send(.patch, "/v1/devices/\(Self.token)")
             #expect(wrongParam.status == .methodNotAllowed)
-            #expect(wrongParam.headers[.allow] == "DELETE, PUT")
+            #expect(wrongParam.headers[.allow] == "DELETE, GET, PUT")
         }
     }
 
-    @Test("health and readiness")
+    @Test("health and readiness (ready once the SQLite schema is migrated)")
     func health() async throws {
         let harness = try RouteTestHarness()
         try await harness.test { client in

@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxGeoNames
 import FrostboxSQLite
 import Foundation
 import HTTPTypes
@@ -138,6 +139,10 @@ struct PlaceRoutesTests {
         ("/v1/places?q=hel&lat=60&lon=25&radius_km=0", "invalid_field"),
         ("/v1/places?q=hel&lat=60&lon=25&radius_km=far", "invalid_field"),
         ("/v1/places?q=hel&format=xml", "invalid_field"),
+        ("/v1/places?q=hel&lat=60&lon=25&radius=50", "invalid_field"),
+        ("/v1/places?q=hel&Limit=5", "invalid_field"),
+        ("/v1/places?q=!!", "invalid_query"),
+        ("/v1/places?q=he%01l", "invalid_query"),
     ]
 
     @Test("bad parameters get a 400 JSON error naming the problem", arguments: badRequests)

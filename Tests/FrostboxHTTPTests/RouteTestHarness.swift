@@ -10,36 +10,89 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 
-/// A router-level test harness: the real API over a real SQLite file in a temporary
-/// directory, driven without a socket.
+/// A router-level test harness driven without a socket: the public API either over the
+/// in-memory doubles (`inMemory()`, no SQLite at all; the contract suites prove the doubles
+/// keep the SQLite stores' rules) or over the whole app on a real SQLite file in a temporary
+/// directory (`init()`, for durability and the parts only the app wires).
 struct RouteTestHarness {
-    let temporary: TemporaryDirectory
-    var directory: URL { temporary.url }
-    let components: FrostboxApplication.Components
+    /// What the routes run over.
+    enum Backing {
+        case sqlite(FrostboxApplication.Components, TemporaryDirectory)
+        case inMemory(InMemorySubscriptionStore, InMemoryPlaceIndex)
+    }
+
+    let backing: Backing
     let api: FrostboxAPI
 
+    /// The whole app over SQLite (subscription limit 5).
     init() throws {
-        temporary = try TemporaryDirectory(prefix: "frostbox-routes")
-        let directory = temporary.url
+        let temporary = try TemporaryDirectory(prefix: "frostbox-routes")
         var config = FrostboxConfig()
-        config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
+        config.databasePath = temporary.databasePath
         config.maximumSubscriptionsPerDevice = 5
-        components = try FrostboxApplication.Components(config: config, logger: Logger(label: "test"))
+        let components = try FrostboxApplication.Components(config: config, logger: Logger(label: "test"))
+        backing = .sqlite(components, temporary)
         api = FrostboxApplication.makeAPI(components)
     }
 
-    func remove() { try? FileManager.default.removeItem(at: directory) }
+    private init(store: InMemorySubscriptionStore, places: InMemoryPlaceIndex, now: @escaping @Sendable () -> Int64) {
+        backing = .inMemory(store, places)
+        api = FrostboxAPI(groups: FrostboxApplication.publicRoutes(subscriptions: store, places: places, now: now, ready: { true }))
+    }
+
+    /// The public routes over in-memory doubles (subscription limit 5, as `init()`).
+    static func inMemory(places: [Place] = [], now: @escaping @Sendable () -> Int64 = { 1_700_000_000 }) -> RouteTestHarness {
+        RouteTestHarness(
+            store: InMemorySubscriptionStore(maximumSubscriptionsPerDevice: 5), places: InMemoryPlaceIndex(places), now: now)
+    }
+
+    /// Which harness a test parameterized over both wants.
+    enum Kind: String, CaseIterable, CustomStringConvertible, Sendable {
+        case sqlite, inMemory
+        var description: String { rawValue }
+    }
+
+    /// A harness of `kind`.
+    static func make(_ kind: Kind) throws -> RouteTestHarness {
+        switch kind {
+        case .sqlite: try RouteTestHarness()
+        case .inMemory: inMemory()
+        }
+    }
+
+    /// The app's parts, for tests over SQLite.
+    var components: FrostboxApplication.Components {
+        guard case .sqlite(let components, _) = backing else { preconditionFailure("an in-memory harness has no app components") }
+        return components
+    }
+
+    /// The temporary directory of a harness over SQLite.
+    var directory: URL {
+        guard case .sqlite(_, let temporary) = backing else { preconditionFailure("an in-memory harness has no directory") }
+        return temporary.url
+    }
 
     /// Runs `body` against the router.
     func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let app = Application(router: api.makeRouter(), logger: Logger(label: "test"))
         try await app.test(.router, body)
-        remove()
     }
 
-    /// Count rows of a table, to check that refused requests changed nothing.
+    /// How many devices or subscriptions are stored (`table`: `device` or `subscription`), to
+    /// check that refused requests changed nothing.
     func count(_ table: String) async throws -> Int {
-        try await components.database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? -1 }
+        switch backing {
+        case .sqlite(let components, _):
+            return try await components.database.pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? -1
+            }
+        case .inMemory(let store, _):
+            switch table {
+            case "device": return store.deviceCount
+            case "subscription": return store.subscriptionCount
+            default: preconditionFailure("an in-memory harness counts devices and subscriptions only, not \(table)")
+            }
+        }
     }
 }
 

@@ -59,19 +59,6 @@ final class TestClock: Sendable {
     func advance(_ seconds: Int64) { value.withLock { $0 += seconds } }
 }
 
-/// Deterministic apns-ids: canonical UUID text from a counter.
-final class SequentialIDs: Sendable {
-    private let next = Mutex(1)
-    func make() -> String {
-        let n = next.withLock { value -> Int in
-            defer { value += 1 }
-            return value
-        }
-        let hex = String(n, radix: 16, uppercase: true)
-        return "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - hex.count) + hex
-    }
-}
-
 /// Records the durations asked of it instead of sleeping.
 final class RecordingSleeper: Sendable {
     private let durations = Mutex<[Duration]>([])

@@ -108,7 +108,7 @@ struct CachedForecastProviderTests {
         }
     }
 
-    @Test("a failed request counts 1; every attempt is charged before it starts")
+    @Test("a 503 answer counts 1; every attempt is charged before it starts")
     func failedRequestsCountOne() async throws {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextStatuses: [503, 503, 503, 503]), now: Self.now)) { h in
             let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
@@ -202,6 +202,115 @@ struct CachedForecastProviderTests {
             #expect(coldVerdict.coldest?.local.hour == 5)
             #expect(coldVerdict.nights.filter { $0.level > .none }.count == 1)
             #expect(FrostRule.default.evaluate(try #require(batch.forecasts[warm]).forecast.hours).level == .none)
+        }
+    }
+
+    /// Fault mixes the ledger must follow the server through. An answer that arrives after the
+    /// deadline is charged in full by the client whatever its status (the safe side), so on a
+    /// loaded machine a short deadline would make the ledger hold more than the server charged
+    /// for a late error answer, or for a request it had not even read yet: the mix with answers
+    /// after the deadline (15 s; they hang until the mock stops) has only 200s, the others keep
+    /// the harness's 60 s deadline.
+    struct FaultMix: Sendable, CustomTestStringConvertible {
+        let name: String
+        let faults: MockFaults
+        /// Requests the three runs make at least (a daily 429 holds the rest of the day).
+        var minimumRequests = 11
+        /// The request deadline, seconds.
+        var deadline = 60.0
+        var testDescription: String { name }
+
+        static let all = [
+            FaultMix(name: "truncated 200s", faults: MockFaults(truncateRate: 0.4)),
+            FaultMix(name: "503s", faults: MockFaults(serverErrorRate: 0.4)),
+            FaultMix(name: "answers after the deadline", faults: MockFaults(truncateRate: 0.3, hangNext: 2, hangMilliseconds: 60_000), deadline: 15),
+            FaultMix(name: "minutely 429s", faults: MockFaults(nextRateLimits: ["minute", "other", "minute"])),
+            FaultMix(name: "hourly then daily 429", faults: MockFaults(nextRateLimits: ["hour", "day"]), minimumRequests: 2),
+            FaultMix(name: "all at once", faults: MockFaults(serverErrorRate: 0.2, truncateRate: 0.2, nextStatuses: [500, 404], nextRateLimits: ["other"])),
+        ]
+    }
+
+    @Test("after every run the ledger holds exactly the weight the server charged", arguments: FaultMix.all)
+    func ledgerFollowsServer(_ mix: FaultMix) async throws {
+        let boxes = row(200)
+        try await MockHarness.run(MockScenario(faults: mix.faults, now: Self.now), configure: {
+            $0.batchSize = 20
+            $0.requestTimeoutSeconds = mix.deadline
+        }) { h in
+            let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
+            let provider = CachedForecastProvider(
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,
+                settings: .init(maximumConcurrentRequests: 2, maximumConsecutiveFailures: 100), logger: Self.quiet)
+            var at = Self.now
+            for _ in 0..<3 {
+                let batch = await provider.forecasts(for: boxes, now: at)
+                let charged = h.mock.counters.chargedWeight
+                let held = try await ledger.usage(at: at + 600).lastDay
+                #expect(held == charged)
+                let unsettled = ledger.charges.filter { !$0.settled }.count
+                #expect(unsettled == 0)
+                #expect(batch.weightUsed <= charged)
+                at += 7_200
+            }
+            #expect(h.mock.counters.requests >= mix.minimumRequests)
+        }
+    }
+
+    @Test("the weight a run reports is what it added to the ledger")
+    func runWeightMatchesLedger() async throws {
+        try await MockHarness.run(MockScenario(faults: MockFaults(serverErrorRate: 0.3, truncateRate: 0.3), now: Self.now), configure: { $0.batchSize = 10 }) { h in
+            let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
+            let provider = CachedForecastProvider(
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,
+                settings: .init(maximumConsecutiveFailures: 100), logger: Self.quiet)
+            let batch = await provider.forecasts(for: row(100), now: Self.now)
+            #expect(batch.weightUsed == h.mock.counters.chargedWeight)
+            #expect(batch.requestsMade == h.mock.counters.requests)
+            let held = try await ledger.usage(at: Self.now).lastDay
+            #expect(held == batch.weightUsed)
+        }
+    }
+
+    @Test("a daily budget smaller than the boxes, with faults: runs never draw the server's daily 429")
+    func smallDailyBudgetNeverDrawsDaily429() async throws {
+        let boxes = row(300)
+        let faults = MockFaults(serverErrorRate: 0.25, truncateRate: 0.25)
+        try await MockHarness.run(MockScenario(budgets: MockBudgets(day: 120), faults: faults, now: Self.now), configure: { $0.batchSize = 20 }) { h in
+            let ledger = InMemoryQuotaLedger(budgets: QuotaBudgets(perMinute: 600, perHour: 5_000, perDay: 120))
+            let provider = CachedForecastProvider(
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,
+                settings: .init(maximumConsecutiveFailures: 100, cacheRetentionSeconds: 0), logger: Self.quiet)
+            // Runs an hour apart within one UTC day (the mock's clock stays on its frozen day).
+            for run in 0..<6 {
+                let batch = await provider.forecasts(for: boxes, now: Self.now + Int64(run) * 3_600)
+                #expect(h.mock.counters.statuses["429"] == nil, "run \(run) drew a 429")
+                let held = try await ledger.usage(at: Self.now + Int64(run) * 3_600).lastDay
+                #expect(held == h.mock.counters.chargedWeight)
+                #expect(batch.forecasts.count + batch.failures.count == boxes.count)
+            }
+            #expect(h.mock.counters.chargedWeight <= 120)
+            #expect(h.mock.counters.chargedWeight >= 100)
+        }
+    }
+
+    @Test("a minutely 429 is recorded in the ledger as the server's pause: no one starts a request before it ends")
+    func minutelyPauseShared() async throws {
+        try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["minute"]), now: Self.now), configure: { $0.batchSize = 10 }) { h in
+            let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
+            let provider = CachedForecastProvider(
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,
+                settings: .init(maximumConcurrentRequests: 1), logger: Self.quiet)
+            let batch = await provider.forecasts(for: row(30), now: Self.now)
+            #expect(batch.forecasts.count == 30)
+            #expect(h.mock.counters.statuses["429"] == 1)
+            let hold = try #require(try await ledger.activeHold(at: Self.now))
+            #expect(hold == QuotaHold(until: Self.now + 60, reason: "Minutely API request limit exceeded. Please try again in one minute."))
+            let held = try await ledger.usage(at: Self.now + 120).lastDay
+            #expect(held == h.mock.counters.chargedWeight)
+            #expect(h.mock.counters.chargedWeight == 31)
+            // Another process sharing the ledger is held too.
+            let other = try await ledger.reserve(units: 1, weightPerUnit: 1, minimumUnits: 1, at: Self.now + 30)
+            #expect(other == .held(hold))
         }
     }
 }

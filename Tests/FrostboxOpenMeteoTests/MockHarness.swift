@@ -38,10 +38,14 @@ struct MockHarness: Sendable {
         _ body: @Sendable (MockHarness) async throws -> Void
     ) async throws {
         let mock = MockOpenMeteo(scenario: scenario, logger: Logger(label: "mock", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        // Generous deadlines: a loaded test machine must not turn answers into timeouts.
+        var base = OpenMeteoConfiguration(requestTimeoutSeconds: 60, connectTimeoutSeconds: 30)
+        configure(&base)
+        // The HTTP client the app would make for this configuration (connect timeout, no pool retries).
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: base.httpClientConfiguration)
         do {
             try await mock.withRunning { baseURL in
-                var configuration = OpenMeteoConfiguration(baseURL: baseURL, requestTimeoutSeconds: 60)
+                var configuration = OpenMeteoConfiguration(baseURL: baseURL, requestTimeoutSeconds: 60, connectTimeoutSeconds: 30)
                 configure(&configuration)
                 let timekeeper = ManualTimekeeper(now: scenario.now ?? 1_774_000_000)
                 let client = OpenMeteoClient(

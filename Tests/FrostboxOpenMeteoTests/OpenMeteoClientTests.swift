@@ -1,6 +1,7 @@
 import Foundation
 import FrostboxCore
 @testable import FrostboxOpenMeteo
+import Logging
 import MockOpenMeteo
 import Testing
 
@@ -229,19 +230,72 @@ struct OpenMeteoClientTests {
         }
     }
 
-    @Test("a server that is not there is a transport failure after the retries")
+    @Test("a server that is not there fails in well under a second, once, in a plain sentence, charged nothing")
     func connectionRefused() async throws {
-        try await MockHarness.run(configure: { $0.maximumAttempts = 2 }) { h in
+        // A port that was just free: the mock ran there and has stopped.
+        let mock = MockOpenMeteo(logger: Logger(label: "mock", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let closed = try await mock.withRunning { $0 }
+        try await MockHarness.run { h in
             let client = OpenMeteoClient(
-                httpClient: h.client.httpClient,
-                configuration: OpenMeteoConfiguration(baseURL: "http://127.0.0.1:1", requestTimeoutSeconds: 1, maximumAttempts: 2),
+                httpClient: h.client.httpClient, configuration: OpenMeteoConfiguration(baseURL: closed, maximumAttempts: 4),
                 timekeeper: h.timekeeper)
-            let failure = await client.forecasts(for: [Self.helsinki]).failure
-            guard case .transport = failure else {
-                Issue.record("expected transport failure, got \(String(describing: failure))")
+            let gate = RecordingGate()
+            let clock = ContinuousClock()
+            let started = clock.now
+            let failure = await client.forecasts(for: [Self.helsinki], gate: gate).failure
+            // Milliseconds on a quiet machine (the CLI: 0.2 s including opening the database); the
+            // bound leaves room for a loaded test run. One attempt, no backoff, no 4 × 10 s.
+            #expect(clock.now - started < .seconds(3))
+            #expect(failure == .transport("Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."))
+            let unreachable = try #require(failure)
+            #expect(OpenMeteoClient.isUnreachable(unreachable))
+            #expect(h.timekeeper.sleeps.isEmpty)
+            #expect(await gate.reports == [AttemptReport(charge: .nothing, succeeded: false)])
+        }
+    }
+
+    @Test("each attempt tells the gate what the server charged: 503 one unit, a truncated 200 its full weight")
+    func attemptCharges() async throws {
+        try await MockHarness.run(MockScenario(faults: MockFaults(nextStatuses: [503], truncateNext: 1))) { h in
+            let gate = RecordingGate()
+            let failure = await h.client.forecasts(for: row(5), gate: gate).failure
+            guard case .invalidResponse = failure else {
+                Issue.record("expected invalid response, got \(String(describing: failure))")
                 return
             }
-            #expect(h.timekeeper.sleeps.count == 1)
+            #expect(await gate.reports == [AttemptReport(charge: .errorAnswer, succeeded: false), AttemptReport(charge: .fullWeight, succeeded: false)])
+            #expect(h.mock.counters.chargedWeight == 6)
+        }
+    }
+
+    @Test("an answer that comes after the deadline was still processed: a timeout charged its full weight, then retried")
+    func hangChargedInFull() async throws {
+        try await MockHarness.run(
+            MockScenario(faults: MockFaults(hangNext: 1, hangMilliseconds: 60_000)), configure: { $0.requestTimeoutSeconds = 10 }
+        ) { h in
+            let gate = RecordingGate()
+            let forecasts = await h.client.forecasts(for: row(3), gate: gate).value
+            #expect(forecasts?.count == 3)
+            // Two attempts on a quiet machine; a loaded one may time out a retry too, charged in full all the same.
+            let reports = await gate.reports
+            #expect(reports.count >= 2)
+            #expect(reports.allSatisfy { $0.charge == .fullWeight })
+            #expect(h.mock.counters.hung == 1)
+            #expect(h.mock.counters.chargedWeight == 3 * Double(reports.count))
+        }
+    }
+
+    @Test("a minutely 429 reports the server's pause with its one unit")
+    func minutelyPauseReported() async throws {
+        try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["minute"]))) { h in
+            let gate = RecordingGate()
+            let now = h.timekeeper.now()
+            _ = try #require(await h.client.forecasts(for: [Self.helsinki], gate: gate).value)
+            let reports = await gate.reports
+            #expect(reports.first == AttemptReport(
+                charge: .errorAnswer, succeeded: false,
+                pause: QuotaHold(until: now + 60, reason: "Minutely API request limit exceeded. Please try again in one minute.")))
+            #expect(reports.last == AttemptReport(charge: .fullWeight, succeeded: true))
         }
     }
 
@@ -278,4 +332,13 @@ struct OpenMeteoClientTests {
         #expect(query == "latitude=60.20,-33.85&longitude=25.00,-151.20&hourly=temperature_2m,dew_point_2m,cloud_cover,wind_speed_10m&timezone=auto&forecast_days=5&timeformat=unixtime&apikey=a%20b%26c")
         #expect(client.configuration.endpoint == "https://example.test/v1/forecast")
     }
+}
+
+/// A gate that admits everything and keeps every report, in order.
+actor RecordingGate: RequestGate {
+    var reports: [AttemptReport] = []
+
+    func admit(locations: Int, attempt: Int) async -> ForecastFailure? { nil }
+
+    func settle(locations: Int, attempt: Int, report: AttemptReport) async { reports.append(report) }
 }

@@ -35,20 +35,6 @@ struct GRDBNotifierStoreTests {
         return OutboxEntry(event: alert.event, kind: kind, notification: alert.notification(apnsID: apnsID), createdAt: 1_000)
     }
 
-    @Test("subscribed boxes come distinct, failing first (longest failing first), then never fetched, then by oldest success")
-    func boxOrder() async throws {
-        let boxes = (0..<5).map { try! Coordinate(latitude: 10 + Double($0), longitude: 20) }
-        for (i, c) in boxes.enumerated() { try await subscribe(alice, c, "P\(i)") }
-        try await subscribe(bob, boxes[0], "Again")
-        let keys = boxes.map(\.box)
-        try await store.recordFetches(succeeded: [keys[0]], failed: [keys[3]: "timeout"], at: 500)
-        try await store.recordFetches(succeeded: [keys[1]], failed: [keys[2]: "left out: quota budget spent", keys[3]: "timeout again"], at: 400)
-        #expect(try await store.boxesToNotify() == [keys[2], keys[3], keys[4], keys[1], keys[0]])
-        // Failing since 500 for box 3 is kept while it keeps failing; a success clears it.
-        try await store.recordFetches(succeeded: [keys[2], keys[3]], failed: [:], at: 600)
-        #expect(try await store.boxesToNotify() == [keys[4], keys[1], keys[0], keys[2], keys[3]])
-    }
-
     @Test("places by box carry the subscription's name, unit, settings and the device's topic and environment")
     func placesByBox() async throws {
         try await subscriptions.register(DeviceRegistration(token: alice, topic: "fi.example.app", environment: .sandbox), at: 50)
@@ -66,49 +52,22 @@ struct GRDBNotifierStoreTests {
         #expect(try await store.places(in: []).isEmpty)
     }
 
-    @Test("enqueue stores each (device, event) once and marks it alerted in the same transaction")
-    func enqueueOnce() async throws {
-        try await subscribe(alice, home, "Home")
-        try await subscribe(bob, home, "Cabin")
-        let first = entry(alice)
-        let stored = try await store.enqueue([first, entry(bob)], runID: nil)
-        #expect(stored.map(\.token) == [alice, bob])
-        #expect(stored.allSatisfy { $0.id > 0 })
-        // The same event again (a new apns-id): skipped; a higher level: stored.
-        let again = try await store.enqueue([entry(alice), entry(alice, level: .hardFreeze, kind: .escalation)], runID: nil)
-        #expect(again.map(\.event.level) == [.hardFreeze])
-        let alerted = try await store.alertedEvents(in: [home.box], now: 0)[home.box] ?? []
-        #expect(Set(alerted.map { "\($0.token.hex.prefix(3)) \($0.event.level) \($0.kind.rawValue)" })
-            == ["a11 freeze frost", "b0b freeze frost", "a11 hard-freeze escalation"])
-        // Events whose window has ended are not returned.
-        #expect(try await store.alertedEvents(in: [home.box], now: 10_000)[home.box] == nil)
-        // The pending entry reads back as the exact push that was planned.
-        let pending = try await store.pendingOutbox(after: 0, through: nil, limit: 10)
-        #expect(pending.count == 3)
-        #expect(pending[0].notification == first.notification)
-        #expect(pending[0].event == first.event)
-        #expect(try await store.lastOutboxID() == pending[2].id)
-    }
-
-    @Test("an entry for a device deleted meanwhile is skipped, not an error")
-    func enqueueForGoneDevice() async throws {
-        try await subscribe(alice, home, "Home")
-        #expect(try await store.enqueue([entry(bob)], runID: nil).isEmpty)
-        #expect(try await store.alertedEvents(in: [home.box], now: 0).isEmpty)
-    }
-
-    @Test("the schema refuses a second outbox row for the same device and event, and collapse ids over 64 bytes")
+    @Test("the schema refuses a second row for the same device and event, collapse ids over 64 bytes and a delivered row without its time")
     func schemaInvariants() async throws {
         try await subscribe(alice, home, "Home")
         _ = try await store.enqueue([entry(alice)], runID: nil)
         await #expect(throws: DatabaseError.self) {
             try await database.pool.write { db in
-                try db.execute(sql: "INSERT INTO outbox (token, box, night, level, kind, apns_id, push_type, priority, payload, created_at) SELECT token, box, night, level, kind, ?, push_type, priority, payload, created_at FROM outbox", arguments: [UUID().uuidString])
+                try db.execute(
+                    sql: """
+                        INSERT INTO outbox (device_id, box, night, level, kind, push_id, created_at, expires_at)
+                        SELECT device_id, box, night, level, kind, push_id, created_at, expires_at FROM outbox
+                        """)
             }
         }
         await #expect(throws: DatabaseError.self) {
             try await database.pool.write { db in
-                try db.execute(sql: "UPDATE outbox SET collapse_id = ?", arguments: [String(repeating: "x", count: 65)])
+                try db.execute(sql: "UPDATE outbox_push SET collapse_id = ?", arguments: [String(repeating: "x", count: 65)])
             }
         }
         await #expect(throws: DatabaseError.self) {
@@ -118,92 +77,71 @@ struct GRDBNotifierStoreTests {
         }
     }
 
-    @Test("outcomes: delivered stores time and apns-id; temporary stays pending with its reason; permanent ends it")
-    func outcomes() async throws {
+    @Test("devices that share a push share one stored payload; the planned apns-id is derived, not stored")
+    func distinctPushesStoredOnce() async throws {
+        try await subscribe(alice, home, "Home")
+        try await subscribe(bob, home, "Cabin")
+        let planned = [alice, bob].map { token in
+            var planned = entry(token)
+            planned.notification.apnsID = planned.event.apnsID(for: token)
+            return planned
+        }
+        let stored = try await store.enqueue(planned, runID: nil)
+        #expect(stored.count == 2)
+        let counts = try await database.pool.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_push") ?? -1,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE apns_id IS NOT NULL") ?? -1)
+        }
+        #expect(counts.0 == 1)
+        #expect(counts.1 == 0)
+        let read = try await store.pendingOutbox(after: 0, through: nil, limit: 10)
+        #expect(read.map(\.notification) == planned.map(\.notification))
+    }
+
+    @Test("an apns-id other than the derived one is kept with its row")
+    func otherAPNsIDKept() async throws {
+        try await subscribe(alice, home, "Home")
+        let planned = entry(alice, apnsID: "00000000-0000-4000-8000-0000000000AB")
+        _ = try await store.enqueue([planned], runID: nil)
+        #expect(try await store.pendingOutbox(after: 0, through: nil, limit: 1).first?.notification.apnsID == "00000000-0000-4000-8000-0000000000AB")
+    }
+
+    @Test("outcome columns: delivered stores time and apns-id; a failure keeps its class and reason")
+    func outcomeColumns() async throws {
         try await subscribe(alice, home, "Home")
         try await subscribe(bob, home, "Cabin")
         let stored = try await store.enqueue([entry(alice), entry(bob), entry(alice, level: .hardFreeze)], runID: nil)
-        try await store.record(.delivered(at: 2_000, apnsID: stored[0].notification.apnsID), for: stored[0].id)
-        try await store.record(.failed(.temporary, reason: "503 ServiceUnavailable", at: 2_001), for: stored[1].id)
-        try await store.record(.failed(.permanent, reason: "400 PayloadEmpty", at: 2_002), for: stored[2].id)
-        let pending = try await store.pendingOutbox(after: 0, through: nil, limit: 10)
-        #expect(pending.map(\.id) == [stored[1].id])
-        #expect(pending[0].attempts == 1)
+        try await store.record([
+            (stored[0].id, .delivered(at: 2_000, apnsID: stored[0].notification.apnsID)),
+            (stored[1].id, .failed(.temporary, reason: "503 ServiceUnavailable", at: 2_001)),
+            (stored[2].id, .failed(.permanent, reason: "400 PayloadEmpty", at: 2_002)),
+        ])
         let rows = try await database.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT status, delivered_at, delivered_apns_id, failure_class, failure_reason FROM outbox ORDER BY id")
+            try Row.fetchAll(db, sql: "SELECT status, attempts, delivered_at, delivered_apns_id, failure_class, failure_reason, last_attempt_at FROM outbox ORDER BY id")
         }
         #expect(rows[0]["status"] == "delivered")
         #expect(rows[0]["delivered_at"] == 2_000)
         #expect(rows[0]["delivered_apns_id"] == stored[0].notification.apnsID)
+        #expect(rows[1]["status"] == "pending")
         #expect(rows[1]["failure_reason"] == "503 ServiceUnavailable")
+        #expect(rows[1]["last_attempt_at"] == 2_001)
         #expect(rows[2]["status"] == "failed")
         #expect(rows[2]["failure_class"] == "permanent")
-        // A delivered entry is never touched again.
-        try await store.record(.failed(.temporary, reason: "late", at: 3_000), for: stored[0].id)
-        #expect(try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT status FROM outbox WHERE id = ?", arguments: [stored[0].id]) } == "delivered")
+        #expect(rows.map { $0["attempts"] as Int } == [1, 1, 1])
     }
 
-    @Test("pending pages: after, through and limit")
-    func paging() async throws {
+    @Test("purge drops pushes no entry refers to and fetch state of boxes nobody subscribes to")
+    func purgeTables() async throws {
         try await subscribe(alice, home, "Home")
-        let nights = (0..<5).map { LocalDate(year: 2026, month: 5, day: 10 + $0) }
-        let stored = try await store.enqueue(nights.map { entry(alice, night: $0) }, runID: nil)
-        let ids = stored.map(\.id)
-        #expect(try await store.pendingOutbox(after: 0, through: nil, limit: 2).map(\.id) == Array(ids[0..<2]))
-        #expect(try await store.pendingOutbox(after: ids[1], through: ids[3], limit: 10).map(\.id) == Array(ids[2...3]))
-    }
-
-    @Test("pruning deletes the device with its subscriptions, outbox and alerted events, unless it registered after the cutoff")
-    func pruning() async throws {
-        try await subscribe(alice, home, "Home", at: 100)
-        try await subscribe(bob, home, "Cabin", at: 100)
-        _ = try await store.enqueue([entry(alice), entry(bob)], runID: nil)
-        try await subscriptions.register(DeviceRegistration(token: bob), at: 300)
-        #expect(try await store.pruneDevice(alice, registeredNoLaterThan: 200))
-        #expect(try await store.pruneDevice(bob, registeredNoLaterThan: 200) == false)
-        #expect(try await subscriptions.device(alice) == nil)
-        #expect(try await subscriptions.subscriptions(of: alice).isEmpty)
-        #expect(try await store.pendingOutbox(after: 0, through: nil, limit: 10).map(\.token) == [bob])
-        #expect(try await store.alertedEvents(in: [home.box], now: 0)[home.box]?.map(\.token) == [bob])
-        #expect(try await subscriptions.device(bob) != nil)
-    }
-
-    @Test("runs: a run left running is marked interrupted; summaries round-trip; newest first")
-    func runs() async throws {
-        let first = try await store.startRun(at: 10)
-        let second = try await store.startRun(at: 20)
-        var summary = NotifyRunSummary(id: second, startedAt: 20)
-        summary.status = .completed
-        summary.finishedAt = 25
-        summary.boxes = 7
-        summary.forecastsCached = 3
-        summary.forecastsFetched = 4
-        summary.forecastRequests = 1
-        summary.weightUsed = 4
-        summary.verdicts = 8
-        summary.alertsPlanned = 5
-        summary.alertsDelivered = 3
-        summary.failed = [.temporary: 1, .invalidToken: 1]
-        summary.tokensPruned = 1
-        summary.durationMilliseconds = 1234
-        try await store.finishRun(summary)
-        let runs = try await store.recentRuns(limit: 10)
-        #expect(runs.map(\.id) == [second, first])
-        #expect(runs[0] == summary)
-        #expect(runs[1].status == .interrupted)
-    }
-
-    @Test("purge drops finished entries and events past retention and fetch state of boxes nobody subscribes to")
-    func purge() async throws {
-        try await subscribe(alice, home, "Home")
-        let stored = try await store.enqueue([entry(alice, expiration: 1_000), entry(alice, level: .hardFreeze, expiration: 1_000)], runID: nil)
+        let stored = try await store.enqueue([entry(alice, expiration: 1_000)], runID: nil)
         try await store.record(.delivered(at: 900, apnsID: "x"), for: stored[0].id)
         try await store.recordFetches(succeeded: [home.box, away.box], failed: [:], at: 900)
         try await store.purge(before: 2_000)
-        // The pending entry stays (delivery expires it); the delivered one and both events go.
-        #expect(try await store.pendingOutbox(after: 0, through: nil, limit: 10).map(\.id) == [stored[1].id])
-        #expect(try await store.alertedEvents(in: [home.box], now: 0).isEmpty)
-        #expect(try await database.pool.read { db in try Int64.fetchAll(db, sql: "SELECT box FROM box_fetch") } == [home.box.key])
+        let left = try await database.pool.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_push") ?? -1, try Int64.fetchAll(db, sql: "SELECT box FROM box_fetch"))
+        }
+        #expect(left.0 == 0)
+        #expect(left.1 == [home.box.key])
     }
 }
 

@@ -1,5 +1,6 @@
 import FrostboxDoubles
 import FrostboxCore
+import FrostboxGeoNames
 import Foundation
 import GRDB
 import Testing

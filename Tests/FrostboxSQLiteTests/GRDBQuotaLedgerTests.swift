@@ -51,7 +51,7 @@ struct GRDBQuotaLedgerTests {
         #expect(try await reopened.reserve(units: 1, weightPerUnit: 1, minimumUnits: 1, at: Self.now + 3_600) == .exhausted(retryAfter: Self.now + 86_400))
     }
 
-    @Test("settling replaces the reserved weight: a failed request counts 1")
+    @Test("settling replaces the reserved weight: an error answer counts 1")
     func settle() async throws {
         let ledger = try open()
         guard case .granted(let reservation) = try await ledger.reserve(units: 300, weightPerUnit: 1, minimumUnits: 1, at: Self.now) else {
@@ -98,5 +98,23 @@ struct GRDBQuotaLedgerTests {
         }
         #expect(grants <= 1_000)
         #expect(grants == 990)
+    }
+
+    @Test("a correction is seen by another process on the same file: a request that never left frees its room there")
+    func correctionSharedAcrossProcesses() async throws {
+        let first = try open(QuotaBudgets(perDay: 100))
+        let second = try open(QuotaBudgets(perDay: 100))
+        guard case .granted(let reservation) = try await first.reserve(units: 100, weightPerUnit: 1, minimumUnits: 1, at: Self.now) else {
+            Issue.record("expected a grant")
+            return
+        }
+        #expect(try await second.reserve(units: 1, weightPerUnit: 1, minimumUnits: 1, at: Self.now) == .exhausted(retryAfter: Self.now + 86_400))
+        try await first.settle(reservation, weight: 0)
+        #expect(try await second.usage(at: Self.now).lastDay == 0)
+        guard case .granted(let other) = try await second.reserve(units: 100, weightPerUnit: 1, minimumUnits: 1, at: Self.now) else {
+            Issue.record("expected the room to be back")
+            return
+        }
+        #expect(other.units == 100)
     }
 }

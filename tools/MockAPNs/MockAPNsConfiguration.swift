@@ -41,6 +41,16 @@ public struct MockAPNsConfiguration: Sendable {
     public var rateFaultStatus = 503
     /// Latency added before each answer.
     public var latency: Duration = .zero
+    /// After answering this many requests on a connection, announce a new (lower)
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS`, as APNs does after a rejected push.
+    public var lowerStreamLimit: (afterRequests: Int, to: Int)?
+    /// Answer as soon as a request's headers arrive, before its body is read, then reset the
+    /// stream with `NO_ERROR` (legal HTTP/2; nginx's `return` does it). The payload is not
+    /// validated and is recorded empty.
+    public var answerBeforeBody = false
+    /// On the first connection only: once this many requests arrived, stop reading from the
+    /// socket and answer nothing more (a gateway that hangs; PINGs go unanswered too).
+    public var stallAfterRequests: Int?
     /// `SETTINGS_MAX_CONCURRENT_STREAMS` the double announces (APNs: up to 1,000).
     public var maximumConcurrentStreams = 1000
     /// Event-loop threads.
@@ -97,6 +107,9 @@ public enum MockAPNsTokenFault: String, CaseIterable, Sendable {
     case flaky = "0f1a"
     /// `0dead…` → the connection is closed at once, no answer, nothing recorded.
     case connectionReset = "0dead"
+    /// `05e7…` ("reset") → RST_STREAM(INTERNAL_ERROR) without an answer the first time an
+    /// apns-id is seen, then accepted.
+    case streamReset = "05e7"
 
     /// The fault a token asks for, if any.
     public static func of(token: Substring) -> MockAPNsTokenFault? {

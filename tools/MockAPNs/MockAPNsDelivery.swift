@@ -50,6 +50,13 @@ public struct MockAPNsCounters: Sendable, Hashable {
     public var peakConcurrentStreams = 0
     /// Distinct provider tokens seen.
     public var providerTokens = 0
+    /// Most streams open at once on one connection after it lowered its stream limit
+    /// (`lowerStreamLimit`), counting only streams opened after that.
+    public var peakConcurrentStreamsAfterLimitChange = 0
+    /// Streams reset by the `05e7` fault.
+    public var streamResets = 0
+    /// Requests received per apns-id (complete requests, or headers with `answerBeforeBody`).
+    public var requestsByID: [String: Int] = [:]
 
     public init() {}
 }

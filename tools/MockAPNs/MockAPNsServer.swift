@@ -85,9 +85,18 @@ public final class MockAPNsServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
                         connectionConfiguration.initialSettings = settings
+                        // Faults such as answering before the body make clients' late DATA frames
+                        // stream errors here; the DoS guards must not turn them into closed connections.
+                        connectionConfiguration.maximumConnectionGlitches = 1_000_000
+                        // Late DATA on a stream reset after an early answer is ignored only while
+                        // the stream is among the recently reset ones.
+                        connectionConfiguration.maximumRecentlyResetStreams = 10_000
+                        var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
+                        streamConfiguration.streamErrorRateLimit.maximumCount = 1_000_000
+                        streamConfiguration.streamResetFrameRateLimit.maximumCount = 1_000_000
                         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
                             mode: .server, connectionConfiguration: connectionConfiguration,
-                            streamConfiguration: .init(), streamDelegate: MockAPNsStreamDelegate(connection: bound)
+                            streamConfiguration: streamConfiguration, streamDelegate: MockAPNsStreamDelegate(connection: bound)
                         ) { stream in
                             stream.eventLoop.makeCompletedFuture {
                                 try bound.value.streamStarted(stream)
@@ -155,7 +164,7 @@ struct MockAPNsStreamDelegate: NIOHTTP2StreamDelegate {
     }
 
     func streamClosed(_ id: HTTP2StreamID, channel: any Channel) {
-        connection.value.streamClosed(parent: channel)
+        connection.value.streamClosed(id, parent: channel)
     }
 }
 
@@ -172,7 +181,13 @@ final class MockAPNsConnection {
     var requestsFinished = 0
     private var openStreams = 0
     private var lastAcceptedStream: HTTP2StreamID?
+    /// Streams taken in (not refused) and not yet closed.
+    private var acceptedOpen: Set<HTTP2StreamID> = []
     private var auth: MockAPNsValidator.ConnectionAuth?
+    /// The stream limit was lowered (`lowerStreamLimit`): streams opened since are watched.
+    var limitLowered = false
+    /// Reading stopped (`stallAfterRequests`): nothing more is answered.
+    var stalled = false
 
     init(id: Int, configuration: MockAPNsConfiguration, validator: MockAPNsValidator, state: MockAPNsState, logger: Logger) {
         self.id = id
@@ -185,12 +200,15 @@ final class MockAPNsConnection {
     func streamOpened() {
         openStreams += 1
         state.streamsOpen(openStreams)
+        if limitLowered { state.streamsOpenAfterLimitChange(openStreams) }
     }
 
-    func streamClosed(parent: any Channel) {
-        openStreams -= 1
-        if lastAcceptedStream != nil && openStreams <= 0 {
-            // GOAWAY sent and every stream it let through has been answered.
+    func streamClosed(_ id: HTTP2StreamID, parent: any Channel) {
+        openStreams = max(0, openStreams - 1)
+        acceptedOpen.remove(id)
+        if lastAcceptedStream != nil && acceptedOpen.isEmpty {
+            // GOAWAY sent and every stream it let through has been answered. (Counted by id:
+            // streams swift-nio-http2 refuses by itself after a GOAWAY close without opening.)
             parent.close(promise: nil)
         }
     }
@@ -204,6 +222,14 @@ final class MockAPNsConnection {
             return
         }
         streamsStarted += 1
+        acceptedOpen.insert(streamID)
+        if streamsStarted == 1, let parent = stream.parent {
+            // A connection window as large as a busy gateway's: swift-nio-http2 does not credit
+            // back the DATA of streams it refused, and a client's 1,000 streams in flight must
+            // not stall on that.
+            let update = HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: 16 * 1024 * 1024))
+            parent.writeAndFlush(update, promise: nil)
+        }
         try stream.pipeline.syncOperations.addHandler(MockAPNsStreamHandler(connection: self, streamID: streamID))
         if let limit = configuration.goAwayAfterRequests, streamsStarted == limit, let parent = stream.parent {
             lastAcceptedStream = streamID
@@ -251,7 +277,11 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
             if headers == nil {
                 headers = frame.headers
             }
-            if frame.endStream { finish(context: context) }
+            if frame.endStream {
+                finish(context: context)
+            } else if connection.configuration.answerBeforeBody {
+                finish(context: context, early: true)
+            }
         case .data(let frame):
             if case .byteBuffer(var buffer) = frame.data {
                 bodySize += buffer.readableBytes
@@ -265,32 +295,63 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
         }
     }
 
-    private func finish(context: ChannelHandlerContext) {
-        guard !answered, let headers else { return }
+    private func finish(context: ChannelHandlerContext, early: Bool = false) {
+        guard !answered, !connection.stalled, let headers else { return }
         answered = true
-        connection.state.requestReceived()
+        if let stall = connection.configuration.stallAfterRequests, connection.id == 1, connection.requestsFinished + 1 >= stall {
+            // Stop reading: no answer, no PING acknowledgement, as a hung gateway.
+            connection.stalled = true
+            context.channel.parent?.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            return
+        }
+        connection.state.requestReceived(apnsID: headers.first(name: "apns-id"))
         let auth = connection.authentication(parent: context.channel.parent)
         connection.requestsFinished += 1
-        var answer = connection.validator.judge(
-            headers: headers, body: body, bodySize: bodySize, auth: auth, connection: connection.id,
-            stream: Int(Int32(streamID)))
+        var answer: MockAPNsValidator.Answer
+        if early {
+            // The body is not read: judge the headers with a stand-in payload, record none.
+            answer = connection.validator.judge(
+                headers: headers, body: ByteBuffer(string: #"{"aps":{}}"#), bodySize: 10, auth: auth, connection: connection.id,
+                stream: Int(Int32(streamID)))
+            if case .accept(var delivery) = answer {
+                delivery.payload = ""
+                answer = .accept(delivery)
+            }
+        } else {
+            answer = connection.validator.judge(
+                headers: headers, body: body, bodySize: bodySize, auth: auth, connection: connection.id,
+                stream: Int(Int32(streamID)))
+        }
         if let limit = connection.configuration.resetAfterRequests, connection.requestsFinished == limit {
             answer = .reset
         }
+        if let lower = connection.configuration.lowerStreamLimit, connection.requestsFinished == lower.afterRequests,
+            let parent = context.channel.parent
+        {
+            // Before the answer, so a client has the new limit by the time it reads the answer.
+            connection.limitLowered = true
+            let settings: HTTP2Settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: lower.to)]
+            parent.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings))), promise: nil)
+        }
+        let early = early
         let latency = connection.configuration.latency
         if latency > .zero {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: .init(latency)) {
-                handler.value.respond(answer, context: boundContext.value)
+                handler.value.respond(answer, early: early, context: boundContext.value)
             }
         } else {
-            respond(answer, context: context)
+            respond(answer, early: early, context: context)
         }
     }
 
-    private func respond(_ answer: MockAPNsValidator.Answer, context: ChannelHandlerContext) {
+    private func respond(_ answer: MockAPNsValidator.Answer, early: Bool, context: ChannelHandlerContext) {
+        if connection.stalled { return }
         switch answer {
+        case .resetStream:
+            connection.state.streamReset()
+            context.writeAndFlush(wrapOutboundOut(.rstStream(.internalError)), promise: nil)
         case .reset:
             connection.state.reset()
             connection.state.rejected("ConnectionReset")
@@ -301,6 +362,10 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
             let state = connection.state
             promise.futureResult.whenSuccess { state.delivered(delivery) }
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: head, endStream: true))), promise: promise)
+            if early {
+                // The body was never read: tell the client to stop sending it; the answer stands.
+                context.writeAndFlush(wrapOutboundOut(.rstStream(.noError)), promise: nil)
+            }
         case .reject(let status, let reason, let timestamp):
             connection.state.rejected(reason)
             var json = #"{"reason":"\#(reason)""#

@@ -41,7 +41,20 @@ final class MockAPNsState: Sendable {
         }
     }
 
-    func requestReceived() { records.withLock { $0.counters.requests += 1 } }
+    func requestReceived(apnsID: String?) {
+        records.withLock {
+            $0.counters.requests += 1
+            if keepDeliveries, let apnsID { $0.counters.requestsByID[apnsID, default: 0] += 1 }
+        }
+    }
+
+    func streamReset() { records.withLock { $0.counters.streamResets += 1 } }
+
+    func streamsOpenAfterLimitChange(_ count: Int) {
+        records.withLock {
+            $0.counters.peakConcurrentStreamsAfterLimitChange = max($0.counters.peakConcurrentStreamsAfterLimitChange, count)
+        }
+    }
 
     func rejected(_ reason: String) { records.withLock { $0.counters.rejected[reason, default: 0] += 1 } }
 

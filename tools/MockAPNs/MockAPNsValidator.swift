@@ -11,6 +11,8 @@ struct MockAPNsValidator: Sendable {
         case reject(status: Int, reason: String, timestamp: Int64?)
         /// Close the connection without answering.
         case reset
+        /// Reset the stream (INTERNAL_ERROR) without answering.
+        case resetStream
     }
 
     /// How the connection authenticated.
@@ -110,6 +112,8 @@ struct MockAPNsValidator: Sendable {
         case .flaky:
             if state.firstFlakyAttempt(apnsID) { return reject(503, "ServiceUnavailable") }
         case .connectionReset: return .reset
+        case .streamReset:
+            if state.firstFlakyAttempt(apnsID) { return .resetStream }
         case nil: break
         }
         if configuration.faultRate > 0, Double.random(in: 0..<1) < configuration.faultRate {

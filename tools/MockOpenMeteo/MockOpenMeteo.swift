@@ -11,7 +11,10 @@ import Synchronization
 /// for one location, an array in request order with `location_id` for several), units,
 /// `timezone=auto` with local or unix times, GET and form-encoded POST, Open-Meteo's
 /// `{"error": true, "reason": …}` bodies, calendar-window budgets answering 429 with the
-/// real reasons, and fault switches. Counters say what it served.
+/// real reasons, and fault switches. Counters say what it served and what it charged:
+/// the full weight for a request it processed (answered 200, truncated or not, or left
+/// hanging past the client's deadline), 1 for an error answer (4xx, 5xx, 429), and the
+/// same weight counts against its budgets.
 ///
 /// Also serves `GET /mock/counters`, `PUT /mock/faults` (a `MockFaults` JSON) and
 /// `POST /mock/reset` (counters and budgets back to zero).
@@ -21,6 +24,8 @@ public final class MockOpenMeteo: Sendable {
         var counters = MockCounters()
         var used: [Window: (key: Int64, weight: Double)] = [:]
         var random = SplitMix64(seed: 0x0F05_7B0C)
+        /// Hanging answers go out now (set when the mock stops, so shutdown never waits for them).
+        var hangsReleased = false
     }
 
     enum Window: CaseIterable {
@@ -59,7 +64,10 @@ public final class MockOpenMeteo: Sendable {
     public func setBudgets(_ budgets: MockBudgets?) { state.withLock { $0.scenario.budgets = budgets } }
 
     /// Zeroes counters and budget usage.
-    public func reset() {
+    /// Lets every hanging answer go out now, and later ones at once.
+    public func releaseHangs() { state.withLock { $0.hangsReleased = true } }
+
+        public func reset() {
         state.withLock {
             $0.counters = MockCounters()
             $0.used = [:]
@@ -83,6 +91,7 @@ public final class MockOpenMeteo: Sendable {
                     $0.counters.requests += 1
                     $0.counters.postRequests += 1
                     $0.counters.statuses["405", default: 0] += 1
+                    self.charge(&$0, weight: 1)
                 }
                 return Self.error("Method not allowed", status: .methodNotAllowed)
             }
@@ -140,6 +149,7 @@ public final class MockOpenMeteo: Sendable {
             } catch {
                 result = .failure(error)
             }
+            releaseHangs()
             await services.triggerGracefulShutdown()
             try await group.waitForAll()
             return try result.get()
@@ -162,11 +172,31 @@ public final class MockOpenMeteo: Sendable {
         switch decision.kind {
         case .error(let status, let reason):
             response = Self.error(reason, status: HTTPResponse.Status(code: status))
+            state.withLock { self.charge(&$0, weight: 1) }
         case .forecast(let request, let fault):
+            if case .hang(let milliseconds) = fault {
+                // Processed and charged (in `decide`), but the answer comes after the client gave up.
+                let clock = ContinuousClock()
+                let until = clock.now + .milliseconds(milliseconds)
+                while clock.now < until, !state.withLock({ $0.hangsReleased }) {
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            }
             response = render(request, fault: fault)
         }
         state.withLock { $0.counters.statuses["\(response.status.code)", default: 0] += 1 }
         return response
+    }
+
+    /// Charges `weight` to the counters and to every budget window of the current second; under the lock.
+    func charge(_ state: inout State, weight: Double) {
+        let now = state.scenario.now ?? Int64(Date().timeIntervalSince1970)
+        for window in Window.allCases {
+            let key = now / window.seconds
+            let used = state.used[window]?.key == key ? state.used[window]!.weight : 0
+            state.used[window] = (key, used + weight)
+        }
+        state.counters.chargedWeight += weight
     }
 
     struct Decision {
@@ -178,8 +208,10 @@ public final class MockOpenMeteo: Sendable {
         var latencyMilliseconds: Int
     }
 
-    enum Fault {
+    enum Fault: Equatable {
         case none, truncate, dropLocation, scramble
+        /// Answer only after this many milliseconds (past the client's deadline).
+        case hang(milliseconds: Int)
     }
 
     /// Validates a request, applies faults and budgets; under the lock.
@@ -230,16 +262,20 @@ public final class MockOpenMeteo: Sendable {
             }
         }
         let weight = request.weight
-        for window in Window.allCases {
-            let key = now / window.seconds
-            let used = state.used[window]?.key == key ? state.used[window]!.weight : 0
-            state.used[window] = (key, used + weight)
-        }
+        charge(&state, weight: weight)
         state.counters.locations += request.boxes.count
         state.counters.weight += weight
         state.counters.batchSizes.append(request.boxes.count)
         var fault = Fault.none
-        if state.scenario.faults.truncateNext > 0 {
+        let hang = Fault.hang(milliseconds: state.scenario.faults.hangMilliseconds)
+        if state.scenario.faults.hangNext > 0 {
+            state.scenario.faults.hangNext -= 1
+            fault = hang
+            state.counters.hung += 1
+        } else if state.scenario.faults.hangRate > 0, state.random.unit() < state.scenario.faults.hangRate {
+            fault = hang
+            state.counters.hung += 1
+        } else if state.scenario.faults.truncateNext > 0 {
             state.scenario.faults.truncateNext -= 1
             fault = .truncate
         } else if state.scenario.faults.dropLocationNext > 0 {
@@ -269,7 +305,7 @@ public final class MockOpenMeteo: Sendable {
             writer.location(
                 request: request, box: box, locationID: single || fault == .scramble ? nil : id,
                 timezone: request.timezone(for: id, box: box, scenario: scenario),
-                spot: scenario.frost.first(where: { $0.box == box }))
+                spot: scenario.frost.first(where: { $0.box == box }) ?? scenario.frostEverywhere)
         }
         if !single { writer.raw("]") }
         var bytes = writer.bytes

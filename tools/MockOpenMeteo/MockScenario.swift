@@ -5,6 +5,9 @@ import FrostboxCore
 public struct MockScenario: Sendable, Codable, Hashable {
     /// Boxes whose nights are forced cold.
     public var frost: [FrostSpot]
+    /// Forces every box's nights cold the way a spot does (its latitude and longitude are not
+    /// used); spots in `frost` still win for their boxes. For benchmarks where every device is alerted.
+    public var frostEverywhere: FrostSpot?
     /// Time zones for `timezone=auto` by box; other places use a built-in map, then the
     /// whole-hour zone of their longitude (`Etc/GMT±N`).
     public var timezones: [ZoneSpot]
@@ -17,8 +20,9 @@ public struct MockScenario: Sendable, Codable, Hashable {
     /// When set, requests must carry `apikey` with this value (as the commercial API does).
     public var apiKey: String?
 
-    public init(frost: [FrostSpot] = [], timezones: [ZoneSpot] = [], budgets: MockBudgets? = nil, faults: MockFaults = MockFaults(), now: Int64? = nil, apiKey: String? = nil) {
+    public init(frost: [FrostSpot] = [], frostEverywhere: FrostSpot? = nil, timezones: [ZoneSpot] = [], budgets: MockBudgets? = nil, faults: MockFaults = MockFaults(), now: Int64? = nil, apiKey: String? = nil) {
         self.frost = frost
+        self.frostEverywhere = frostEverywhere
         self.timezones = timezones
         self.budgets = budgets
         self.faults = faults
@@ -28,12 +32,14 @@ public struct MockScenario: Sendable, Codable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case frost, timezones, budgets, faults, now
+        case frostEverywhere = "frost_everywhere"
         case apiKey = "apikey"
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         frost = try c.decodeIfPresent([FrostSpot].self, forKey: .frost) ?? []
+        frostEverywhere = try c.decodeIfPresent(FrostSpot.self, forKey: .frostEverywhere)
         timezones = try c.decodeIfPresent([ZoneSpot].self, forKey: .timezones) ?? []
         budgets = try c.decodeIfPresent(MockBudgets.self, forKey: .budgets)
         faults = try c.decodeIfPresent(MockFaults.self, forKey: .faults) ?? MockFaults()
@@ -140,10 +146,18 @@ public struct MockFaults: Sendable, Codable, Hashable {
     public var scrambleNext: Int
     /// Answer every POST with 405, as a server that only knows GET would.
     public var refusePost: Bool
+    /// The next this-many requests that would be answered 200 are processed and charged, but
+    /// answered only after `hangMilliseconds` (a client with a shorter deadline times out).
+    public var hangNext: Int
+    /// Fraction of requests that would be answered 200 left hanging the same way.
+    public var hangRate: Double
+    /// How long a hanging answer waits, milliseconds.
+    public var hangMilliseconds: Int
 
     public init(
         serverErrorRate: Double = 0, serverErrorStatus: Int = 503, truncateRate: Double = 0, latencyMilliseconds: Int = 0, nextStatuses: [Int] = [],
-        nextRateLimits: [String] = [], truncateNext: Int = 0, dropLocationNext: Int = 0, scrambleNext: Int = 0, refusePost: Bool = false
+        nextRateLimits: [String] = [], truncateNext: Int = 0, dropLocationNext: Int = 0, scrambleNext: Int = 0, refusePost: Bool = false,
+        hangNext: Int = 0, hangRate: Double = 0, hangMilliseconds: Int = 2_000
     ) {
         self.serverErrorRate = serverErrorRate
         self.serverErrorStatus = serverErrorStatus
@@ -155,6 +169,9 @@ public struct MockFaults: Sendable, Codable, Hashable {
         self.dropLocationNext = dropLocationNext
         self.scrambleNext = scrambleNext
         self.refusePost = refusePost
+        self.hangNext = hangNext
+        self.hangRate = hangRate
+        self.hangMilliseconds = hangMilliseconds
     }
 
     enum CodingKeys: String, CodingKey {
@@ -168,6 +185,9 @@ public struct MockFaults: Sendable, Codable, Hashable {
         case dropLocationNext = "drop_location_next"
         case scrambleNext = "scramble_next"
         case refusePost = "refuse_post"
+        case hangNext = "hang_next"
+        case hangRate = "hang_rate"
+        case hangMilliseconds = "hang_ms"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -182,6 +202,9 @@ public struct MockFaults: Sendable, Codable, Hashable {
         dropLocationNext = try c.decodeIfPresent(Int.self, forKey: .dropLocationNext) ?? 0
         scrambleNext = try c.decodeIfPresent(Int.self, forKey: .scrambleNext) ?? 0
         refusePost = try c.decodeIfPresent(Bool.self, forKey: .refusePost) ?? false
+        hangNext = try c.decodeIfPresent(Int.self, forKey: .hangNext) ?? 0
+        hangRate = try c.decodeIfPresent(Double.self, forKey: .hangRate) ?? 0
+        hangMilliseconds = try c.decodeIfPresent(Int.self, forKey: .hangMilliseconds) ?? 2_000
     }
 }
 
@@ -193,8 +216,13 @@ public struct MockCounters: Sendable, Codable, Hashable {
     public var postRequests = 0
     /// Locations in requests answered 200.
     public var locations = 0
-    /// Weight charged (200 answers only, as Open-Meteo counts).
+    /// Weight of the requests it processed (answered 200, truncated, or left hanging).
     public var weight = 0.0
+    /// Everything it charged: `weight` plus 1 for every error answer (4xx, 5xx, 429). A
+    /// client's quota ledger should hold exactly this.
+    public var chargedWeight = 0.0
+    /// Requests processed but left hanging past the client's deadline.
+    public var hung = 0
     /// Answers by status.
     public var statuses: [String: Int] = [:]
     /// Locations per request answered 200, in order.
@@ -207,5 +235,7 @@ public struct MockCounters: Sendable, Codable, Hashable {
         case getRequests = "get_requests"
         case postRequests = "post_requests"
         case batchSizes = "batch_sizes"
+        case chargedWeight = "charged_weight"
+        case hung
     }
 }

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # The push benchmark, side by side in one run (release builds):
 #   1. h2load against the nginx sink: the limit (what the sink and the machine can take);
-#   2. bench-push (Frostbox's APNs client) against the sink;
+#   2. bench-push (Frostbox's APNs transport: frames on NIOHTTP2Handler) against the sink;
 #   3. aioapns against the sink: the peer;
-#   4. bench-push against mock-apns (JWT verified, every header validated);
-#   5. bench-h2-frames against the sink: a design spike, pushes as plain HTTP/2 frames on
-#      NIOHTTP2 without AsyncHTTPClient (1,000 streams on one connection, then 100 on each
-#      of 10), to show what leaving AsyncHTTPClient would buy.
-# Usage: tools/apns-sink/bench.sh [COUNT] [CONCURRENCY] [CONNECTIONS] [RUNS]
+#   4. bench-push against mock-apns (JWT verified, every header validated).
+# Ends with the medians and the ratios (Frostbox vs h2load, Frostbox vs aioapns).
+# Usage: tools/apns-sink/bench.sh [COUNT] [CONCURRENCY] [STREAMS] [RUNS]
+#   STREAMS: streams per connection for bench-push (connections = CONCURRENCY / STREAMS).
 # Installs what it needs when missing: nginx, nghttp2-client (h2load), aioapns.
 set -euo pipefail
 command -v nginx >/dev/null && command -v h2load >/dev/null \
@@ -15,7 +14,8 @@ command -v nginx >/dev/null && command -v h2load >/dev/null \
 python3 -c "import aioapns" 2>/dev/null || pip install -q aioapns
 count="${1:-100000}"
 concurrency="${2:-1000}"
-connections="${3:-1}"
+streams_per_connection="${3:-100}"
+connections=$(( (concurrency + streams_per_connection - 1) / streams_per_connection ))
 runs="${4:-3}"
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -26,7 +26,6 @@ port=18443
 cd "$root"
 swift build -c release --scratch-path .build-release --product bench-push >/dev/null
 swift build -c release --scratch-path .build-release --product mock-apns >/dev/null
-swift build -c release --scratch-path .build-release --product bench-h2-frames >/dev/null
 bin="$root/.build-release/release"
 
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/AuthKey_BENCH12345.p8" 2>/dev/null
@@ -48,7 +47,7 @@ h2_connections=$(( (count + 9999) / 10000 ))
 (( h2_connections < connections )) && h2_connections=$connections
 streams=$(( (concurrency + h2_connections - 1) / h2_connections ))
 
-echo "== machine: $(nproc) cores, $(uname -r); count $count, concurrency $concurrency, connections $connections, runs $runs"
+echo "== machine: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); count $count, concurrency $concurrency, $connections connections × $streams_per_connection streams, runs $runs"
 echo "== h2load → nginx sink (limit; $h2_connections connections × $streams streams)"
 for run in $(seq "$runs"); do
     h2load -n "$count" -c "$h2_connections" -m "$streams" -t 1 -d "$work/body.json" \
@@ -57,18 +56,20 @@ for run in $(seq "$runs"); do
         -H "content-type: application/json" -H "authorization: bearer $jwt" \
         "https://127.0.0.1:$port/3/device/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
         | awk -v run="$run" '/^finished in/ {print "run " run ": " $4 " req/s"} /^requests:/ {print "  " $0}'
-done
+done | tee "$work/h2load.out"
 echo "== bench-push (Frostbox) → nginx sink"
 "$bin/bench-push" --host "127.0.0.1:$port" --trust "$work/sink/sink.crt" "${key[@]}" \
-    --count "$count" --concurrency "$concurrency" --connections "$connections" --runs "$runs"
+    --count "$count" --concurrency "$concurrency" --streams "$streams_per_connection" --runs "$runs" | tee "$work/frostbox.out"
 echo "== aioapns → nginx sink (peer)"
 python3 "$here/aioapns_peer.py" --port "$port" --trust "$work/sink/sink.crt" "${key[@]}" \
-    --count "$count" --concurrency "$concurrency" --connections "$connections" --runs "$runs"
+    --count "$count" --concurrency "$concurrency" --connections "$connections" --runs "$runs" | tee "$work/aioapns.out"
 echo "== bench-push (Frostbox) → mock-apns"
 "$bin/bench-push" --host "127.0.0.1:$mock_port" --trust "$work/mock/mock-apns.crt" "${key[@]}" \
-    --count "$count" --concurrency "$concurrency" --connections "$connections" --runs "$runs"
-echo "== bench-h2-frames (design spike, no AsyncHTTPClient) → nginx sink"
-for streams in "$concurrency" 100; do
-    "$bin/bench-h2-frames" --host "127.0.0.1:$port" --trust "$work/sink/sink.crt" \
-        --count "$count" --concurrency "$concurrency" --streams "$streams" --runs "$runs" | sed "s/^/[$streams streams per connection] /"
-done
+    --count "$count" --concurrency "$concurrency" --streams "$streams_per_connection" --runs "$runs"
+
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+limit=$(awk '/^run/ {print $3}' "$work/h2load.out" | median)
+ours=$(awk '/^median/ {print $2}' "$work/frostbox.out")
+peer=$(awk '/^median/ {print $2}' "$work/aioapns.out")
+echo "== medians: h2load $limit, Frostbox $ours, aioapns $peer pushes/s"
+awk -v l="$limit" -v o="$ours" -v p="$peer" 'BEGIN {printf "== Frostbox = %.1f %% of h2load, %.1f× aioapns\n", 100 * o / l, o / p}'

@@ -1,3 +1,4 @@
+import FrostboxAPNs
 import FrostboxApp
 import FrostboxCore
 import FrostboxNotifier
@@ -11,16 +12,32 @@ import Logging
 //   bench-notifier generate --db FILE [--subscriptions 1000000] [--boxes 100000] [--seed 1]
 //       A fresh database with that many subscriptions spread over that many boxes
 //       (55–70° N, 5–30° E; two places per device, one device in ten with both in one box).
-//   bench-notifier run --db FILE --forecast-url URL --now EPOCH [--concurrency 64]
+//   bench-notifier run --db FILE --forecast-url URL --now EPOCH [--concurrency 64] [--nights 1]
+//                      [--apns-host HOST:PORT --trust CERT.pem --key AuthKey.p8 --key-id ID --team-id ID
+//                       [--streams 100] [--connections N]] [--prefetch]
 //       One notify run against a forecast source (the mock Open-Meteo) and prints its figures.
+//       Pushes go to an in-process sender that accepts each at once, or, with --apns-host,
+//       through Frostbox's APNs transport (the one `serve` uses) to that server, e.g. the
+//       nginx sink of tools/apns-sink. With --prefetch, every box's forecast is fetched into
+//       the forecast cache before the timed run, which then reads them from the cache: the
+//       run's figures without the forecast fetch.
 
 struct Arguments {
     var values: [String: String] = [:]
     init(_ list: ArraySlice<String>) {
-        var iterator = list.makeIterator()
-        while let key = iterator.next() {
+        let items = Array(list)
+        var index = 0
+        while index < items.count {
+            let key = items[index]
+            index += 1
             guard key.hasPrefix("--") else { continue }
-            values[String(key.dropFirst(2))] = iterator.next() ?? ""
+            // A flag (no value) when the next item is another option or there is none.
+            if index < items.count, !items[index].hasPrefix("--") {
+                values[String(key.dropFirst(2))] = items[index]
+                index += 1
+            } else {
+                values[String(key.dropFirst(2))] = ""
+            }
         }
     }
     func int(_ key: String, _ fallback: Int) -> Int { values[key].flatMap(Int.init) ?? fallback }
@@ -87,25 +104,58 @@ func run(_ arguments: Arguments) async throws {
     config.forecasts.baseURL = url
     config.forecasts.batchSize = arguments.int("batch", 1_000)
     config.forecasts.budgets = QuotaBudgets(perMinute: 1e9, perHour: 1e9, perDay: 1e9)
-    config.forecasts.cacheTTLSeconds = 0
+    let prefetch = arguments.values["prefetch"] != nil
+    config.forecasts.cacheTTLSeconds = prefetch ? 6 * 3_600 : 0
     config.notifier.concurrency = arguments.int("concurrency", 64)
+    config.alertNightsAhead = arguments.int("nights", config.alertNightsAhead)
     var logger = Logger(label: "bench")
     logger.logLevel = .warning
     let components = try FrostboxApplication.Components(config: config, logger: logger)
-    let push: any PushSender = DiscardingPushSender()
+    let push: any PushSender
+    var router: APNsPushRouter?
+    if let host = arguments.string("apns-host") {
+        guard let endpoint = APNsEndpoint(parsing: host), let trust = arguments.string("trust"), let key = arguments.string("key"),
+            let keyID = arguments.string("key-id"), let teamID = arguments.string("team-id")
+        else { throw BenchError("--apns-host needs a HOST:PORT, --trust, --key, --key-id and --team-id") }
+        let app = APNsAppConfiguration(
+            bundleID: "com.example.frost", credentials: .token(try APNsSigningKey(p8Path: key, keyID: keyID, teamID: teamID)),
+            environment: .production, customEndpoint: endpoint, trustedCertificatesPath: trust)
+        var settings = APNsConnectionSettings()
+        settings.streamsPerConnection = arguments.int("streams", settings.streamsPerConnection)
+        settings.maximumConnections = arguments.int(
+            "connections", max(1, (config.notifier.concurrency + settings.streamsPerConnection - 1) / settings.streamsPerConnection))
+        router = try APNsPushRouter(apps: [app], settings: settings, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+        push = router!
+    } else {
+        push = DiscardingPushSender()
+    }
     let notifier = Notifier(
         store: GRDBNotifierStore(database: components.database), forecasts: components.forecasts.provider, push: push,
-        configuration: config.notifier, logger: logger, now: { now }, makeID: { UUID().uuidString })
+        planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
+        configuration: config.notifier, logger: logger, now: { now })
+    if prefetch {
+        let boxes = try await GRDBNotifierStore(database: components.database).boxesToNotify()
+        let fetchStarted = ContinuousClock.now
+        var fetched = 0
+        for start in stride(from: 0, to: boxes.count, by: config.forecasts.batchSize) {
+            let batch = await components.forecasts.provider.forecasts(
+                for: Array(boxes[start..<min(start + config.forecasts.batchSize, boxes.count)]), now: now)
+            fetched += batch.forecasts.count
+        }
+        print("prefetched \(fetched) of \(boxes.count) forecasts into the cache in \(ContinuousClock.now - fetchStarted) (not part of the run)")
+    }
     let started = ContinuousClock.now
     guard case .completed(let s) = try await notifier.run() else { throw BenchError("a run is already going") }
     let total = ContinuousClock.now - started
     try await components.forecasts.shutdown()
+    await router?.shutdown()
     let pushesPerSecond = s.deliveryMilliseconds > 0 ? Double(s.alertsDelivered) * 1000 / Double(s.deliveryMilliseconds) : 0
     print(s.line)
     print("boxes \(s.boxes), forecast requests \(s.forecastRequests) (⌈boxes/\(config.forecasts.batchSize)⌉ = \((s.boxes + config.forecasts.batchSize - 1) / config.forecasts.batchSize)), weight \(s.weightUsed)")
     print("planning (verdicts + alerts) \(s.planningMilliseconds) ms; forecasts \(s.forecastMilliseconds) ms; store \(s.storeMilliseconds) ms")
     print("alerts planned \(s.alertsPlanned), delivered \(s.alertsDelivered) in \(s.deliveryMilliseconds) ms: \(Int(pushesPerSecond)) pushes/s")
-    print("total \(total)")
+    let totalMilliseconds = Int(total.components.seconds * 1000 + total.components.attoseconds / 1_000_000_000_000_000)
+    print("total \(total); excluding the forecast fetch \(totalMilliseconds - s.forecastMilliseconds) ms; push: \(router == nil ? "in-process" : "APNs transport")")
 }
 
 struct BenchError: Error, CustomStringConvertible {

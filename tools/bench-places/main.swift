@@ -102,7 +102,7 @@ func measure(_ queries: [PlaceQuery]) async throws -> (latencies: [Double], resu
     return (latencies, results)
 }
 
-let places = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM place") ?? 0 }
+let places = try database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM place") ?? 0 }
 print("database: \(databasePath), \(places) places")
 let near = try makeQueries(queryCount, near: true, seed: seed)
 let world = try makeQueries(max(queryCount / 10, 100), near: false, seed: seed &+ 1)

@@ -8,10 +8,13 @@ import NIOPosix
 // bench-push: pushes per second through the Frostbox APNs client (release build).
 //
 //   bench-push --host 127.0.0.1:PORT --trust CERT.pem --key AuthKey.p8 --key-id KEYID --team-id TEAMID
-//              [--count 100000] [--concurrency 1000] [--runs 3] [--connections 2]
+//              [--count 100000] [--concurrency 1000] [--runs 3] [--streams 100] [--connections N]
 //
-// Each run sends `count` distinct alerts (fresh apns-id, token, payload) with at most
-// `concurrency` in flight, and prints pushes/s and outcomes; the last line is the median.
+// Each run sends `count` alerts (fresh apns-id and token each; the payload is one frost
+// alert, as the alerts of one box and night share theirs) with at most `concurrency` in
+// flight, through the router as the notifier uses it: `--streams` per connection, up to
+// `--connections` (default: enough for the concurrency). Prints pushes/s and outcomes; the
+// last line is the median.
 
 func option(_ name: String, _ fallback: String? = nil) -> String {
     let arguments = CommandLine.arguments
@@ -31,7 +34,8 @@ let teamID = option("team-id")
 let count = Int(option("count", "100000"))!
 let concurrency = Int(option("concurrency", "1000"))!
 let runs = Int(option("runs", "3"))!
-let connections = Int(option("connections", "2"))!
+let streams = Int(option("streams", "100"))!
+let connections = Int(option("connections", String(max(1, (concurrency + streams - 1) / streams))))!
 let topic = option("topic", "com.example.frost")
 
 var logger = Logger(label: "bench-push")
@@ -42,11 +46,8 @@ let app = APNsAppConfiguration(
     environment: .production, customEndpoint: endpoint, trustedCertificatesPath: trust)
 var settings = APNsConnectionSettings()
 settings.maximumConnections = connections
-settings.streamsPerConnection = max(1, concurrency / connections)
-// Connections go one per event loop: more connections than cores need a group of their own.
-let group = connections > System.coreCount ? MultiThreadedEventLoopGroup(numberOfThreads: connections) : MultiThreadedEventLoopGroup.singleton
-let router = try APNsPushRouter(
-    apps: [app], settings: settings, clock: { Int64(Date().timeIntervalSince1970) }, eventLoopGroup: group, logger: logger)
+settings.streamsPerConnection = streams
+let router = try APNsPushRouter(apps: [app], settings: settings, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
 
 func notification(_ index: Int) -> PushNotification {
     let hex = String(index, radix: 16)
@@ -96,5 +97,5 @@ for index in 1...runs {
     print(String(format: "run %d: %.0f pushes/s (%@)", index, rate, summary))
 }
 let median = rates.sorted()[rates.count / 2]
-print(String(format: "median: %.0f pushes/s over %d runs of %d (concurrency %d, %d connection(s))", median, runs, count, concurrency, connections))
+print(String(format: "median: %.0f pushes/s over %d runs of %d (concurrency %d, %d stream(s) × up to %d connection(s))", median, runs, count, concurrency, streams, connections))
 await router.shutdown()

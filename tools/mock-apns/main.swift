@@ -12,7 +12,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         abstract: "A local APNs HTTP/2 provider API double (TLS, Apple's validation and errors, fault injection).",
         discussion: "Token prefixes inject faults: 0bad 400 BadDeviceToken, 0400 400 DeviceTokenNotForTopic, 0403 403 Forbidden, "
             + "0410 410 Unregistered, 0413 413 PayloadTooLarge, 0429 429, 0500 500, 0503 503, 0f1a 503 once per apns-id, "
-            + "0dead connection reset. See tools/README.md.")
+            + "0dead connection reset, 05e7 stream reset once per apns-id. See tools/README.md.")
 
     @Option(help: "Address to bind.") var host = "127.0.0.1"
     @Option(help: "Port to bind (0 picks a free one, printed on stdout).") var port = 0
@@ -29,6 +29,8 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(help: "Status of rate faults: 429, 500 or 503.") var faultStatus = 503
     @Option(help: "Milliseconds added before each answer.") var latencyMs = 0
     @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS announced.") var maxStreams = 1000
+    @Flag(help: "Answer at the request's headers, before reading the body, then RST_STREAM(NO_ERROR) (as nginx's return).")
+    var answerBeforeBody = false
     @Option(help: "Event-loop threads.") var threads = 1
     @Option(help: "Append accepted deliveries to this JSON-lines file.") var deliveries: String?
 
@@ -46,6 +48,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         configuration.latency = .milliseconds(latencyMs)
         configuration.maximumConcurrentStreams = maxStreams
         configuration.threads = threads
+        configuration.answerBeforeBody = answerBeforeBody
         configuration.deliveriesPath = deliveries
         configuration.keepDeliveries = false
         for spec in key {

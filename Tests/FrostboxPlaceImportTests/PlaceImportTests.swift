@@ -1,6 +1,6 @@
 import FrostboxDoubles
-import FrostboxApp
 import FrostboxCore
+import FrostboxPlaceImport
 import FrostboxSQLite
 import Foundation
 import Logging
@@ -66,8 +66,8 @@ struct PlaceImportTests {
     @Test("--countries, --feature-classes and --min-population filter rows")
     func filters() async throws {
         var options = PlaceImportOptions()
-        options.countries = PlaceCommands.codeSet("fi, SE")
-        options.featureClasses = PlaceCommands.codeSet("P")
+        options.countries = PlaceImportOptions.codeSet("fi, SE")
+        options.featureClasses = PlaceImportOptions.codeSet("P")
         options.minimumPopulation = 50_000
         let summary = try await PlaceImport.run(paths: [Self.extractPath], options: options, database: database, logger: Logger(label: "test"))
         #expect(summary.accepted > 5)

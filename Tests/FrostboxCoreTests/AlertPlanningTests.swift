@@ -229,4 +229,64 @@ struct AlertPlanningTests {
         let now = Fixtures.instant(Fixtures.day, 23) + 1800
         #expect(AlertPlanner.localTime(at: now, in: forecast) == LocalDateTime(date: Fixtures.day, hour: 23, minute: 30))
     }
+
+    // MARK: Hours already over (the planner judges through FrostRule.evaluate(_:from:))
+
+    /// Helsinki over the autumn DST change: local midnight of 24 October 2026 (UTC+3) for 72
+    /// hours; clocks go back at 04:00 on the 25th (01:00 UTC), so local 03:00 comes twice.
+    /// The night of the 24th drops to −2.5 °C in the first 03:00, −1 °C in the second one.
+    static let dstNight: BoxForecast = {
+        let start: Int64 = 1_792_789_200  // 2026-10-23 21:00 UTC = 2026-10-24 00:00 EEST
+        let change: Int64 = 1_792_890_000  // 2026-10-25 01:00 UTC
+        var hours: [ForecastHour] = []
+        for index in 0..<72 {
+            let time = start + Int64(index) * 3_600
+            let offset: Int64 = time < change ? 10_800 : 7_200
+            let local = LocalDateTime(wallClockSeconds: time + offset)
+            var temperature = 8.0
+            if time == change - 3_600 { temperature = -2.5 }
+            if time == change { temperature = -1 }
+            hours.append(ForecastHour(time: time, local: local, temperatureC: temperature, cloudCoverPercent: 10, windSpeedKmh: 5))
+        }
+        return BoxForecast(
+            box: Fixtures.box, timezone: "Europe/Helsinki", utcOffsetSeconds: 10_800, gridLatitude: Fixtures.box.latitude,
+            gridLongitude: Fixtures.box.longitude, elevation: 10, fetchedAt: start, hours: hours)
+    }()
+
+    @Test("a DST night: the hour already over no longer alerts, the repeated 03:00 still does, the night stays 'tonight'")
+    func dstNightMidRun() throws {
+        let places = [Fixtures.place(1, device, "Home")]
+        let night = LocalDate(year: 2026, month: 10, day: 24)
+        let change: Int64 = 1_792_890_000
+        let before = try #require(plan(Self.dstNight, places, now: change - 8 * 3_600).alerts.first)
+        #expect(before.event == FrostEvent(box: Fixtures.box, night: night, level: .hardFreeze))
+        #expect(before.minimumC == -2.5)
+        // In the first 03:00 hour, still under way: it counts.
+        #expect(plan(Self.dstNight, places, now: change - 1).alerts.first?.event.level == .hardFreeze)
+        // At the change the first 03:00 is over; the second 03:00 (−1 °C) is a freeze, tonight.
+        let mid = try #require(plan(Self.dstNight, places, now: change).alerts.first)
+        #expect(mid.event == FrostEvent(box: Fixtures.box, night: night, level: .freeze))
+        #expect(mid.relativeNight == .tonight)
+        #expect(mid.minimumC == -1)
+        #expect(plan(Self.dstNight, places, now: change + 3_600).alerts.isEmpty)
+    }
+
+    @Test("planning mid-night judges exactly the hours still ahead, as FrostRule.evaluate(_:from:) does",
+          arguments: [FrostRule.default, FrostRule.legacy])
+    func planningMatchesEvaluateFrom(_ rule: FrostRule) throws {
+        let places = [Fixtures.place(1, device, "Home", settings: AlertSettings(rule: rule.name))]
+        let night = LocalDate(year: 2026, month: 10, day: 24)
+        let start = Self.dstNight.hours[0].time
+        for step in stride(from: Int64(0), through: 40 * 3_600, by: 1_800) {
+            let now = start + step
+            let verdict = rule.evaluate(Self.dstNight.hours, from: now).nights.first { $0.night == night }
+            let alert = plan(Self.dstNight, places, now: now).alerts.first { $0.event.night == night }
+            #expect((alert?.event.level ?? FrostLevel.none) == (verdict?.level ?? FrostLevel.none), "now = \(now)")
+            if let alert { #expect(alert.minimumC == verdict?.minimumC, "now = \(now)") }
+            // Dropping the hours that are over changes nothing.
+            var ahead = Self.dstNight
+            ahead.hours.removeAll { $0.hasEnded(at: now) }
+            #expect(plan(ahead, places, now: now).alerts == plan(Self.dstNight, places, now: now).alerts, "now = \(now)")
+        }
+    }
 }

@@ -1,3 +1,5 @@
+import FrostboxCore
+
 /// Why a line of a GeoNames dump was skipped. Dirty lines never stop an import: they are
 /// counted by reason.
 public enum GeoNamesSkipReason: String, Sendable, CaseIterable, Comparable, Error {

@@ -4,104 +4,10 @@ import FrostboxSQLite
 import Foundation
 import Logging
 
-/// What to import and which rows to keep.
-public struct PlaceImportOptions: Sendable {
-    /// Keep only these feature classes (`P`, `A`, …); nil keeps all.
-    public var featureClasses: Set<String>?
-    /// Keep only these country codes; nil keeps all.
-    public var countries: Set<String>?
-    /// Keep only places with at least this population.
-    public var minimumPopulation: Int64 = 0
-    /// Drop every stored place first (not only those with an imported geonameid).
-    public var replace = false
-    /// Places per staging transaction.
-    public var batchSize = 5_000
-
-    public init() {}
-
-    /// Whether a parsed place passes the filters.
-    func keeps(_ place: Place) -> Bool {
-        if let featureClasses, !featureClasses.contains(place.featureClass) { return false }
-        if let countries, !countries.contains(place.countryCode) { return false }
-        return place.population >= minimumPopulation
-    }
-}
-
-/// Where an import stands, for progress lines.
-public struct PlaceImportProgress: Sendable {
-    public var rowsRead: Int
-    public var bytesRead: Int64
-    public var totalBytes: Int64
-    public var elapsedSeconds: Double
-    /// Set while the indexes are built after reading.
-    public var phase: String?
-}
-
-/// The outcome of an import: counts, and for each skip reason how many lines and where
-/// the first of them are.
-public struct PlaceImportSummary: Sendable {
-    /// Skipped lines of one reason.
-    public struct Skips: Sendable {
-        public var count = 0
-        /// `file:line` of the first few.
-        public var firstLines: [String] = []
-    }
-
-    public var rowsRead = 0
-    /// Rows that passed the filters and were staged.
-    public var accepted = 0
-    /// Valid rows left out by `--feature-classes`, `--countries` or `--min-population`.
-    public var filtered = 0
-    public var skipped: [GeoNamesSkipReason: Skips] = [:]
-    public var admin1Read = 0
-    public var countriesRead = 0
-    public var result: PlaceImportResult?
-    public var elapsedSeconds = 0.0
-
-    public var skippedCount: Int { skipped.values.reduce(0) { $0 + $1.count } }
-
-    mutating func skip(_ reason: GeoNamesSkipReason, file: String, line: Int) {
-        var entry = skipped[reason, default: Skips()]
-        entry.count += 1
-        if entry.firstLines.count < 5 { entry.firstLines.append("\(file):\(line)") }
-        skipped[reason] = entry
-    }
-
-    /// The summary as the CLI prints it.
-    public var text: String {
-        var lines: [String] = []
-        let rate = elapsedSeconds > 0 ? Int(Double(rowsRead) / elapsedSeconds) : 0
-        lines.append("rows read: \(rowsRead) in \(String(format: "%.1f", elapsedSeconds)) s (\(rate) rows/s)")
-        lines.append("imported: \(accepted)" + (filtered > 0 ? ", left out by filters: \(filtered)" : ""))
-        if let result {
-            lines.append("replaced existing: \(result.replaced); places stored: \(result.total); names indexed: \(result.names)")
-            if admin1Read + countriesRead > 0 {
-                lines.append("admin1 divisions stored: \(result.admin1); countries stored: \(result.countries)")
-            }
-        }
-        lines.append("skipped: \(skippedCount)")
-        for reason in skipped.keys.sorted() {
-            let entry = skipped[reason]!
-            lines.append("  \(reason.rawValue): \(entry.count) (first: \(entry.firstLines.joined(separator: ", ")))")
-        }
-        return lines.joined(separator: "\n")
-    }
-}
-
-/// Why an import did not start.
-public enum PlaceImportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Another import into the same database holds its lock.
-    case alreadyRunning(String)
-
-    public var description: String {
-        switch self {
-        case .alreadyRunning(let path): "another import into \(path) is running; wait for it to finish"
-        }
-    }
-}
-
-/// Runs a GeoNames import: one thread reads, parses and folds; another writes to SQLite
-/// (so the two cores overlap); then the importer builds the indexes and swaps them in.
+/// The place import use case (`frostbox import geonames`, and seeding at `serve` start-up):
+/// one thread reads, parses and folds GeoNames files; another writes to SQLite (so the two
+/// cores overlap); then the importer builds the indexes and swaps them in. One import per
+/// database at a time (a `FileRunLock` beside it).
 public enum PlaceImport {
     /// Imports `paths` into `database`. Dirty lines are skipped and counted; unreadable files
     /// fail the whole import before anything is swapped in.
@@ -137,8 +43,7 @@ public enum PlaceImport {
     ) throws -> PlaceImportSummary {
         let start = ContinuousClock.now
         func elapsed() -> Double {
-            let duration = ContinuousClock.now - start
-            return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            (ContinuousClock.now - start).inSeconds
         }
         // One import per database at a time: a second one would drop the first one's staged
         // tables and run files. The kernel releases the lock when the process dies.
@@ -227,6 +132,10 @@ public enum PlaceImport {
                 phase: "building indexes"))
             queue.close()
             try writer.join()
+            // Swapping in an empty import would only drop places (all of them with --replace).
+            if summary.accepted == 0 && summary.admin1Read + summary.countriesRead == 0 {
+                throw PlaceImportError.nothingImported(filtered: summary.filtered, skipped: summary.skippedCount)
+            }
             summary.result = try importer.finish { phase in
                 progress(PlaceImportProgress(
                     rowsRead: summary.rowsRead, bytesRead: totalBytes, totalBytes: totalBytes, elapsedSeconds: elapsed(), phase: phase))

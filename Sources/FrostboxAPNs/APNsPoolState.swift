@@ -1,0 +1,357 @@
+import NIOCore
+import NIOHTTP2
+
+/// The connections to one gateway and the requests waiting for them, without I/O: when to
+/// open a connection (every open one at its stream limit, fewer than the maximum, not backing
+/// off after a failed connect), which connection a request goes to, what to resend after a
+/// GOAWAY or REFUSED_STREAM, what fails after a connection loss or a deadline, and when an
+/// idle connection closes. Every input returns the actions the transport must carry out.
+/// Times are monotonic nanoseconds, given by the caller.
+struct APNsPoolState {
+    /// The limits it works within.
+    struct Limits: Equatable {
+        var maximumConnections = 4
+        var streamsPerConnection = 100
+        var requestTimeout: Int64 = 15_000_000_000
+        var idleTimeout: Int64 = 300_000_000_000
+        /// Times one request is sent again after REFUSED_STREAM or a GOAWAY cut before it is
+        /// handed back as unprocessed.
+        var maximumResends = 10
+        var maximumResponseBodySize = 16 * 1024
+        /// First reconnect delay after a failed connect, doubling per failure up to `maximumBackoff`.
+        var initialBackoff: Int64 = 1_000_000_000
+        var maximumBackoff: Int64 = 60_000_000_000
+    }
+
+    /// Something the transport must do.
+    enum Action: Equatable {
+        /// Open connection `id` (TCP, TLS, HTTP/2 preface).
+        case connect(APNsConnectionID)
+        /// Write each request as HEADERS + DATA on its stream, then flush once.
+        case write(APNsConnectionID, [Started])
+        /// RST_STREAM(CANCEL) on a stream whose request was given up.
+        case resetStream(APNsConnectionID, Int32)
+        /// Close the connection.
+        case close(APNsConnectionID)
+        /// Hand the result to the request's caller.
+        case complete(APNsRequestID, APNsExchange)
+    }
+
+    /// A request given a stream.
+    struct Started: Equatable {
+        let request: APNsRequestID
+        let stream: Int32
+    }
+
+    private enum Phase {
+        /// Connecting; no SETTINGS from the server yet.
+        case connecting
+        /// The server's SETTINGS arrived: streams may start.
+        case ready
+        /// Told to close; takes nothing new.
+        case closing
+    }
+
+    /// A class, so that its book (a dictionary of the streams in flight) is changed in place,
+    /// never copied on the way in and out of the connection table.
+    private final class Connection {
+        var phase: Phase
+        var book: APNsStreamBook
+        var idleSince: Int64
+
+        init(phase: Phase, book: APNsStreamBook, idleSince: Int64) {
+            self.phase = phase
+            self.book = book
+            self.idleSince = idleSince
+        }
+    }
+
+    private struct Waiting {
+        let request: APNsRequestID
+        let deadline: Int64
+        var resends: Int
+    }
+
+    let limits: Limits
+    private var connections: [APNsConnectionID: Connection] = [:]
+    /// Connection ids in the order they opened: requests fill the first before the next.
+    private var order: [APNsConnectionID] = []
+    private var queue: [Waiting] = []
+    private var queueHead = 0
+    /// Requests sent again after a refusal, and how often.
+    private var resends: [APNsRequestID: Int] = [:]
+    private var nextConnection: APNsConnectionID = 1
+    private var failedConnects = 0
+    private var backoffUntil: Int64?
+    private var lastConnectError: String?
+    private var shutDown = false
+
+    init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// Connections open or opening, draining ones included.
+    var connectionCount: Int { connections.count }
+
+    /// Requests waiting for a stream.
+    var waiting: Int { queue.count - queueHead }
+
+    /// Requests on streams now, over all connections.
+    var inFlight: Int { connections.values.reduce(0) { $0 + $1.book.inFlight } }
+
+    /// The stream limit of connection `id` now (for tests and metrics).
+    func limit(of id: APNsConnectionID) -> Int? { connections[id]?.book.limit }
+
+    /// When the next reconnect may start, if backing off.
+    var reconnectNotBefore: Int64? { backoffUntil }
+
+    // MARK: Inputs
+
+    /// A request to send, due by `now + requestTimeout`.
+    mutating func submit(_ request: APNsRequestID, now: Int64) -> [Action] {
+        if shutDown { return [.complete(request, .failed("transport shut down"))] }
+        queue.append(Waiting(request: request, deadline: now + limits.requestTimeout, resends: 0))
+        return dispatch(now: now)
+    }
+
+    /// The caller of `request` gave up.
+    mutating func cancel(_ request: APNsRequestID) -> [Action] {
+        if let index = queue[queueHead...].firstIndex(where: { $0.request == request }) {
+            queue.remove(at: index)
+            return [.complete(request, .failed("cancelled"))]
+        }
+        for id in order {
+            if let stream = connections[id]?.book.cancel(request) {
+                resends[request] = nil
+                return [.resetStream(id, stream), .complete(request, .failed("cancelled"))]
+            }
+        }
+        return []
+    }
+
+    /// The server's SETTINGS frame on `id`: the first makes the connection ready.
+    mutating func settings(_ id: APNsConnectionID, maxConcurrentStreams: Int?, now: Int64) -> [Action] {
+        guard let connection = connections[id] else { return [] }
+        connection.book.settings(maxConcurrentStreams: maxConcurrentStreams)
+        if connection.phase == .connecting {
+            connection.phase = .ready
+            connection.idleSince = now
+            failedConnects = 0
+            backoffUntil = nil
+            lastConnectError = nil
+        }
+        return dispatch(now: now)
+    }
+
+    /// A HEADERS frame of an answer.
+    mutating func headers(_ id: APNsConnectionID, stream: Int32, status: Int?, apnsID: String?, endStream: Bool, now: Int64) -> [Action] {
+        guard let event = connections[id]?.book.headers(stream: stream, status: status, apnsID: apnsID, endStream: endStream) else {
+            return []
+        }
+        return handle(event, on: id, now: now)
+    }
+
+    /// A DATA frame of an answer.
+    mutating func data(_ id: APNsConnectionID, stream: Int32, bytes: ByteBuffer, endStream: Bool, now: Int64) -> [Action] {
+        guard let event = connections[id]?.book.data(stream: stream, bytes: bytes, endStream: endStream) else { return [] }
+        return handle(event, on: id, now: now)
+    }
+
+    /// RST_STREAM.
+    mutating func reset(_ id: APNsConnectionID, stream: Int32, code: HTTP2ErrorCode, now: Int64) -> [Action] {
+        guard let event = connections[id]?.book.reset(stream: stream, code: code) else { return [] }
+        return handle(event, on: id, now: now)
+    }
+
+    /// GOAWAY: the requests above `lastStreamID` go to another (or a new) connection first in
+    /// line; the rest wait for their answers; the connection closes once they have them.
+    mutating func goAway(_ id: APNsConnectionID, lastStreamID: Int32, now: Int64) -> [Action] {
+        guard let connection = connections[id] else { return [] }
+        let cut = connection.book.goAway(lastStreamID: lastStreamID)
+        var actions = requeueFirst(cut)
+        actions += closeIfDrained(id)
+        actions += dispatch(now: now)
+        return actions
+    }
+
+    /// Connection `id` closed (or never opened: `error` says why). Requests on it without an
+    /// answer fail as "connection closed" — they may have been processed; a connection that
+    /// closed before the server's SETTINGS counts as a failed connect and starts the backoff.
+    mutating func closed(_ id: APNsConnectionID, error: String?, now: Int64, random: Double) -> [Action] {
+        guard let connection = connections.removeValue(forKey: id) else { return [] }
+        order.removeAll { $0 == id }
+        var actions: [Action] = connection.book.closed().map { .complete($0, .failed("connection closed")) }
+        if connection.phase == .connecting {
+            failedConnects += 1
+            let exponent = min(failedConnects - 1, 30)
+            let base = min(limits.initialBackoff << exponent, limits.maximumBackoff)
+            let delay = base / 2 + Int64(Double(base / 2) * min(max(random, 0), 1))
+            backoffUntil = now + delay
+            lastConnectError = error ?? "connection closed before the server's settings"
+        }
+        actions += dispatch(now: now)
+        return actions
+    }
+
+    /// Deadlines and idle connections at `now`.
+    mutating func tick(now: Int64) -> [Action] {
+        var actions: [Action] = []
+        if queueHead < queue.count, queue[queueHead...].contains(where: { $0.deadline <= now }) {
+            var kept: [Waiting] = []
+            for waiting in queue[queueHead...] {
+                if waiting.deadline <= now {
+                    resends[waiting.request] = nil
+                    actions.append(.complete(waiting.request, .failed("timeout")))
+                } else {
+                    kept.append(waiting)
+                }
+            }
+            queue = kept
+            queueHead = 0
+        }
+        for id in order {
+            guard let connection = connections[id] else { continue }
+            let expired = connection.book.expire(now: now)
+            for item in expired {
+                resends[item.request] = nil
+                actions.append(.resetStream(id, item.stream))
+                actions.append(.complete(item.request, .failed("timeout")))
+            }
+            if !expired.isEmpty && connection.book.inFlight == 0 { connection.idleSince = now }
+            if connection.phase == .ready, connection.book.inFlight == 0, now - connection.idleSince >= limits.idleTimeout {
+                actions.append(close(id))
+            }
+            actions += closeIfDrained(id)
+        }
+        actions += dispatch(now: now)
+        return actions
+    }
+
+    /// Fails everything waiting and closes every connection; later submits fail at once.
+    mutating func shutdown() -> [Action] {
+        shutDown = true
+        var actions: [Action] = queue[queueHead...].map { .complete($0.request, .failed("transport shut down")) }
+        queue.removeAll()
+        queueHead = 0
+        for id in order where connections[id]?.phase != .closing { actions.append(close(id)) }
+        return actions
+    }
+
+    // MARK: Decisions
+
+    private mutating func handle(_ event: APNsStreamBook.Event, on id: APNsConnectionID, now: Int64) -> [Action] {
+        var actions: [Action]
+        switch event {
+        case .answered(let request, let status, let apnsID, let body):
+            resends[request] = nil
+            actions = [.complete(request, .response(status: status, apnsID: apnsID, body: body))]
+        case .failed(let request, let reason):
+            resends[request] = nil
+            actions = [.complete(request, .failed(reason))]
+        case .refused(let request, let deadline):
+            actions = requeueFirst([(request, deadline)])
+        }
+        if let connection = connections[id], connection.book.inFlight == 0 {
+            connection.idleSince = now
+            actions += closeIfDrained(id)
+        }
+        actions += dispatch(now: now)
+        return actions
+    }
+
+    /// Marks `id` closing and says so.
+    private mutating func close(_ id: APNsConnectionID) -> Action {
+        connections[id]?.phase = .closing
+        return .close(id)
+    }
+
+    /// A connection that takes no new streams (GOAWAY, ids used up) closes once its last answer came.
+    private mutating func closeIfDrained(_ id: APNsConnectionID) -> [Action] {
+        guard let connection = connections[id], connection.phase == .ready, !connection.book.acceptsStreams,
+            connection.book.inFlight == 0
+        else { return [] }
+        return [close(id)]
+    }
+
+    /// Puts refused requests back at the head of the queue, keeping their deadlines; one
+    /// refused too often is handed back as unprocessed.
+    private mutating func requeueFirst(_ requests: [(request: APNsRequestID, deadline: Int64)]) -> [Action] {
+        var actions: [Action] = []
+        var front: [Waiting] = []
+        for (request, deadline) in requests {
+            let count = (resends[request] ?? 0) + 1
+            if count > limits.maximumResends {
+                resends[request] = nil
+                actions.append(.complete(request, .unprocessed("refused \(count - 1) times (GOAWAY or REFUSED_STREAM)")))
+            } else {
+                resends[request] = count
+                front.append(Waiting(request: request, deadline: deadline, resends: count))
+            }
+        }
+        if !front.isEmpty {
+            queue.replaceSubrange(queue.startIndex..<queueHead, with: [])
+            queueHead = 0
+            queue.insert(contentsOf: front, at: 0)
+        }
+        return actions
+    }
+
+    /// Gives waiting requests streams; opens a connection when every one is at its limit.
+    private mutating func dispatch(now: Int64) -> [Action] {
+        guard !shutDown else { return [] }
+        var actions: [Action] = []
+        for id in order where queueHead < queue.count {
+            guard let connection = connections[id], connection.phase == .ready else { continue }
+            var started: [Started] = []
+            while queueHead < queue.count, connection.book.available > 0 {
+                let waiting = queue[queueHead]
+                guard let stream = connection.book.start(waiting.request, deadline: waiting.deadline) else { break }
+                queueHead += 1
+                started.append(Started(request: waiting.request, stream: stream))
+            }
+            if !started.isEmpty { actions.append(.write(id, started)) }
+        }
+        if queueHead > 1024 && queueHead * 2 > queue.count {
+            queue.removeFirst(queueHead)
+            queueHead = 0
+        }
+        guard queueHead < queue.count else {
+            if queueHead > 0 {
+                queue.removeAll(keepingCapacity: true)
+                queueHead = 0
+            }
+            return actions
+        }
+
+        // Requests are left over: every usable connection is at its limit.
+        let connecting = connections.values.contains { $0.phase == .connecting }
+        let usable = connections.values.filter { $0.phase == .connecting || ($0.phase == .ready && $0.book.acceptsStreams) }.count
+        if let backoffUntil, now < backoffUntil {
+            if usable == 0 {
+                // Nothing will carry them before the backoff ends: fail now rather than at the deadline.
+                let reason = "connect failed: \(lastConnectError ?? "unknown")"
+                for waiting in queue[queueHead...] {
+                    resends[waiting.request] = nil
+                    actions.append(.complete(waiting.request, .failed(reason)))
+                }
+                queue.removeAll()
+                queueHead = 0
+            }
+            return actions
+        }
+        if !connecting && usable < limits.maximumConnections {
+            let id = nextConnection
+            nextConnection += 1
+            connections[id] = Connection(
+                phase: .connecting,
+                book: APNsStreamBook(cap: limits.streamsPerConnection, maximumBodySize: limits.maximumResponseBodySize),
+                idleSince: now)
+            order.append(id)
+            actions.append(.connect(id))
+        }
+        return actions
+    }
+}
+
+/// Identifies one connection of a transport.
+typealias APNsConnectionID = Int

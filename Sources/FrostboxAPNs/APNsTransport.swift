@@ -1,0 +1,490 @@
+import Logging
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// What one HTTP/2 exchange with a gateway gave.
+enum APNsExchange: Sendable, Equatable {
+    /// The gateway answered.
+    case response(status: Int, apnsID: String?, body: ByteBuffer?)
+    /// The request certainly was not processed, even after being sent again on other
+    /// connections (refused streams, GOAWAY cuts): resend later.
+    case unprocessed(String)
+    /// No answer (connection lost, stream reset, timeout, TLS failure): it may or may not have
+    /// been processed.
+    case failed(String)
+}
+
+/// The HTTP/2 connections to one gateway (one endpoint, one TLS identity), written as plain
+/// frames on `NIOHTTP2Handler`: each request is a HEADERS and a DATA frame on a stream id this
+/// transport allocates, each answer is matched by its stream id. Connections, streams,
+/// GOAWAY, resets, deadlines and the reconnect backoff are decided by `APNsPoolState`; this
+/// class carries out its actions. Every connection and all the state live on one event loop;
+/// callers hand requests over with one hop and get the answer back through a continuation.
+final class APNsTransport: @unchecked Sendable {
+    // @unchecked: everything mutable below is touched only on `loop` (every entry point hops
+    // there first); the counters readable from anywhere are atomics.
+
+    /// The gateway.
+    let endpoint: APNsEndpoint
+    /// The loop every connection of this transport runs on.
+    let loop: any EventLoop
+    private let sslContext: NIOSSLContext
+    private let settings: APNsConnectionSettings
+    private let random: @Sendable () -> Double
+    private let logger: Logger
+    /// `:method`, `:scheme` and `:authority`: the same for every request, built once.
+    private let staticHeaders: HPACKHeaders
+    private var pool: APNsPoolState
+    private var requests: [APNsRequestID: Pending] = [:]
+    private var handlers: [APNsConnectionID: APNsConnectionHandler] = [:]
+    private var closeWhenConnected: Set<APNsConnectionID> = []
+    private var timer: RepeatedTask?
+    private var pendingActions: [APNsPoolState.Action] = []
+    private var running = false
+    private let nextRequest = Atomic<Int>(0)
+    /// Requests handed over and not yet taken in by the loop.
+    private let inbox = Mutex<[(APNsRequestID, Pending)]>([])
+    private let connections = Atomic<Int>(0)
+    private let streams = Atomic<Int>(0)
+
+    private struct Pending {
+        let headers: HPACKHeaders
+        let body: ByteBuffer
+        let continuation: CheckedContinuation<APNsExchange, Never>
+    }
+
+    /// HTTP/2 connections to the gateway open now.
+    var openConnections: Int { connections.load(ordering: .relaxed) }
+
+    /// Requests on streams now (sent, not yet answered).
+    var streamsInFlight: Int { streams.load(ordering: .relaxed) }
+
+    init(
+        endpoint: APNsEndpoint, identity: APNsClientIdentity?, trustedCertificatesPath: String?,
+        settings: APNsConnectionSettings, maximumResends: Int = 10, eventLoop: any EventLoop,
+        random: @escaping @Sendable () -> Double, logger: Logger
+    ) throws(APNsConfigurationError) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = ["h2"]
+        if let trustedCertificatesPath {
+            do {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(trustedCertificatesPath))
+            } catch {
+                throw .invalidCertificate("\(trustedCertificatesPath) holds no PEM certificate to trust")
+            }
+        }
+        if let identity {
+            tls.certificateChain = identity.certificateChain.map { .certificate($0) }
+            tls.privateKey = .privateKey(identity.privateKey)
+        }
+        do {
+            sslContext = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw .invalidCertificate("TLS configuration for \(endpoint) refused: \(error)")
+        }
+        self.endpoint = endpoint
+        self.settings = settings
+        self.loop = eventLoop
+        self.random = random
+        self.logger = logger
+        let authority = endpoint.port == 443 ? endpoint.hostHeader : "\(endpoint.hostHeader):\(endpoint.port)"
+        staticHeaders = [":method": "POST", ":scheme": "https", ":authority": authority]
+        var limits = APNsPoolState.Limits()
+        limits.maximumConnections = max(1, settings.maximumConnections)
+        limits.streamsPerConnection = max(1, settings.streamsPerConnection)
+        limits.requestTimeout = Self.nanoseconds(settings.requestTimeout)
+        limits.idleTimeout = Self.nanoseconds(settings.idleTimeout)
+        limits.maximumResponseBodySize = settings.maximumResponseBodySize
+        limits.maximumResends = maximumResends
+        limits.initialBackoff = Self.nanoseconds(settings.reconnectInitialBackoff)
+        limits.maximumBackoff = Self.nanoseconds(settings.reconnectMaximumBackoff)
+        pool = APNsPoolState(limits: limits)
+    }
+
+    /// Sends one request — `fields` are the regular header fields, in order, `authorization`
+    /// the bearer token if any — and waits for its answer, the deadline or a failure.
+    func post(path: String, fields: HPACKHeaders, authorization: String?, body: ByteBuffer) async -> APNsExchange {
+        var headers = staticHeaders
+        headers.reserveCapacity(staticHeaders.count + fields.count + 3)
+        headers.add(name: ":path", value: path, indexing: .nonIndexable)
+        headers.add(contentsOf: fields)
+        if let authorization { headers.add(name: "authorization", value: authorization) }
+        headers.add(name: "content-length", value: String(body.readableBytes))
+        let id = nextRequest.wrappingAdd(1, ordering: .relaxed).newValue
+        let loop = self.loop
+        let complete = headers
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let first = inbox.withLock { inbox in
+                    inbox.append((id, Pending(headers: complete, body: body, continuation: continuation)))
+                    return inbox.count == 1
+                }
+                // One hop for every request handed over before the loop gets to them.
+                if first { loop.execute { self.drainInbox() } }
+            }
+        } onCancel: {
+            loop.execute {
+                self.drainInbox()
+                self.run(self.pool.cancel(id))
+            }
+        }
+    }
+
+    /// Closes every connection and fails what waits; returns once the connections are closed.
+    func shutdown() async {
+        let closing: [EventLoopFuture<Void>]
+        do {
+            closing = try await loop.submit {
+                self.timer?.cancel()
+                self.timer = nil
+                let futures = self.handlers.values.compactMap { $0.closeFuture }
+                self.run(self.pool.shutdown())
+                return futures
+            }.get()
+        } catch {
+            return
+        }
+        for future in closing {
+            try? await future.get()
+        }
+    }
+
+    // MARK: On the loop
+
+    private func drainInbox() {
+        let batch = inbox.withLock { inbox in
+            defer { inbox.removeAll(keepingCapacity: true) }
+            return inbox
+        }
+        for (id, pending) in batch { submit(id, pending) }
+    }
+
+    private func submit(_ id: APNsRequestID, _ pending: Pending) {
+        requests[id] = pending
+        if timer == nil {
+            let interval = Self.tickInterval(settings)
+            timer = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [self] _ in
+                run(pool.tick(now: now()))
+            }
+        }
+        run(pool.submit(id, now: now()))
+    }
+
+    private func now() -> Int64 { Int64(truncatingIfNeeded: NIODeadline.now().uptimeNanoseconds) }
+
+    /// Carries out the pool's actions, in order. Not re-entrant: an action can close a channel,
+    /// whose close hands the pool new input at once; the actions that produces wait until the
+    /// current ones are done, so that stream ids still reach each connection in rising order.
+    private func run(_ actions: [APNsPoolState.Action]) {
+        pendingActions.append(contentsOf: actions)
+        guard !running else { return }
+        running = true
+        var index = 0
+        while index < pendingActions.count {
+            perform(pendingActions[index])
+            index += 1
+        }
+        pendingActions.removeAll(keepingCapacity: true)
+        running = false
+        streams.store(pool.inFlight, ordering: .relaxed)
+    }
+
+    private func perform(_ action: APNsPoolState.Action) {
+        switch action {
+        case .connect(let id):
+            connect(id)
+        case .write(let id, let started):
+            guard let handler = handlers[id] else {
+                // Cannot happen: only a connection whose SETTINGS arrived gets streams.
+                for item in started { complete(item.request, .failed("connection vanished")) }
+                return
+            }
+            for item in started {
+                guard let pending = requests[item.request] else { continue }
+                handler.write(stream: item.stream, headers: pending.headers, body: pending.body)
+            }
+            handler.scheduleFlush()
+            return
+        case .resetStream(let id, let stream):
+            handlers[id]?.reset(stream: stream)
+        case .close(let id):
+            if let handler = handlers[id] {
+                handler.close()
+            } else {
+                closeWhenConnected.insert(id)
+            }
+        case .complete(let id, let exchange):
+            complete(id, exchange)
+        }
+    }
+
+    private func complete(_ id: APNsRequestID, _ exchange: APNsExchange) {
+        requests.removeValue(forKey: id)?.continuation.resume(returning: exchange)
+    }
+
+    private func connect(_ id: APNsConnectionID) {
+        let sslContext = self.sslContext
+        let hostname = endpoint.isIPAddress ? nil : endpoint.host
+        let keepaliveInterval = TimeAmount(settings.pingInterval)
+        let keepaliveTimeout = TimeAmount(settings.pingTimeout)
+        let connectTimeout = TimeAmount(settings.connectTimeout)
+        let (connection, stream) = Self.http2Configuration
+        let bootstrap = ClientBootstrap(group: loop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(connectTimeout)
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: hostname))
+                    try sync.addHandler(FlushCoalescingHandler())
+                    try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connection, streamConfiguration: stream))
+                    try sync.addHandler(HTTP2KeepaliveHandler(interval: keepaliveInterval, timeout: keepaliveTimeout))
+                    let handler = APNsConnectionHandler(id: id, transport: self, settingsTimeout: connectTimeout)
+                    try sync.addHandler(handler)
+                    handlers[id] = handler
+                }
+            }
+        bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { [self] result in
+            switch result {
+            case .success(let channel):
+                if closeWhenConnected.remove(id) != nil { channel.close(promise: nil) }
+            case .failure(let error):
+                closeWhenConnected.remove(id)
+                handlers[id] = nil
+                logger.warning("APNs connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
+                run(pool.closed(id, error: "\(error)", now: now(), random: random()))
+            }
+        }
+    }
+
+    // MARK: From the connection handlers (on the loop)
+
+    func connectionActive(_ id: APNsConnectionID) {
+        connections.add(1, ordering: .relaxed)
+    }
+
+    func connectionSettings(_ id: APNsConnectionID, maxConcurrentStreams: Int?) {
+        logger.debug(
+            "APNs settings", metadata: ["endpoint": "\(endpoint)", "connection": "\(id)", "max-streams": "\(maxConcurrentStreams ?? -1)"])
+        run(pool.settings(id, maxConcurrentStreams: maxConcurrentStreams, now: now()))
+    }
+
+    func connectionHeaders(_ id: APNsConnectionID, stream: Int32, status: Int?, apnsID: String?, endStream: Bool) {
+        run(pool.headers(id, stream: stream, status: status, apnsID: apnsID, endStream: endStream, now: now()))
+    }
+
+    func connectionData(_ id: APNsConnectionID, stream: Int32, bytes: ByteBuffer, endStream: Bool) {
+        run(pool.data(id, stream: stream, bytes: bytes, endStream: endStream, now: now()))
+    }
+
+    func connectionError(_ id: APNsConnectionID, error: any Error) {
+        logger.debug("APNs connection error", metadata: ["connection": "\(id)", "error": "\(error)"])
+    }
+
+    /// The HEADERS of a request could not be written (the stream never reached the server).
+    func connectionWriteFailed(_ id: APNsConnectionID, stream: Int32, error: any Error) {
+        logger.debug("APNs request not written", metadata: ["connection": "\(id)", "stream": "\(stream)", "error": "\(error)"])
+        run(pool.reset(id, stream: stream, code: .refusedStream, now: now()))
+    }
+
+    func connectionReset(_ id: APNsConnectionID, stream: Int32, code: HTTP2ErrorCode) {
+        run(pool.reset(id, stream: stream, code: code, now: now()))
+    }
+
+    func connectionGoAway(_ id: APNsConnectionID, lastStreamID: Int32, code: HTTP2ErrorCode) {
+        let actions = pool.goAway(id, lastStreamID: lastStreamID, now: now())
+        logger.debug(
+            "APNs GOAWAY",
+            metadata: [
+                "endpoint": "\(endpoint)", "connection": "\(id)", "last-stream": "\(lastStreamID)", "code": "\(code)",
+                "waiting-for-answers": "\(pool.inFlight)", "actions": "\(actions.count)",
+            ])
+        run(actions)
+    }
+
+    func connectionClosed(_ id: APNsConnectionID, wasActive: Bool, error: String?) {
+        handlers[id] = nil
+        closeWhenConnected.remove(id)
+        if wasActive { connections.subtract(1, ordering: .relaxed) }
+        let actions = pool.closed(id, error: error, now: now(), random: random())
+        logger.debug(
+            "APNs connection closed",
+            metadata: [
+                "endpoint": "\(endpoint)", "connection": "\(id)", "error": "\(error ?? "-")",
+                "unanswered": "\(actions.count { if case .complete = $0 { true } else { false } })",
+            ])
+        run(actions)
+    }
+
+    /// Servers may reset every answered stream (NO_ERROR, as nginx does): the rapid-reset and
+    /// glitch guards are meant for servers facing clients, not for this client.
+    private static let http2Configuration: (NIOHTTP2Handler.ConnectionConfiguration, NIOHTTP2Handler.StreamConfiguration) = {
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.maximumConnectionGlitches = 1_000_000
+        // Frames that arrive on a stream after it was reset (a deadline) are ignored only while
+        // it is among the recently reset ones; otherwise they are a connection error.
+        connection.maximumRecentlyResetStreams = 2_048
+        var stream = NIOHTTP2Handler.StreamConfiguration()
+        stream.streamResetFrameRateLimit.maximumCount = 1_000_000
+        stream.streamErrorRateLimit.maximumCount = 1_000_000
+        return (connection, stream)
+    }()
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    /// How often deadlines and idle connections are checked: a quarter of the request
+    /// deadline, between 5 ms and 250 ms.
+    static func tickInterval(_ settings: APNsConnectionSettings) -> TimeAmount {
+        .nanoseconds(min(max(nanoseconds(settings.requestTimeout) / 4, 5_000_000), 250_000_000))
+    }
+}
+
+/// The end of one connection's pipeline: turns frames into calls on its transport, and writes
+/// the transport's requests as frames. Lives on the transport's loop.
+final class APNsConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    let id: APNsConnectionID
+    private let transport: APNsTransport
+    private let settingsTimeout: TimeAmount
+    private var context: ChannelHandlerContext?
+    private var flushPending = false
+    private var sawSettings = false
+    private var wasActive = false
+    private var lastError: String?
+    private var settingsTimer: Scheduled<Void>?
+    private var inboundConsumed = 0
+
+    init(id: APNsConnectionID, transport: APNsTransport, settingsTimeout: TimeAmount) {
+        self.id = id
+        self.transport = transport
+        self.settingsTimeout = settingsTimeout
+    }
+
+    var closeFuture: EventLoopFuture<Void>? { context?.channel.closeFuture }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        wasActive = true
+        transport.connectionActive(id)
+        // TLS and the server's SETTINGS must come within the connect timeout too.
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        settingsTimer = context.eventLoop.scheduleTask(in: settingsTimeout) {
+            let handler = bound.value
+            if !handler.sawSettings {
+                handler.lastError = "no HTTP/2 settings from the server within the connect timeout"
+                handler.close()
+            }
+        }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        settingsTimer?.cancel()
+        transport.connectionClosed(id, wasActive: wasActive, error: lastError)
+        self.context = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        let stream = Int32(frame.streamID)
+        switch frame.payload {
+        case .headers(let headers):
+            let status = headers.headers.first(name: ":status").flatMap { Int($0) }
+            transport.connectionHeaders(
+                id, stream: stream, status: status, apnsID: headers.headers.first(name: "apns-id"), endStream: headers.endStream)
+        case .data(let data):
+            creditConnectionWindow(data.data.readableBytes + (data.paddingBytes ?? 0))
+            if case .byteBuffer(let bytes) = data.data {
+                transport.connectionData(id, stream: stream, bytes: bytes, endStream: data.endStream)
+            } else if data.endStream {
+                transport.connectionData(id, stream: stream, bytes: ByteBuffer(), endStream: true)
+            }
+        case .rstStream(let code):
+            transport.connectionReset(id, stream: stream, code: code)
+        case .goAway(let lastStreamID, let code, _):
+            transport.connectionGoAway(id, lastStreamID: Int32(lastStreamID), code: code)
+        case .settings(.settings(let settings)):
+            sawSettings = true
+            settingsTimer?.cancel()
+            let limit = settings.last { $0.parameter == .maxConcurrentStreams }.map(\.value)
+            transport.connectionSettings(id, maxConcurrentStreams: limit)
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Stream-level errors (a write to a stream the server already closed) concern one
+        // request, which its frames already settled; connection-level ones close the channel
+        // (NIOSSL and NIOHTTP2Handler do so themselves), and the reason is kept for the log.
+        transport.connectionError(id, error: error)
+        if error is NIOHTTP2Errors.StreamClosed || error is NIOHTTP2Errors.NoSuchStream { return }
+        lastError = "\(error)"
+        if !sawSettings { context.close(promise: nil) }
+    }
+
+    /// Gives the server back the connection window its DATA used. Without a stream multiplexer
+    /// `NIOHTTP2Handler` leaves connection-level flow control to the user; without this, 64 KiB
+    /// of answer bodies (APNs error reasons) would stall the connection for good.
+    private func creditConnectionWindow(_ bytes: Int) {
+        inboundConsumed += bytes
+        guard inboundConsumed >= 32 * 1024, let context else { return }
+        let increment = inboundConsumed
+        inboundConsumed = 0
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+        scheduleFlush()
+    }
+
+    /// Writes one request; `scheduleFlush` sends it.
+    func write(stream: Int32, headers: HPACKHeaders, body: ByteBuffer) {
+        guard let context else { return }
+        let id = HTTP2StreamID(stream)
+        // Should the stream not open (the connection going away under it), the request was never
+        // seen by the server: it goes out again elsewhere rather than wait for its deadline.
+        let written = context.eventLoop.makePromise(of: Void.self)
+        let transport = self.transport
+        let connection = self.id
+        written.futureResult.whenFailure { error in
+            transport.connectionWriteFailed(connection, stream: stream, error: error)
+        }
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers)))), promise: written)
+        context.write(
+            wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
+    }
+
+    /// One flush for every request written in this event-loop tick.
+    func scheduleFlush() {
+        guard !flushPending, let context else { return }
+        flushPending = true
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let handler = bound.value
+            handler.flushPending = false
+            handler.context?.flush()
+        }
+    }
+
+    /// RST_STREAM(CANCEL): the request on `stream` was given up.
+    func reset(stream: Int32) {
+        guard let context else { return }
+        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: HTTP2StreamID(stream), payload: .rstStream(.cancel))), promise: nil)
+    }
+
+    func close() {
+        context?.close(promise: nil)
+    }
+}

@@ -1,0 +1,124 @@
+import FrostboxCore
+import Foundation
+
+/// What `frostbox runs` prints: the latest notify runs as an aligned table, or as JSON.
+public enum RunsTable {
+    static let headers = ["ID", "STARTED (UTC)", "STATUS", "BOXES", "BOX FAILURES", "LEFT OUT", "PLANNED", "DELIVERED", "PUSH FAILURES", "DURATION"]
+
+    /// One header line and one line per run, columns aligned; a run's error follows its line.
+    public static func text(_ runs: [NotifyRunSummary]) -> String {
+        let rows = runs.map { run -> [String] in
+            [
+                "\(run.id)", timestamp(run.startedAt), run.status.rawValue + (run.dryRun ? " (dry run)" : ""), "\(run.boxes)",
+                "\(run.boxesFailed)", "\(run.boxesLeftOut)", "\(run.alertsPlanned)", "\(run.alertsDelivered)", "\(run.alertsFailed)",
+                run.finishedAt == nil ? "-" : seconds(run.durationMilliseconds),
+            ]
+        }
+        let widths = headers.indices.map { column in ([headers] + rows).map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }
+        var lines = [line(headers)]
+        for (run, row) in zip(runs, rows) {
+            lines.append(line(row))
+            if let error = run.error { lines.append("    error: \(error)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A JSON array, newest first, with snake_case keys and sorted keys.
+    public static func json(_ runs: [NotifyRunSummary]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(runs.map(Row.init)), as: UTF8.self)
+    }
+
+    static func timestamp(_ epoch: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(epoch)).formatted(.iso8601)
+    }
+
+    static func seconds(_ milliseconds: Int) -> String {
+        String(format: "%.1f s", Double(milliseconds) / 1000)
+    }
+
+    /// One run in `--json`.
+    struct Row: Encodable {
+        let id: Int64
+        let status: String
+        let dryRun: Bool
+        let startedAt: Int64
+        let finishedAt: Int64?
+        let boxes, forecastsCached, forecastsFetched, boxesFailed, boxesLeftOut, forecastRequests: Int
+        let weightUsed: Double
+        let verdicts, alertsPlanned, alertsCarriedOver, alertsDelivered, tokensPruned, durationMs: Int
+        let alertsFailed: [String: Int]
+        let error: String?
+
+        init(_ run: NotifyRunSummary) {
+            id = run.id
+            status = run.status.rawValue
+            dryRun = run.dryRun
+            startedAt = run.startedAt
+            finishedAt = run.finishedAt
+            boxes = run.boxes
+            forecastsCached = run.forecastsCached
+            forecastsFetched = run.forecastsFetched
+            boxesFailed = run.boxesFailed
+            boxesLeftOut = run.boxesLeftOut
+            forecastRequests = run.forecastRequests
+            weightUsed = run.weightUsed
+            verdicts = run.verdicts
+            alertsPlanned = run.alertsPlanned
+            alertsCarriedOver = run.alertsCarriedOver
+            alertsDelivered = run.alertsDelivered
+            tokensPruned = run.tokensPruned
+            durationMs = run.durationMilliseconds
+            alertsFailed = Dictionary(uniqueKeysWithValues: DeliveryFailureClass.allCases.map { ($0.rawValue, run.failed[$0] ?? 0) })
+            error = run.error
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, status, boxes, verdicts, error
+            case dryRun = "dry_run"
+            case startedAt = "started_at"
+            case finishedAt = "finished_at"
+            case forecastsCached = "forecasts_cached"
+            case forecastsFetched = "forecasts_fetched"
+            case boxesFailed = "boxes_failed"
+            case boxesLeftOut = "boxes_left_out"
+            case forecastRequests = "forecast_requests"
+            case weightUsed = "weight_used"
+            case alertsPlanned = "alerts_planned"
+            case alertsCarriedOver = "alerts_carried_over"
+            case alertsDelivered = "alerts_delivered"
+            case alertsFailed = "alerts_failed"
+            case tokensPruned = "tokens_pruned"
+            case durationMs = "duration_ms"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(status, forKey: .status)
+            try c.encode(dryRun, forKey: .dryRun)
+            try c.encode(startedAt, forKey: .startedAt)
+            try c.encode(finishedAt, forKey: .finishedAt)
+            try c.encode(boxes, forKey: .boxes)
+            try c.encode(forecastsCached, forKey: .forecastsCached)
+            try c.encode(forecastsFetched, forKey: .forecastsFetched)
+            try c.encode(boxesFailed, forKey: .boxesFailed)
+            try c.encode(boxesLeftOut, forKey: .boxesLeftOut)
+            try c.encode(forecastRequests, forKey: .forecastRequests)
+            try c.encode(weightUsed, forKey: .weightUsed)
+            try c.encode(verdicts, forKey: .verdicts)
+            try c.encode(alertsPlanned, forKey: .alertsPlanned)
+            try c.encode(alertsCarriedOver, forKey: .alertsCarriedOver)
+            try c.encode(alertsDelivered, forKey: .alertsDelivered)
+            try c.encode(alertsFailed, forKey: .alertsFailed)
+            try c.encode(tokensPruned, forKey: .tokensPruned)
+            try c.encode(durationMs, forKey: .durationMs)
+            try c.encode(error, forKey: .error)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import FrostboxCore
+import Synchronization
+
+/// A `SubscriptionStore` in memory, with the same rules as the SQLite one (the contract suite
+/// runs both): idempotent registration that keeps facts a client did not resend, duplicates
+/// to 1e-6° returned instead of added, a per-device limit, ids in creation order, and device
+/// deletion taking its subscriptions with it.
+public final class InMemorySubscriptionStore: SubscriptionStore {
+    struct State: Sendable {
+        var devices: [DeviceToken: Device] = [:]
+        var subscriptions: [Subscription] = []
+        var nextID: Int64 = 1
+    }
+
+    private let state = Mutex(State())
+    /// Most subscriptions one device may hold; `subscribe` beyond it throws `StoreLimitError`.
+    public let maximumSubscriptionsPerDevice: Int
+
+    public init(maximumSubscriptionsPerDevice: Int = 50) {
+        self.maximumSubscriptionsPerDevice = maximumSubscriptionsPerDevice
+    }
+
+    /// How many devices are stored (for tests checking that a refused request changed nothing).
+    public var deviceCount: Int { state.withLock { $0.devices.count } }
+
+    /// How many subscriptions are stored, over all devices.
+    public var subscriptionCount: Int { state.withLock { $0.subscriptions.count } }
+
+    @discardableResult
+    public func register(_ registration: DeviceRegistration, at now: Int64) async throws -> Bool {
+        state.withLock { state in
+            guard var device = state.devices[registration.token] else {
+                state.devices[registration.token] = Self.newDevice(registration, at: now)
+                return true
+            }
+            device.registeredAt = now
+            device.topic = registration.topic ?? device.topic
+            device.environment = registration.environment ?? device.environment
+            device.locale = registration.locale ?? device.locale
+            state.devices[registration.token] = device
+            return false
+        }
+    }
+
+    public func device(_ token: DeviceToken) async throws -> Device? {
+        state.withLock { $0.devices[token] }
+    }
+
+    public func subscribe(_ token: DeviceToken, to new: NewSubscription, at now: Int64) async throws -> SubscriptionChange {
+        let limit = maximumSubscriptionsPerDevice
+        return try state.withLock { state throws(StoreLimitError) -> SubscriptionChange in
+            if state.devices[token] == nil {
+                state.devices[token] = Self.newDevice(DeviceRegistration(token: token), at: now)
+            }
+            if let existing = state.subscriptions.first(where: { Self.matches($0, token, new.coordinate, new.name) }) {
+                return SubscriptionChange(subscription: existing, created: false)
+            }
+            guard state.subscriptions.count(where: { $0.token == token }) < limit else {
+                throw StoreLimitError("a device may hold at most \(limit) subscriptions")
+            }
+            let subscription = Subscription(
+                id: state.nextID, token: token, coordinate: new.coordinate, name: new.name, unit: new.unit, createdAt: now,
+                settings: new.settings)
+            state.nextID += 1
+            state.subscriptions.append(subscription)
+            return SubscriptionChange(subscription: subscription, created: true)
+        }
+    }
+
+    @discardableResult
+    public func unsubscribe(_ token: DeviceToken, at coordinate: Coordinate, named name: PlaceName) async throws -> Int {
+        state.withLock { state in
+            let before = state.subscriptions.count
+            state.subscriptions.removeAll { Self.matches($0, token, coordinate, name) }
+            return before - state.subscriptions.count
+        }
+    }
+
+    @discardableResult
+    public func unsubscribe(_ token: DeviceToken, id: Int64) async throws -> Bool {
+        state.withLock { state in
+            guard let index = state.subscriptions.firstIndex(where: { $0.id == id && $0.token == token }) else { return false }
+            state.subscriptions.remove(at: index)
+            return true
+        }
+    }
+
+    public func subscriptions(of token: DeviceToken) async throws -> [Subscription] {
+        state.withLock { state in state.subscriptions.filter { $0.token == token } }
+    }
+
+    @discardableResult
+    public func deleteDevice(_ token: DeviceToken) async throws -> Bool {
+        state.withLock { state in
+            guard state.devices.removeValue(forKey: token) != nil else { return false }
+            state.subscriptions.removeAll { $0.token == token }
+            return true
+        }
+    }
+
+    static func newDevice(_ registration: DeviceRegistration, at now: Int64) -> Device {
+        Device(
+            token: registration.token, topic: registration.topic, environment: registration.environment,
+            locale: registration.locale, createdAt: now, registeredAt: now)
+    }
+
+    /// The SQLite store's match: same device and name, each axis within 1e-6° (plain
+    /// differences, as its SQL compares them).
+    static func matches(_ subscription: Subscription, _ token: DeviceToken, _ coordinate: Coordinate, _ name: PlaceName) -> Bool {
+        subscription.token == token && subscription.name == name
+            && abs(subscription.coordinate.latitude - coordinate.latitude) <= 1e-6
+            && abs(subscription.coordinate.longitude - coordinate.longitude) <= 1e-6
+    }
+}

@@ -1,0 +1,141 @@
+import FrostboxCore
+import Foundation
+import GRDB
+
+/// Writes outbox entries within one write transaction: statements prepared once, the device
+/// id found by the insert itself, the payload JSON written once per distinct push.
+struct OutboxWriter {
+    /// The parts of a push that many devices share: stored once in `outbox_push`.
+    private struct Push: Hashable {
+        var collapseID: String?
+        var pushType: PushType
+        var priority: PushPriority
+        var expiration: Int64?
+        var payload: PushPayload
+    }
+
+    private let db: Database
+    private let addPush: RawStatement
+    private let addEntry: RawStatement
+    private var pushes: [Push: Int64] = [:]
+
+    init(_ db: Database) throws {
+        self.db = db
+        addPush = try RawStatement(
+            db, sql: "INSERT INTO outbox_push (collapse_id, push_type, priority, expiration, payload) VALUES (?, ?, ?, ?, ?)")
+        addEntry = try RawStatement(
+            db,
+            sql: """
+                INSERT INTO outbox (device_id, box, night, level, kind, push_id, apns_id, topic, environment,
+                    status, attempts, created_at, expires_at, run_id)
+                SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, ?11, ?12, ?13 FROM device WHERE token = ?1
+                ON CONFLICT (device_id, box, night, level) DO NOTHING
+                """)
+    }
+
+    /// Stores `entry`; its id, or nil when its device is gone or its (device, event) is already
+    /// there (the device's id is looked up by the insert: one statement per entry).
+    mutating func insert(_ entry: OutboxEntry, runID: Int64?) throws -> Int64? {
+        let n = entry.notification
+        let pushID = try self.pushID(
+            Push(collapseID: n.collapseID, pushType: n.pushType, priority: n.priority, expiration: n.expiration, payload: n.payload))
+        let event = entry.event
+        addEntry.bind(1, entry.token.hex)
+        addEntry.bind(2, event.box.key)
+        addEntry.bind(3, Int64(event.night.compactNumber))
+        addEntry.bind(4, Int64(event.level.rawValue))
+        addEntry.bind(5, entry.kind.rawValue)
+        addEntry.bind(6, pushID)
+        // The planned id is derived from the key; only another one (moved rows, tests) is stored.
+        bind(addEntry, 7, n.apnsID == event.apnsID(for: entry.token) ? nil : n.apnsID)
+        bind(addEntry, 8, n.topic)
+        bind(addEntry, 9, n.environment?.rawValue)
+        addEntry.bind(10, Int64(entry.attempts))
+        addEntry.bind(11, entry.createdAt)
+        addEntry.bind(12, n.expiration ?? (entry.createdAt + 86_400))
+        addEntry.bind(13, runID)
+        try addEntry.execute()
+        guard db.changesCount > 0 else { return nil }
+        return db.lastInsertedRowID
+    }
+
+    private mutating func pushID(_ push: Push) throws -> Int64 {
+        if let id = pushes[push] { return id }
+        bind(addPush, 1, push.collapseID)
+        addPush.bind(2, push.pushType.rawValue)
+        addPush.bind(3, Int64(push.priority.rawValue))
+        addPush.bind(4, push.expiration)
+        addPush.bind(5, push.payload.outboxJSON)
+        try addPush.execute()
+        let id = db.lastInsertedRowID
+        pushes[push] = id
+        return id
+    }
+
+    private func bind(_ statement: RawStatement, _ index: Int32, _ value: String?) {
+        if let value { statement.bind(index, value) } else { statement.bind(index, nil as Int64?) }
+    }
+}
+
+/// Reads outbox entries back as the exact pushes that were planned.
+enum OutboxReader {
+    /// Pending entries with `after < id <= through`, by id, at most `limit`; each distinct
+    /// push of the page is decoded once.
+    static func pending(_ db: Database, after: Int64, through: Int64, limit: Int) throws -> [OutboxEntry] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
+                       o.attempts, o.created_at
+                FROM outbox AS o JOIN device AS d ON d.id = o.device_id
+                WHERE o.status = 'pending' AND o.id > ? AND o.id <= ?
+                ORDER BY o.id LIMIT ?
+                """,
+            arguments: [after, through, limit])
+        let pushIDs = Set(rows.map { $0[6] as Int64 })
+        var pushes: [Int64: (collapseID: String?, pushType: PushType, priority: PushPriority, expiration: Int64?, payload: PushPayload)] = [:]
+        if !pushIDs.isEmpty {
+            let pushRows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT id, collapse_id, push_type, priority, expiration, payload FROM outbox_push
+                    WHERE id IN (\(GRDBNotifierStore.placeholders(pushIDs.count)))
+                    """,
+                arguments: StatementArguments(Array(pushIDs)))
+            while let row = try pushRows.next() {
+                let id: Int64 = row[0]
+                guard let pushType = PushType(rawValue: row[2]), let priority = PushPriority(rawValue: row[3]) else {
+                    throw DatabaseError(message: "outbox push \(id) holds values this version cannot read")
+                }
+                let payload = try decoder.decode(PushPayload.self, from: Data((row[5] as String).utf8))
+                pushes[id] = (row[1], pushType, priority, row[4], payload)
+            }
+        }
+        return try rows.map { row in
+            let id: Int64 = row[0]
+            guard let box = GeoBox(key: row[2]), let night = LocalDate(compactNumber: row[3]),
+                let level = FrostLevel(rawValue: row[4]), let kind = AlertKind(rawValue: row[5]),
+                let push = pushes[row[6]]
+            else { throw DatabaseError(message: "outbox row \(id) holds values this version cannot read") }
+            let token = DeviceToken(trustedHex: row[1])
+            let event = FrostEvent(box: box, night: night, level: level)
+            let environment: String? = row[9]
+            let notification = PushNotification(
+                token: token, topic: row[8], environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
+                apnsID: row[7] ?? event.apnsID(for: token), collapseID: push.collapseID, pushType: push.pushType,
+                priority: push.priority, expiration: push.expiration, payload: push.payload)
+            return OutboxEntry(id: id, event: event, kind: kind, notification: notification, attempts: row[10], createdAt: row[11])
+        }
+    }
+
+    static let decoder = JSONDecoder()
+}
+
+extension LocalDate {
+    /// The date of a `yyyymmdd` number (`compactNumber`), as the outbox stores nights.
+    init?(compactNumber: Int) {
+        let year = compactNumber / 10_000, month = compactNumber / 100 % 100, day = compactNumber % 100
+        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import FrostboxCore
+import NIOCore
+import Testing
+
+@testable import FrostboxAPNs
+
+@Suite("APNs payload encoding, once per distinct payload")
+struct APNsPayloadEncoderTests {
+    private func payload(_ body: String) -> PushPayload {
+        PushPayload(aps: APSPayload(alert: .init(title: "Frost", body: body), sound: "default"))
+    }
+
+    @Test("equal payloads share one encoding; the bytes are the sorted-key JSON")
+    func sharedEncoding() throws {
+        let encoder = APNsPayloadEncoder()
+        let first = try #require(encoder.encode(payload("−3 °C")))
+        let second = try #require(encoder.encode(payload("−3 °C")))
+        #expect(first == second)
+        #expect(encoder.count == 1)
+        let json = JSONEncoder()
+        json.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(Array(first.readableBytesView) == Array(try json.encode(payload("−3 °C"))))
+        _ = encoder.encode(payload("−5 °C"))
+        #expect(encoder.count == 2)
+    }
+
+    @Test("the cache is bounded: it starts over when full")
+    func bounded() {
+        let encoder = APNsPayloadEncoder(capacity: 3)
+        for index in 0..<3 { _ = encoder.encode(payload("\(index)")) }
+        #expect(encoder.count == 3)
+        _ = encoder.encode(payload("3"))
+        #expect(encoder.count == 1)
+    }
+
+    @Test("requests built from pushes with one payload carry the same bytes")
+    func requestsShareBytes() throws {
+        let encoder = APNsPayloadEncoder()
+        let one = alert(to: token("a1", 1))
+        let two = alert(to: token("a1", 2))
+        let first = try APNsRequest.make(one, topic: APNsHarness.bundleID, payloads: encoder).get()
+        let second = try APNsRequest.make(two, topic: APNsHarness.bundleID, payloads: encoder).get()
+        #expect(first.body == second.body)
+        #expect(encoder.count == 1)
+        #expect(first.fields.first(name: "apns-id") == one.apnsID)
+        #expect(first.path == "/3/device/" + one.token.hex)
+    }
+}
