@@ -103,11 +103,15 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
     /// Alerts waiting in the outbox, and the failure classes of the listed runs' sends.
     public struct Outbox: Sendable, Encodable, Equatable {
         public var pending: Int
+        /// Pending entries by the class of their last failed send (`temporary`, `auth`), or
+        /// `not-sent-yet`.
+        public var pendingByClass: [String: Int]
         /// Failed sends by class over the runs listed in the summary.
         public var recentFailuresByClass: [String: Int]
 
-        public init(pending: Int, runs: [NotifyRunSummary]) {
+        public init(pending: Int, pendingByClass: [String: Int] = [:], runs: [NotifyRunSummary]) {
             self.pending = pending
+            self.pendingByClass = pendingByClass
             var classes = Dictionary(uniqueKeysWithValues: DeliveryFailureClass.allCases.map { ($0.rawValue, 0) })
             for run in runs {
                 for (failure, count) in run.failed { classes[failure.rawValue, default: 0] += count }

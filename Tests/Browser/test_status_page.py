@@ -21,6 +21,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -47,7 +48,9 @@ def server():
     assert binary.is_file(), f"{binary} is missing: build it first (swift build --product frostbox)"
     directory = Path(tempfile.mkdtemp(prefix="frostbox-browser-"))
     database = directory / "frostbox.sqlite"
-    environment = dict(os.environ)
+    # The server sees only the settings below: any other FROSTBOX_ variable (this test's own
+    # FROSTBOX_BIN included) would be refused as unknown configuration.
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("FROSTBOX_")}
     environment.update({
         "FROSTBOX_DB": str(database),
         "FROSTBOX_ADMIN_TOKEN": TOKEN,
@@ -138,10 +141,18 @@ def test_world_view_counts_every_seeded_box(browser, server):
     for kind in server["classes"].values():
         expected[kind] += 1
     assert data["classes"] == expected
-    legend = {li.get_attribute("data-class"): li.text for li in browser.find_elements(By.CSS_SELECTOR, "#legend li")}
+    # One read in the page (a refresh may redraw the legend between two driver calls).
+    legend = browser.execute_script(
+        "const r = {}; document.querySelectorAll('#legend li').forEach(li => { r[li.dataset.class] = li.innerText.split(/\\s+/).join(' ').trim(); }); return r;")
     for kind, count in expected.items():
         assert legend[kind] == f"{LABELS[kind]} {count:,}"
-    assert len(browser.execute_script("return window.frostboxStatus.items")) >= len(data["cells"])
+    # Every cell whose centre is on the canvas is drawn (and can be hovered), read in one go.
+    inside, drawn = browser.execute_script(
+        "const s = window.frostboxStatus, c = document.getElementById('map'), w = c.clientWidth, h = c.clientHeight;"
+        "const inside = s.boxes.cells.filter(cell => { const p = s.project(cell.lon, cell.lat);"
+        " return p.x >= 0 && p.x <= w && p.y >= 0 && p.y <= h; }).length;"
+        "return [inside, s.items.length];")
+    assert inside > 0 and drawn >= inside, (inside, drawn)
 
 
 @pytest.mark.parametrize("name, lat, lon, kind", seed.KNOWN)
@@ -179,28 +190,60 @@ def test_zoomed_box_has_its_colour_and_details(browser, server, name, lat, lon, 
     ActionChains(browser).move_by_offset(5, size["height"] // 3).perform()
 
 
+def chart_bars(driver, kind):
+    """The runs chart's bars of one kind as {run id: value}, read in one go in the page."""
+    return {int(k): int(v) for k, v in driver.execute_script(
+        "const r = {}; document.querySelectorAll('#runs-chart rect.' + arguments[0]).forEach(b => { r[b.dataset.run] = b.dataset.value; }); return r;",
+        kind).items()}
+
+
+def retrying(action, attempts=5):
+    """Runs `action` again when the page redrew what it was looking at (a 10 s refresh)."""
+    for attempt in range(attempts):
+        try:
+            return action()
+        except StaleElementReferenceException:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.2)
+
+
 def test_runs_chart_and_panels_show_the_seeded_runs(browser, server):
     runs = server["runs"]
     for kind in ("planned", "delivered", "failed"):
-        bars = browser.find_elements(By.CSS_SELECTOR, f"#runs-chart rect.{kind}")
-        assert {int(b.get_attribute("data-run")): int(b.get_attribute("data-value")) for b in bars} == {r["id"]: r[kind] for r in runs}
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#runs-chart circle.duration-dot")) == len(runs)
+        assert chart_bars(browser, kind) == {r["id"]: r[kind] for r in runs}
+    assert browser.execute_script("return document.querySelectorAll('#runs-chart circle.duration-dot').length") == len(runs)
     latest = runs[-1]
-    hit = browser.find_element(By.CSS_SELECTOR, f"#runs-chart rect.hit[data-run='{latest['id']}']")
-    ActionChains(browser).move_to_element(hit).perform()
-    tip = browser.find_element(By.ID, "runs-tooltip")
-    WebDriverWait(browser, 10).until(lambda d: tip.is_displayed())
-    assert f"Run #{latest['id']}" in tip.text
-    assert f"Planned {latest['planned']:,} · delivered {latest['delivered']:,} · failed {latest['failed']}" in tip.text
-    rows = browser.find_elements(By.CSS_SELECTOR, "#runs-table tbody tr")
-    assert rows[0].get_attribute("data-run") == str(latest["id"])
-    assert "failed" in browser.find_element(By.CSS_SELECTOR, f"#runs-table tr[data-run='{runs[8]['id']}']").text
-    quota = {b.get_attribute("data-window"): b.text for b in browser.find_elements(By.CSS_SELECTOR, "#quota .bar")}
+
+    def hover_latest():
+        hit = browser.find_element(By.CSS_SELECTOR, f"#runs-chart rect.hit[data-run='{latest['id']}']")
+        ActionChains(browser).move_to_element(hit).perform()
+        tip = browser.find_element(By.ID, "runs-tooltip")
+        WebDriverWait(browser, 10).until(lambda d: tip.is_displayed() and f"Run #{latest['id']}" in tip.text)
+        return tip.text
+
+    text = retrying(hover_latest)
+    assert f"Run #{latest['id']}" in text
+    assert f"Planned {latest['planned']:,} · delivered {latest['delivered']:,} · failed {latest['failed']}" in text
+    first_row, failed_row = browser.execute_script(
+        "return [document.querySelector('#runs-table tbody tr').dataset.run,"
+        " document.querySelector(`#runs-table tr[data-run='${arguments[0]}']`).innerText];", runs[8]["id"])
+    assert first_row == str(latest["id"])
+    assert "failed" in failed_row
+    quota = browser.execute_script(
+        "const r = {}; document.querySelectorAll('#quota .bar').forEach(b => { r[b.dataset.window] = b.innerText; }); return r;")
     assert "/ 600" in quota["minute"] and "1,020 / 5,000" in quota["hour"] and "4,020 / 10,000" in quota["day"]
-    places = browser.find_element(By.ID, "places").text
+    places = browser.execute_script("return document.getElementById('places').innerText")
     assert re.search(r"Places stored\s+[1-9]", places), places
-    counts = browser.find_element(By.ID, "counts").text
+    counts = browser.execute_script("return document.getElementById('counts').innerText")
     assert f"{SUBSCRIPTIONS:,} subscriptions" in counts
+    outbox = " ".join(browser.execute_script("return document.getElementById('outbox').innerText").split())
+    pending = len(seed.PENDING_CLASSES)
+    assert f"Pending {pending}" in outbox, outbox
+    assert "Pending (not sent yet) 7" in outbox and "Pending (temporary) 5" in outbox and "Pending (auth) 3" in outbox, outbox
+    statuses = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#runs-table tbody td[class^=status-]')).map(td => td.className);")
+    assert "status-degraded" in statuses and "status-failed" in statuses, statuses
 
 
 def test_refreshes_without_reloading(browser, server):

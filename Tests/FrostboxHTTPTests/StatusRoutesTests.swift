@@ -70,7 +70,8 @@ struct StatusRoutesTests {
         #expect(!off.api.registry.routes.contains { $0.path.hasPrefix("/status") || $0.path.hasPrefix("/admin") })
         try await off.test { client in
             for path in ["/status", "/status/status.js", "/status/favicon.svg", "/admin/status/summary", "/admin/status/boxes"] {
-                #expect(try await client.send(.get, path, headers: Self.basic("admin", Self.secret)).status == .notFound, "\(path)")
+                let response = try await client.send(.get, path, headers: Self.basic("admin", Self.secret))
+                #expect(response.status == .notFound, "\(path)")
             }
         }
     }

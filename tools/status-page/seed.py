@@ -144,7 +144,8 @@ def seed(path, subscriptions=20000, now=None):
             planned = 200 + (i * 137) % 900
             failed_temporary, failed_invalid = (i * 7) % 23, (i * 3) % 11
             delivered = planned - failed_temporary - failed_invalid
-            status = "failed" if i == 8 else "completed"
+            # As the notifier decides: a run with failed pushes is degraded, one that broke off failed.
+            status = "failed" if i == 8 else ("degraded" if failed_temporary + failed_invalid else "completed")
             duration = 20000 + (i * 4111) % 40000
             cursor = database.execute(
                 """INSERT INTO notify_run (started_at, finished_at, status, boxes, forecasts_cached, forecasts_fetched, forecast_requests,
@@ -154,11 +155,25 @@ def seed(path, subscriptions=20000, now=None):
                  len(boxes) / 2000, len(boxes), planned, delivered, failed_temporary, failed_invalid, duration,
                  "forecast source answered 502" if status == "failed" else None))
             runs.append({"id": cursor.lastrowid, "planned": planned, "delivered": delivered, "failed": failed_temporary + failed_invalid, "duration_ms": duration})
+        # Pending outbox entries, as a run interrupted by 503s and refused credentials leaves
+        # them: one shared push, entries by the class of their last failed send.
+        push = database.execute(
+            "INSERT INTO outbox_push (push_type, priority, expiration, payload) VALUES ('alert', 10, ?, '{\"aps\":{}}')",
+            (now + 43200,)).lastrowid
+        for index, failure in enumerate(PENDING_CLASSES):
+            database.execute(
+                """INSERT INTO outbox (device_id, box, night, level, kind, push_id, status, attempts, created_at, expires_at, failure_class)
+                   SELECT id, 1, 20261124, 2, 'frost', ?, 'pending', ?, ?, ?, ? FROM device ORDER BY id LIMIT 1 OFFSET ?""",
+                (push, 0 if failure is None else 1, now - 600, now + 43200, failure, index))
         database.executemany(
             "INSERT INTO quota_charge (at, weight, locations, settled) VALUES (?, ?, ?, 1)",
             [(now - 20, 120.0, 1000), (now - 1800, 900.0, 1000), (now - 30000, 3000.0, 1000)])
     database.close()
     return {key: kind for key, (_, _, kind) in boxes.items()}, runs
+
+
+# Pending outbox entries seeded, by the class of their last failed send (None: not sent yet).
+PENDING_CLASSES = [None] * 7 + ["temporary"] * 5 + ["auth"] * 3
 
 
 if __name__ == "__main__":

@@ -389,6 +389,7 @@
     renderQuota(summary.quota);
     list($("#outbox"), [
       ["Pending", number(summary.outbox.pending)],
+      ...Object.entries(summary.outbox.pending_by_class || {}).sort().map(([k, v]) => [`Pending (${k.replace(/-/g, " ")})`, number(v)]),
       ...Object.entries(summary.outbox.recent_failures_by_class).sort().map(([k, v]) => [`Failed (${k}), listed runs`, number(v)]),
     ]);
     const apns = summary.apns;
