@@ -101,7 +101,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             // docs/openapi.yaml (symlinked), compiled in so that the binary serves its own API description.
-            resources: [.embedInCode("openapi.yaml")]
+            resources: [
+                .embedInCode("openapi.yaml"),
+                // The status page (GET /status): plain files, served from the binary.
+                .embedInCode("StatusPage/status.html"), .embedInCode("StatusPage/status.css"),
+                .embedInCode("StatusPage/status.js"), .embedInCode("StatusPage/favicon.svg"),
+                .embedInCode("StatusPage/land.json"),
+            ]
         ),
 
         // MARK: Application

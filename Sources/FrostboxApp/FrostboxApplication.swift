@@ -33,12 +33,15 @@ public enum FrostboxApplication {
         /// The APNs router over the configured apps (or the log-only sink) behind `push`; owns
         /// the APNs connections, closed by `shutdown()`.
         public let pushComponents: PushComponents
+        /// The configured rule preset without per-subscription overrides: the status map's verdicts.
+        public let alertRule: FrostRule
 
         public init(config: FrostboxConfig, logger: Logger) throws {
             database = try FrostboxDatabase(path: config.databasePath, logger: logger)
             subscriptions = GRDBSubscriptionStore(
                 database: database, maximumSubscriptionsPerDevice: config.maximumSubscriptionsPerDevice)
             clock = { Int64(Date().timeIntervalSince1970) }
+            alertRule = FrostRule.presets[config.alertRule] ?? .default
             places = GRDBPlaceIndex(database: database)
             operations = OperationsComponents(config: config)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
@@ -68,7 +71,7 @@ public enum FrostboxApplication {
             ready: { (try? await database.isMigrated()) ?? false }
         ) + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
             stats: adminStats(database: database, runs: { try await components.notifier.store.recentRuns(limit: 10) }),
-            notify: components.notifier.trigger, pushSender: components.push)),
+            notify: components.notifier.trigger, pushSender: components.push)) + statusRoutes(components),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))
     }

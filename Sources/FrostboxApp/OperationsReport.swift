@@ -21,6 +21,8 @@ public final class OperationsReport: Sendable {
         public var inFlight = 0
         /// Sum of the times to a confirmation, nanoseconds.
         public var confirmNanoseconds: Int64 = 0
+        /// Answers by outcome class (`delivered`, `temporary`, `invalid-token`…), for the status page.
+        public var outcomes: [String: Int] = [:]
 
         /// Mean time from sending to APNs' confirmation, milliseconds (0 before any).
         public var averageConfirmMilliseconds: Double {
@@ -44,6 +46,7 @@ public final class OperationsReport: Sendable {
     public func pushFinished(_ outcome: PushOutcome, after elapsed: Duration) {
         state.withLock {
             $0.inFlight -= 1
+            $0.outcomes[outcome.failureClass, default: 0] += 1
             if case .delivered = outcome {
                 $0.confirmed += 1
                 $0.confirmNanoseconds += elapsed.inNanoseconds

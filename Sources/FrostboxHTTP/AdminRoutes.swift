@@ -5,7 +5,8 @@ import Hummingbird
 import Logging
 
 /// The operator API under `/admin`, registered only when an admin token is configured. Every
-/// request needs `Authorization: Bearer <token>`, compared in constant time; anything else is a
+/// request needs `Authorization: Bearer <token>` (or HTTP Basic with the token as password, so
+/// that the status page works from a browser), compared in constant time; anything else is a
 /// 401 JSON error.
 public struct AdminRoutes: Sendable {
     /// What a manual notify request led to.
@@ -79,18 +80,9 @@ public struct AdminRoutes: Sendable {
         }
     }
 
-    /// Throws a 401 unless the request carries the admin bearer token.
+    /// Throws a 401 unless the request carries the admin token (see `AdminAuthorization`).
     func authorize(_ request: Request, _ context: FrostboxRequestContext) throws {
-        let header = request.headers[.authorization] ?? ""
-        let prefix = "bearer "
-        let presented = header.lowercased().hasPrefix(prefix) ? String(header.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) : ""
-        guard token.matches(presented) else {
-            context.logger.warning(
-                "admin request refused", metadata: ["path": "\(request.uri.path)", "credentials": "\(header.isEmpty ? "none" : "wrong")"])
-            var headers = HTTPFields()
-            headers[.wwwAuthenticate] = #"Bearer realm="frostbox-admin""#
-            throw APIError(.unauthorized, code: "unauthorized", "a valid admin bearer token is required", headers: headers)
-        }
+        try AdminAuthorization(token: token).check(request, context)
     }
 }
 

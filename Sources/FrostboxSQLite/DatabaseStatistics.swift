@@ -26,6 +26,20 @@ extension FrostboxDatabase {
         try await pool.read { db in try Self.statistics(db) }
     }
 
+    /// Pending outbox entries by why they are still pending: the class of their last failed
+    /// send (`temporary`, `auth`), or `not-sent-yet`.
+    public func outboxPendingByClass() async throws -> [String: Int] {
+        try await pool.read { db in
+            guard try db.tableExists("outbox") else { return [:] }
+            var result: [String: Int] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT coalesce(failure_class, 'not-sent-yet'), count(*) FROM outbox WHERE status = 'pending' GROUP BY 1")
+            while let row = try rows.next() { result[row[0]] = row[1] }
+            return result
+        }
+    }
+
     /// Alerts waiting in the outbox (the report's queue length).
     public func outboxPending() async throws -> Int {
         try await pool.read { db in

@@ -1,0 +1,525 @@
+// Frostbox status page: reads /admin/status/summary and /admin/status/boxes every 10 s and
+// draws the box map (canvas, Web Mercator, pan and zoom), the runs chart (SVG) and the
+// health panels. No library, no build step.
+"use strict";
+
+(() => {
+  const REFRESH_MS = 10000;
+  const MAX_LAT = 85.0511;
+  const CLASSES = ["none", "frost-risk", "freeze", "hard-freeze", "no-forecast", "fetch-failing"];
+  const LABELS = {
+    "none": "No frost", "frost-risk": "Frost risk", "freeze": "Freeze", "hard-freeze": "Hard freeze",
+    "no-forecast": "No forecast yet", "fetch-failing": "Fetch failing",
+  };
+  const SEVERITY = { "none": 0, "no-forecast": 1, "fetch-failing": 2, "frost-risk": 3, "freeze": 4, "hard-freeze": 5 };
+  const style = getComputedStyle(document.documentElement);
+  const COLOURS = Object.fromEntries(CLASSES.map((c) => [c, style.getPropertyValue("--c-" + c).trim()]));
+  const SEA = style.getPropertyValue("--sea").trim();
+  const LAND = style.getPropertyValue("--land").trim();
+  const COAST = style.getPropertyValue("--coast").trim();
+
+  const $ = (selector) => document.querySelector(selector);
+  const canvas = $("#map");
+  const context = canvas.getContext("2d");
+  const tooltip = $("#tooltip");
+
+  const state = {
+    view: { lon: 10, lat: 25, zoom: 0 },
+    land: [],
+    boxes: null,
+    summary: null,
+    items: [],
+    pinned: null,
+    boxRequest: 0,
+    boxLoads: 0,
+    summaryLoads: 0,
+  };
+
+  // MARK: formatting
+
+  const escapeHTML = (text) => String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const number = (value) => (value === null || value === undefined ? "–" : Number(value).toLocaleString("en"));
+  const degrees = (value, positive, negative) => `${Math.abs(value).toFixed(2)}° ${value >= 0 ? positive : negative}`;
+  function duration(ms) {
+    if (ms < 1000) return `${ms} ms`;
+    if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`;
+    return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
+  }
+  function age(seconds) {
+    if (seconds === null || seconds === undefined) return "none yet";
+    if (seconds < 90) return `${seconds} s`;
+    if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+    if (seconds < 172800) return `${(seconds / 3600).toFixed(1)} h`;
+    return `${Math.round(seconds / 86400)} days`;
+  }
+  const time = (iso) => (iso ? new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC" : "–");
+
+  function showProblem(text) {
+    const box = $("#problem");
+    box.textContent = text || "";
+    box.hidden = !text;
+  }
+
+  async function getJSON(url) {
+    // Built on the origin, so that a page opened as http://user:token@host/status still fetches.
+    const response = await fetch(new URL(url, window.location.origin), { credentials: "same-origin", cache: "no-store" });
+    if (response.status === 401) throw new Error("The admin token was refused (401): reload the page to log in again.");
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+    return response.json();
+  }
+
+  // MARK: projection (Web Mercator; the world is 256 × 2^zoom CSS pixels wide)
+
+  const size = () => ({ width: canvas.clientWidth, height: canvas.clientHeight });
+  const worldWidth = () => 256 * Math.pow(2, state.view.zoom);
+  const clampLat = (lat) => Math.max(-MAX_LAT, Math.min(MAX_LAT, lat));
+  const mercatorX = (lon) => (lon + 180) / 360;
+  function mercatorY(lat) {
+    const s = Math.sin((clampLat(lat) * Math.PI) / 180);
+    return 0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI);
+  }
+  const inverseY = (y) => (Math.atan(Math.sinh((0.5 - y) * 2 * Math.PI)) * 180) / Math.PI;
+
+  /// Canvas position of a point, without wrapping (add multiples of worldWidth for copies).
+  function project(lon, lat) {
+    const { width, height } = size();
+    const world = worldWidth();
+    return {
+      x: (mercatorX(lon) - mercatorX(state.view.lon)) * world + width / 2,
+      y: (mercatorY(lat) - mercatorY(state.view.lat)) * world + height / 2,
+    };
+  }
+
+  function unproject(x, y) {
+    const { width, height } = size();
+    const world = worldWidth();
+    return {
+      lon: (mercatorX(state.view.lon) + (x - width / 2) / world) * 360 - 180,
+      lat: inverseY(mercatorY(state.view.lat) + (y - height / 2) / world),
+    };
+  }
+
+  /// The copies of x (one per world width) that fall within the canvas, with a margin.
+  function copies(x, margin) {
+    const world = worldWidth();
+    const { width } = size();
+    const result = [];
+    let first = x - Math.ceil((x + margin) / world) * world;
+    for (let at = first; at < width + margin; at += world) if (at > -margin) result.push(at);
+    return result;
+  }
+
+  function minimumZoom() {
+    return Math.max(0, Math.log2(Math.max(1, size().width) / 256));
+  }
+
+  function setView(lon, lat, zoom) {
+    const z = Math.max(minimumZoom(), Math.min(18, zoom));
+    let wrapped = ((((lon + 180) % 360) + 360) % 360) - 180;
+    state.view = { lon: wrapped, lat: Math.max(-80, Math.min(80, lat)), zoom: z };
+    draw();
+    scheduleBoxes();
+  }
+
+  // MARK: drawing
+
+  function resize() {
+    const ratio = window.devicePixelRatio || 1;
+    const { width, height } = size();
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    if (state.view.zoom < minimumZoom()) state.view.zoom = minimumZoom();
+    draw();
+  }
+
+  function drawLand() {
+    context.fillStyle = LAND;
+    context.strokeStyle = COAST;
+    context.lineWidth = 0.7;
+    const world = worldWidth();
+    const { width } = size();
+    for (const ring of state.land) {
+      const west = project(ring.west, 0).x, east = project(ring.east, 0).x;
+      for (const shift of [-world, 0, world]) {
+        if (east + shift < 0 || west + shift > width) continue;
+        context.beginPath();
+        for (let i = 0; i < ring.points.length; i += 2) {
+          const p = project(ring.points[i], ring.points[i + 1]);
+          if (i === 0) context.moveTo(p.x + shift, p.y);
+          else context.lineTo(p.x + shift, p.y);
+        }
+        context.closePath();
+        context.fill();
+        context.stroke();
+      }
+    }
+  }
+
+  /// Everything drawn as a marker, with its shape on the canvas, for hit tests.
+  function layoutItems() {
+    const items = [];
+    const data = state.boxes;
+    if (!data) return items;
+    if (data.mode === "boxes") {
+      for (const box of data.boxes) {
+        const a = project(box.lon - 0.025, Math.min(90, box.lat + 0.025));
+        const b = project(box.lon + 0.025, Math.max(-90, box.lat - 0.025));
+        const w = Math.max(5, b.x - a.x), h = Math.max(5, b.y - a.y);
+        const cx = (a.x + b.x) / 2, cy = (a.y + b.y) / 2;
+        for (const x of copies(cx, w)) items.push({ kind: "box", data: box, x, y: cy, w, h });
+      }
+    } else {
+      const cellPixels = (data.cell_degrees / 360) * worldWidth();
+      for (const cell of data.cells) {
+        const p = project(cell.lon, cell.lat);
+        const r = Math.max(3, Math.min(cellPixels * 0.7, 2.5 + 1.6 * Math.log2(1 + cell.boxes)));
+        for (const x of copies(p.x, r)) items.push({ kind: "cell", data: cell, x, y: p.y, r });
+      }
+    }
+    items.sort((a, b) => SEVERITY[a.data.class] - SEVERITY[b.data.class]);
+    return items;
+  }
+
+  function draw() {
+    const { width, height } = size();
+    context.fillStyle = SEA;
+    context.fillRect(0, 0, width, height);
+    drawLand();
+    state.items = layoutItems();
+    for (const item of state.items) {
+      context.fillStyle = COLOURS[item.data.class] || "#fff";
+      if (item.kind === "box") {
+        context.fillRect(item.x - item.w / 2, item.y - item.h / 2, item.w, item.h);
+      } else {
+        context.beginPath();
+        context.arc(item.x, item.y, item.r, 0, 2 * Math.PI);
+        context.fill();
+      }
+    }
+    if (state.pinned) showTooltip(state.pinned);
+  }
+
+  // MARK: hover and tap details
+
+  function hit(x, y) {
+    for (let i = state.items.length - 1; i >= 0; i--) {
+      const item = state.items[i];
+      if (item.kind === "box") {
+        if (Math.abs(x - item.x) <= item.w / 2 + 1 && Math.abs(y - item.y) <= item.h / 2 + 1) return item;
+      } else if (Math.hypot(x - item.x, y - item.y) <= item.r + 2) {
+        return item;
+      }
+    }
+    return null;
+  }
+
+  function nightLine(label, night) {
+    if (!night) return `${label}: no forecast`;
+    const minimum = night.minimum_c === null || night.minimum_c === undefined ? "–" : `${night.minimum_c.toFixed(1)} °C`;
+    return `${label} (${night.night}): <b>${escapeHTML(LABELS[night.level] || night.level)}</b>, min ${minimum}`;
+  }
+
+  function details(item) {
+    const d = item.data;
+    if (item.kind === "box") {
+      const lines = [
+        `<b>Box ${escapeHTML(d.box)}</b> · key ${d.key}`,
+        `Centre ${degrees(d.lat, "N", "S")}, ${degrees(d.lon, "E", "W")}`,
+        `Places: ${d.names.length ? escapeHTML(d.names.join(", ")) : "–"}`,
+        `Subscribers: ${number(d.subscribers)}`,
+        nightLine("Tonight", d.tonight),
+        nightLine("Tomorrow night", d.tomorrow),
+        `Forecast age: ${age(d.forecast_age_s)}`,
+        `Map: <span class="swatch" style="background:${COLOURS[d.class]}"></span> ${escapeHTML(LABELS[d.class])}`,
+      ];
+      if (d.fetch_failure) lines.push(`Fetch failing since ${time(d.failing_since)}: ${escapeHTML(d.fetch_failure)}`);
+      return lines.join("<br>");
+    }
+    const counts = CLASSES.filter((c) => d.classes[c]).map((c) => `<span class="swatch" style="background:${COLOURS[c]}"></span> ${escapeHTML(LABELS[c])}: ${number(d.classes[c])}`);
+    return [
+      `<b>${number(d.boxes)} box${d.boxes === 1 ? "" : "es"}</b> around ${degrees(d.lat, "N", "S")}, ${degrees(d.lon, "E", "W")}`,
+      `Subscribers: ${number(d.subscribers)}`,
+      ...counts,
+      "Zoom in for single boxes.",
+    ].join("<br>");
+  }
+
+  function showTooltip(item) {
+    tooltip.innerHTML = details(item);
+    tooltip.hidden = false;
+    const { width, height } = size();
+    const left = Math.min(item.x + 14, width - tooltip.offsetWidth - 6);
+    const top = Math.min(item.y + 14, height - tooltip.offsetHeight - 6);
+    tooltip.style.left = `${Math.max(6, left)}px`;
+    tooltip.style.top = `${Math.max(6, top)}px`;
+  }
+
+  function hideTooltip() {
+    if (!state.pinned) tooltip.hidden = true;
+  }
+
+  // MARK: pan and zoom
+
+  let drag = null;
+  canvas.addEventListener("pointerdown", (event) => {
+    canvas.setPointerCapture(event.pointerId);
+    drag = { x: event.offsetX, y: event.offsetY, view: { ...state.view }, moved: false };
+  });
+  canvas.addEventListener("pointermove", (event) => {
+    if (drag) {
+      const dx = event.offsetX - drag.x, dy = event.offsetY - drag.y;
+      if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+      if (drag.moved) {
+        canvas.classList.add("dragging");
+        const world = 256 * Math.pow(2, drag.view.zoom);
+        const lon = drag.view.lon - (dx / world) * 360;
+        const lat = inverseY(mercatorY(drag.view.lat) - dy / world);
+        state.pinned = null;
+        tooltip.hidden = true;
+        state.view = { lon: ((((lon + 180) % 360) + 360) % 360) - 180, lat: Math.max(-80, Math.min(80, lat)), zoom: drag.view.zoom };
+        draw();
+        return;
+      }
+    }
+    const item = hit(event.offsetX, event.offsetY);
+    if (item && !state.pinned) showTooltip(item);
+    else if (!item) hideTooltip();
+  });
+  canvas.addEventListener("pointerup", (event) => {
+    const tapped = drag && !drag.moved;
+    canvas.classList.remove("dragging");
+    drag = null;
+    if (tapped) {
+      const item = hit(event.offsetX, event.offsetY);
+      state.pinned = item;
+      if (item) showTooltip(item);
+      else tooltip.hidden = true;
+    } else {
+      scheduleBoxes();
+    }
+  });
+  canvas.addEventListener("pointerleave", () => hideTooltip());
+  canvas.addEventListener("wheel", (event) => {
+    event.preventDefault();
+    zoomAround(event.offsetX, event.offsetY, event.deltaY < 0 ? 0.5 : -0.5);
+  }, { passive: false });
+  canvas.addEventListener("dblclick", (event) => zoomAround(event.offsetX, event.offsetY, 1));
+
+  function zoomAround(x, y, delta) {
+    const before = unproject(x, y);
+    const zoom = Math.max(minimumZoom(), Math.min(18, state.view.zoom + delta));
+    state.view.zoom = zoom;
+    const after = unproject(x, y);
+    state.pinned = null;
+    tooltip.hidden = true;
+    setView(state.view.lon + before.lon - after.lon, inverseY(mercatorY(state.view.lat) + mercatorY(before.lat) - mercatorY(after.lat)), zoom);
+  }
+  const centre = () => ({ x: size().width / 2, y: size().height / 2 });
+  $("#zoom-in").addEventListener("click", () => zoomAround(centre().x, centre().y, 1));
+  $("#zoom-out").addEventListener("click", () => zoomAround(centre().x, centre().y, -1));
+  $("#zoom-reset").addEventListener("click", () => setView(10, 25, minimumZoom()));
+
+  // MARK: data
+
+  let boxTimer = null;
+  function scheduleBoxes() {
+    clearTimeout(boxTimer);
+    boxTimer = setTimeout(loadBoxes, 200);
+  }
+
+  function viewportQuery() {
+    const { width, height } = size();
+    const a = unproject(0, 0), b = unproject(width, height);
+    let west = a.lon, east = b.lon;
+    if (east - west >= 360) { west = -180; east = 180; }
+    const round = (v) => Math.round(v * 1000) / 1000;
+    const params = new URLSearchParams({
+      west: round(Math.max(-540, west)), east: round(Math.min(540, east)),
+      // Mercator stops short of the poles; boxes beyond are drawn on its edge, so ask for them.
+      south: b.lat <= -MAX_LAT + 0.01 ? -90 : round(Math.max(-90, b.lat)),
+      north: a.lat >= MAX_LAT - 0.01 ? 90 : round(Math.min(90, a.lat)),
+      zoom: Math.max(0, Math.min(20, Math.floor(state.view.zoom))),
+    });
+    return params.toString();
+  }
+
+  async function loadBoxes() {
+    const request = ++state.boxRequest;
+    try {
+      const data = await getJSON(`/admin/status/boxes?${viewportQuery()}`);
+      if (request !== state.boxRequest) return;
+      state.boxes = data;
+      state.boxLoads += 1;
+      renderLegend(data);
+      draw();
+      showProblem("");
+    } catch (error) {
+      showProblem(error.message);
+    }
+  }
+
+  function renderLegend(data) {
+    $("#legend").innerHTML = CLASSES.map((c) => `<li data-class="${c}"><span class="swatch" style="background:${COLOURS[c]}"></span>${escapeHTML(LABELS[c])} <b>${number(data.classes[c] || 0)}</b></li>`).join("");
+    const detail = data.mode === "boxes" ? "single 0.05° boxes" : `cells of ${data.cell_degrees.toFixed(2)}°`;
+    $("#map-info").textContent = `${number(data.boxes_in_view)} of ${number(data.total_boxes)} boxes in view, drawn as ${detail}. Drag to pan, wheel or double-click to zoom, hover or tap a marker for details.`;
+  }
+
+  async function loadSummary() {
+    try {
+      const summary = await getJSON("/admin/status/summary");
+      state.summary = summary;
+      state.summaryLoads += 1;
+      renderSummary(summary);
+      showProblem("");
+    } catch (error) {
+      showProblem(error.message);
+    }
+  }
+
+  function list(element, rows) {
+    element.innerHTML = rows.map(([key, value]) => `<dt>${escapeHTML(key)}</dt><dd>${value}</dd>`).join("");
+  }
+
+  function renderSummary(summary) {
+    const counts = summary.counts;
+    $("#counts").textContent = `${number(counts.devices)} devices · ${number(counts.subscriptions)} subscriptions · ${number(counts.boxes)} boxes`;
+    $("#updated").textContent = `updated ${time(summary.generated_at)}`;
+    renderRuns(summary.runs);
+    renderQuota(summary.quota);
+    list($("#outbox"), [
+      ["Pending", number(summary.outbox.pending)],
+      ...Object.entries(summary.outbox.pending_by_class || {}).sort().map(([k, v]) => [`Pending (${k.replace(/-/g, " ")})`, number(v)]),
+      ...Object.entries(summary.outbox.recent_failures_by_class).sort().map(([k, v]) => [`Failed (${k}), listed runs`, number(v)]),
+    ]);
+    const apns = summary.apns;
+    list($("#apns"), [
+      ["Connections", number(apns.connections)],
+      ["Sent", number(apns.sent)],
+      ["Confirmed", number(apns.confirmed)],
+      ["Failed", number(apns.failed)],
+      ["In flight", number(apns.in_flight)],
+      ["Mean time to confirm", `${apns.average_confirm_ms} ms`],
+      ...Object.entries(apns.outcomes).sort().map(([k, v]) => [`Outcome ${k}`, number(v)]),
+    ]);
+    list($("#places"), [
+      ["Places stored", number(summary.places.stored)],
+      ["Newest data (GeoNames modified)", escapeHTML(summary.places.newest_modified || "–")],
+    ]);
+  }
+
+  function renderQuota(quota) {
+    const names = { minute: "Last minute", hour: "Last hour", day: "Last day" };
+    let html = quota.windows.map((w) => {
+      const share = w.budget > 0 ? w.used / w.budget : 0;
+      const level = share >= 1 ? "full" : share >= 0.75 ? "warn" : "";
+      return `<div class="bar" data-window="${w.window}"><div class="bar-label"><span>${names[w.window] || w.window}</span><span>${number(Math.round(w.used * 10) / 10)} / ${number(w.budget)}</span></div>`
+        + `<div class="bar-track"><div class="bar-fill ${level}" style="width:${Math.min(100, share * 100).toFixed(1)}%"></div></div></div>`;
+    }).join("");
+    if (quota.hold) html += `<p>Paused by the source until ${time(quota.hold.until)}: ${escapeHTML(quota.hold.reason)}</p>`;
+    $("#quota").innerHTML = html;
+  }
+
+  function renderRuns(runs) {
+    const svg = $("#runs-chart");
+    const chronological = runs.slice().reverse();
+    const width = svg.clientWidth || 600, height = svg.clientHeight || 230;
+    const left = 44, right = 52, top = 12, bottom = 26;
+    const plotW = width - left - right, plotH = height - top - bottom;
+    const maxAlerts = Math.max(1, ...chronological.map((r) => Math.max(r.planned, r.delivered, r.failed)));
+    const maxDuration = Math.max(1, ...chronological.map((r) => r.duration_ms));
+    const slot = chronological.length ? plotW / chronological.length : plotW;
+    const bar = Math.max(2, Math.min(14, (slot - 6) / 3));
+    const y = (v) => top + plotH - (v / maxAlerts) * plotH;
+    const yd = (v) => top + plotH - (v / maxDuration) * plotH;
+    let parts = [];
+    for (let i = 0; i <= 4; i++) {
+      const value = (maxAlerts * i) / 4, at = y(value);
+      parts.push(`<line class="grid" x1="${left}" x2="${width - right}" y1="${at}" y2="${at}"/>`);
+      parts.push(`<text x="${left - 6}" y="${at + 4}" text-anchor="end">${number(Math.round(value))}</text>`);
+      parts.push(`<text x="${width - right + 6}" y="${at + 4}">${duration(Math.round((maxDuration * i) / 4))}</text>`);
+    }
+    const points = [];
+    chronological.forEach((run, i) => {
+      const x0 = left + i * slot + (slot - 3 * bar) / 2;
+      [["planned", run.planned], ["delivered", run.delivered], ["failed", run.failed]].forEach(([kind, value], k) => {
+        parts.push(`<rect class="${kind}" data-run="${run.id}" data-kind="${kind}" data-value="${value}" x="${x0 + k * bar}" y="${y(value)}" width="${bar - 1}" height="${Math.max(0, top + plotH - y(value))}"/>`);
+      });
+      const cx = left + i * slot + slot / 2;
+      points.push(`${cx},${yd(run.duration_ms)}`);
+      parts.push(`<circle class="duration-dot" data-run="${run.id}" cx="${cx}" cy="${yd(run.duration_ms)}" r="2.5"/>`);
+      if (chronological.length <= 16 || i % Math.ceil(chronological.length / 16) === 0) {
+        parts.push(`<text x="${cx}" y="${height - 8}" text-anchor="middle">#${run.id}</text>`);
+      }
+      parts.push(`<rect class="hit" data-run="${run.id}" x="${left + i * slot}" y="${top}" width="${slot}" height="${plotH}"/>`);
+    });
+    if (points.length > 1) parts.push(`<polyline class="duration" points="${points.join(" ")}"/>`);
+    if (!chronological.length) parts.push(`<text x="${width / 2}" y="${height / 2}" text-anchor="middle">No notify run yet</text>`);
+    parts.push(`<text x="${left}" y="${top - 2}">alerts: <tspan style="fill:var(--planned)">planned</tspan> <tspan style="fill:var(--delivered)">delivered</tspan> <tspan style="fill:var(--failed)">failed</tspan></text>`);
+    parts.push(`<text x="${width - right}" y="${top - 2}" text-anchor="end" style="fill:var(--duration)">duration</text>`);
+    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    svg.innerHTML = parts.join("");
+    const byID = new Map(runs.map((r) => [String(r.id), r]));
+    const runTip = $("#runs-tooltip");
+    svg.querySelectorAll("rect.hit").forEach((rect) => {
+      rect.addEventListener("mouseenter", () => {
+        const run = byID.get(rect.dataset.run);
+        const failures = Object.entries(run.failed_by_class).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(", ");
+        runTip.innerHTML = [
+          `<b>Run #${run.id}</b> · ${escapeHTML(run.status)}`, `Started ${time(run.started_at)}`,
+          `Boxes ${number(run.boxes)} (failed ${number(run.boxes_failed)}, left out ${number(run.boxes_left_out)})`,
+          `Planned ${number(run.planned)} · delivered ${number(run.delivered)} · failed ${number(run.failed)}${failures ? ` (${escapeHTML(failures)})` : ""}`,
+          `Duration ${duration(run.duration_ms)}`, run.error ? `Error: ${escapeHTML(run.error)}` : "",
+        ].filter(Boolean).join("<br>");
+        runTip.hidden = false;
+        const box = rect.getBBox();
+        runTip.style.left = `${Math.min(box.x + box.width, width - 240) + 14}px`;
+        runTip.style.top = `${box.y + 40}px`;
+      });
+      rect.addEventListener("mouseleave", () => { runTip.hidden = true; });
+    });
+    $("#runs-table tbody").innerHTML = runs.slice(0, 10).map((r) => `<tr data-run="${r.id}"><td>#${r.id}</td><td>${time(r.started_at)}</td>`
+      + `<td class="status-${escapeHTML(r.status)}">${escapeHTML(r.status)}</td><td>${number(r.boxes)}</td><td>${number(r.planned)}</td>`
+      + `<td>${number(r.delivered)}</td><td>${number(r.failed)}</td><td>${duration(r.duration_ms)}</td></tr>`).join("");
+  }
+
+  async function loadLand() {
+    try {
+      const land = await getJSON("/status/land.json");
+      state.land = land.rings.map((ring) => {
+        const points = new Float64Array(ring.length);
+        let x = 0, y = 0;
+        for (let i = 0; i < ring.length; i += 2) {
+          x += ring[i];
+          y += ring[i + 1];
+          points[i] = x / land.scale;
+          points[i + 1] = y / land.scale;
+        }
+        let west = Infinity, east = -Infinity;
+        for (let i = 0; i < points.length; i += 2) { west = Math.min(west, points[i]); east = Math.max(east, points[i]); }
+        return { points, west, east };
+      });
+      draw();
+    } catch (error) {
+      showProblem(`The land outline did not load: ${error.message}`);
+    }
+  }
+
+  // Hooks for the browser test and for poking at the page from the console.
+  window.frostboxStatus = {
+    colours: COLOURS,
+    project,
+    setView,
+    get view() { return { ...state.view }; },
+    get boxes() { return state.boxes; },
+    get summary() { return state.summary; },
+    get loads() { return { boxes: state.boxLoads, summary: state.summaryLoads, land: state.land.length }; },
+    get items() { return state.items.map((i) => ({ kind: i.kind, x: i.x, y: i.y, class: i.data.class, key: i.data.key })); },
+  };
+
+  window.addEventListener("resize", () => { resize(); scheduleBoxes(); });
+  resize();
+  state.view.zoom = minimumZoom();
+  Promise.all([loadLand(), loadBoxes(), loadSummary()]).then(() => { document.body.dataset.ready = "1"; });
+  setInterval(() => { loadBoxes(); loadSummary(); }, REFRESH_MS);
+})();

@@ -1,0 +1,266 @@
+"""The status page in a real browser: Debian's headless Chromium, driven by Selenium through
+Debian's chromedriver, against a real `frostbox serve` on a free loopback port with a seeded
+database (tools/status-page/seed.py). Run by .ci/run after `swift test`:
+
+    python3 -m pytest -q Tests/Browser
+
+FROSTBOX_BIN names the binary (default .build/debug/frostbox); STATUS_SCREENSHOT, when set,
+is where a screenshot of the page is written.
+"""
+import base64
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "status-page"))
+import seed  # noqa: E402
+
+TOKEN = "browser-test-admin-token-0123456789"
+SUBSCRIPTIONS = int(os.environ.get("STATUS_SUBSCRIPTIONS", "12000"))
+LABELS = {"none": "No frost", "frost-risk": "Frost risk", "freeze": "Freeze", "hard-freeze": "Hard freeze",
+          "no-forecast": "No forecast yet", "fetch-failing": "Fetch failing"}
+
+
+def executable(name):
+    path = shutil.which(name)
+    if not path:
+        pytest.fail(f"{name} is not installed (apt-get install chromium chromium-driver)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def server():
+    binary = Path(os.environ.get("FROSTBOX_BIN", ROOT / ".build" / "debug" / "frostbox"))
+    assert binary.is_file(), f"{binary} is missing: build it first (swift build --product frostbox)"
+    directory = Path(tempfile.mkdtemp(prefix="frostbox-browser-"))
+    database = directory / "frostbox.sqlite"
+    # The server sees only the settings below: any other FROSTBOX_ variable (this test's own
+    # FROSTBOX_BIN included) would be refused as unknown configuration.
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("FROSTBOX_")}
+    environment.update({
+        "FROSTBOX_DB": str(database),
+        "FROSTBOX_ADMIN_TOKEN": TOKEN,
+        # No scheduled run during the test, and no way out to a real forecast source.
+        "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
+        "FROSTBOX_NOTIFIER_INTERVAL": "24h",
+        "FROSTBOX_FORECAST_URL": "http://127.0.0.1:9",
+        "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
+        "FROSTBOX_PLACES_SEED_PATH": str(ROOT / "data" / "geonames" / "nordic-cities1000.txt"),
+    })
+    log_path = directory / "server.log"
+    log = open(log_path, "w")
+    process = subprocess.Popen([str(binary), "serve", "--host", "127.0.0.1", "--port", "0"], stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=directory)
+    try:
+        port = None
+        deadline = time.time() + 60
+        while time.time() < deadline and port is None:
+            match = re.search(r"listening on [^\s:]+:(\d+)", log_path.read_text())
+            if match:
+                port = int(match.group(1))
+            elif process.poll() is not None:
+                break
+            else:
+                time.sleep(0.1)
+        assert port, "frostbox serve did not start:\n" + log_path.read_text()[-3000:]
+        classes, runs = seed.seed(str(database), SUBSCRIPTIONS)
+        yield {"url": f"http://127.0.0.1:{port}", "classes": classes, "runs": runs, "log": log_path}
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    options = webdriver.ChromeOptions()
+    options.binary_location = executable("chromium")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1300", "--force-device-scale-factor=1", "--disable-gpu"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable("chromedriver")), options=options)
+    try:
+        # The browser logs in with HTTP Basic, the token as password, on every request it makes.
+        credentials = base64.b64encode(f"operator:{TOKEN}".encode()).decode()
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Authorization": f"Basic {credentials}"}})
+        driver.get(server["url"] + "/status")
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return document.body.dataset.ready === '1'"))
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait_for_boxes(driver, previous, zoom=None):
+    WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+        "const s = window.frostboxStatus; return s.loads.boxes > arguments[0] && (arguments[1] === null || s.boxes.zoom === arguments[1]);", previous, zoom))
+
+
+def pixel(driver, x, y):
+    return driver.execute_script(
+        "const c = document.getElementById('map'); const r = window.devicePixelRatio || 1;"
+        "return Array.from(c.getContext('2d').getImageData(Math.round(arguments[0] * r), Math.round(arguments[1] * r), 1, 1).data).slice(0, 3);", x, y)
+
+
+def rgb(hex_colour):
+    hex_colour = hex_colour.lstrip("#")
+    return [int(hex_colour[i:i + 2], 16) for i in (0, 2, 4)]
+
+
+def test_page_loads_without_console_errors(browser, server):
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == [], errors
+    assert browser.title == "Frostbox status"
+    assert browser.find_element(By.ID, "problem").get_attribute("hidden") is not None
+    # The land outline arrived and was drawn.
+    assert browser.execute_script("return window.frostboxStatus.loads.land") > 200
+
+
+def test_world_view_counts_every_seeded_box(browser, server):
+    data = browser.execute_script("return window.frostboxStatus.boxes")
+    assert data["mode"] == "cells"
+    assert data["total_boxes"] == len(server["classes"])
+    expected = {kind: 0 for kind in LABELS}
+    for kind in server["classes"].values():
+        expected[kind] += 1
+    assert data["classes"] == expected
+    # One read in the page (a refresh may redraw the legend between two driver calls).
+    legend = browser.execute_script(
+        "const r = {}; document.querySelectorAll('#legend li').forEach(li => { r[li.dataset.class] = li.innerText.split(/\\s+/).join(' ').trim(); }); return r;")
+    for kind, count in expected.items():
+        assert legend[kind] == f"{LABELS[kind]} {count:,}"
+    # Every cell whose centre is on the canvas is drawn (and can be hovered), read in one go.
+    inside, drawn = browser.execute_script(
+        "const s = window.frostboxStatus, c = document.getElementById('map'), w = c.clientWidth, h = c.clientHeight;"
+        "const inside = s.boxes.cells.filter(cell => { const p = s.project(cell.lon, cell.lat);"
+        " return p.x >= 0 && p.x <= w && p.y >= 0 && p.y <= h; }).length;"
+        "return [inside, s.items.length];")
+    assert inside > 0 and drawn >= inside, (inside, drawn)
+
+
+@pytest.mark.parametrize("name, lat, lon, kind", seed.KNOWN)
+def test_zoomed_box_has_its_colour_and_details(browser, server, name, lat, lon, kind):
+    loads = browser.execute_script("return window.frostboxStatus.loads.boxes")
+    browser.execute_script("window.frostboxStatus.setView(arguments[0], arguments[1], 11)", lon, lat)
+    wait_for_boxes(browser, loads, 11)
+    data = browser.execute_script("return window.frostboxStatus.boxes")
+    assert data["mode"] == "boxes"
+    key = seed.box_key(lat, lon)
+    box = next(b for b in data["boxes"] if b["key"] == key)
+    assert box["class"] == kind
+    point = browser.execute_script("return window.frostboxStatus.project(arguments[0], arguments[1])", box["lon"], box["lat"])
+    colours = browser.execute_script("return window.frostboxStatus.colours")
+    drawn = pixel(browser, point["x"], point["y"])
+    assert all(abs(a - b) <= 2 for a, b in zip(drawn, rgb(colours[kind]))), (drawn, colours[kind])
+    # Hovering the box shows its details.
+    canvas = browser.find_element(By.ID, "map")
+    size = canvas.size
+    ActionChains(browser).move_to_element_with_offset(canvas, int(point["x"] - size["width"] / 2), int(point["y"] - size["height"] / 2)).perform()
+    tooltip = browser.find_element(By.ID, "tooltip")
+    WebDriverWait(browser, 10).until(lambda d: tooltip.is_displayed() and f"Box {box['box']}" in tooltip.text)
+    text = tooltip.text
+    assert f"Box {box['box']}" in text and f"key {key}" in text
+    assert name in text
+    assert "Subscribers: 1" in text
+    assert LABELS[kind] in text
+    if kind in ("none", "frost-risk", "freeze", "hard-freeze"):
+        assert f"Tonight ({box['tonight']['night']}): {LABELS[box['tonight']['level']]}" in text
+        assert "Tomorrow night" in text and re.search(r"Forecast age: 1\d min", text), text
+    if kind == "no-forecast":
+        assert "Forecast age: none yet" in text
+    if kind == "fetch-failing":
+        assert "timeout after 30 s" in text
+    ActionChains(browser).move_by_offset(5, size["height"] // 3).perform()
+
+
+def chart_bars(driver, kind):
+    """The runs chart's bars of one kind as {run id: value}, read in one go in the page."""
+    return {int(k): int(v) for k, v in driver.execute_script(
+        "const r = {}; document.querySelectorAll('#runs-chart rect.' + arguments[0]).forEach(b => { r[b.dataset.run] = b.dataset.value; }); return r;",
+        kind).items()}
+
+
+def retrying(action, attempts=5):
+    """Runs `action` again when the page redrew what it was looking at (a 10 s refresh)."""
+    for attempt in range(attempts):
+        try:
+            return action()
+        except StaleElementReferenceException:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.2)
+
+
+def test_runs_chart_and_panels_show_the_seeded_runs(browser, server):
+    runs = server["runs"]
+    for kind in ("planned", "delivered", "failed"):
+        assert chart_bars(browser, kind) == {r["id"]: r[kind] for r in runs}
+    assert browser.execute_script("return document.querySelectorAll('#runs-chart circle.duration-dot').length") == len(runs)
+    latest = runs[-1]
+
+    def hover_latest():
+        hit = browser.find_element(By.CSS_SELECTOR, f"#runs-chart rect.hit[data-run='{latest['id']}']")
+        ActionChains(browser).move_to_element(hit).perform()
+        tip = browser.find_element(By.ID, "runs-tooltip")
+        WebDriverWait(browser, 10).until(lambda d: tip.is_displayed() and f"Run #{latest['id']}" in tip.text)
+        return tip.text
+
+    text = retrying(hover_latest)
+    assert f"Run #{latest['id']}" in text
+    assert f"Planned {latest['planned']:,} · delivered {latest['delivered']:,} · failed {latest['failed']}" in text
+    first_row, failed_row = browser.execute_script(
+        "return [document.querySelector('#runs-table tbody tr').dataset.run,"
+        " document.querySelector(`#runs-table tr[data-run='${arguments[0]}']`).innerText];", runs[8]["id"])
+    assert first_row == str(latest["id"])
+    assert "failed" in failed_row
+    quota = browser.execute_script(
+        "const r = {}; document.querySelectorAll('#quota .bar').forEach(b => { r[b.dataset.window] = b.innerText; }); return r;")
+    assert "/ 600" in quota["minute"] and "1,020 / 5,000" in quota["hour"] and "4,020 / 10,000" in quota["day"]
+    places = browser.execute_script("return document.getElementById('places').innerText")
+    assert re.search(r"Places stored\s+[1-9]", places), places
+    counts = browser.execute_script("return document.getElementById('counts').innerText")
+    assert f"{SUBSCRIPTIONS:,} subscriptions" in counts
+    outbox = " ".join(browser.execute_script("return document.getElementById('outbox').innerText").split())
+    pending = len(seed.PENDING_CLASSES)
+    assert f"Pending {pending}" in outbox, outbox
+    assert "Pending (not sent yet) 7" in outbox and "Pending (temporary) 5" in outbox and "Pending (auth) 3" in outbox, outbox
+    statuses = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#runs-table tbody td[class^=status-]')).map(td => td.className);")
+    assert "status-degraded" in statuses and "status-failed" in statuses, statuses
+
+
+def test_refreshes_without_reloading(browser, server):
+    marker = browser.execute_script("window.__notReloaded = true; return window.frostboxStatus.loads.summary")
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script("return window.frostboxStatus.loads.summary") > marker)
+    assert browser.execute_script("return window.__notReloaded === true")
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == [], errors
+
+
+def test_screenshot(browser, server):
+    target = os.environ.get("STATUS_SCREENSHOT")
+    if not target:
+        pytest.skip("STATUS_SCREENSHOT not set")
+    loads = browser.execute_script("return window.frostboxStatus.loads.boxes")
+    browser.execute_script("window.frostboxStatus.setView(15, 30, 0)")
+    wait_for_boxes(browser, loads)
+    browser.execute_script("window.scrollTo(0, 0)")
+    time.sleep(0.5)
+    browser.save_screenshot(target)
