@@ -24,7 +24,7 @@ public final class APNsClient: PushSender {
     private let stoppedReason = Mutex<String?>(nil)
 
     init(
-        app: APNsAppConfiguration, transports: [APNsEnvironment: APNsTransport], payloads: APNsPayloadEncoder,
+        app: APNsAppSettings, transports: [APNsEnvironment: APNsTransport], payloads: APNsPayloadEncoder,
         issuer: APNsProviderTokenIssuer?,
         retryPolicy: APNsRetryPolicy, sleep: @escaping @Sendable (Duration) async throws -> Void,
         random: @escaping @Sendable () -> Double, logger: Logger

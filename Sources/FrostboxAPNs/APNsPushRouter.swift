@@ -19,7 +19,7 @@ public final class APNsPushRouter: PushSender {
     ///   - sleep: waits between retries (tests inject one that returns at once).
     ///   - random: a number in 0..<1 for backoff jitter.
     public init(
-        apps: [APNsAppConfiguration], defaultBundleID: String? = nil,
+        apps: [APNsAppSettings], defaultBundleID: String? = nil,
         settings: APNsConnectionSettings = .init(), retryPolicy: APNsRetryPolicy = .init(),
         clock: @escaping @Sendable () -> Int64,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },

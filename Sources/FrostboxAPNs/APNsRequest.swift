@@ -139,9 +139,9 @@ enum APNsVerdict: Sendable, Equatable {
         let reason = error.reason ?? "HTTP \(status)"
         switch status {
         case 410:
-            return .final(.invalidToken(reason: reason, unregisteredAt: error.timestamp))
+            return .final(.invalidToken(reason: reason, unregisteredAtMilliseconds: error.timestamp))
         case 400 where reason == "BadDeviceToken":
-            return .final(.invalidToken(reason: reason, unregisteredAt: nil))
+            return .final(.invalidToken(reason: reason, unregisteredAtMilliseconds: nil))
         case 403 where reason == "ExpiredProviderToken":
             return .expiredProviderToken
         case 403:

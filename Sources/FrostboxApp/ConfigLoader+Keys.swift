@@ -3,7 +3,7 @@ import FrostboxHTTP
 import Foundation
 import Logging
 
-/// Every configuration key and how it maps onto `FrostboxConfig`. `data/frostbox.example.yaml`
+/// Every configuration key and how it maps onto `FrostboxSettings`. `data/frostbox.example.yaml`
 /// documents the same keys; a test checks that the two agree.
 enum ConfigKeys {
     /// Keys whose values are secrets: never logged, never repeated in errors.
@@ -15,9 +15,9 @@ enum ConfigKeys {
 
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
 
-    /// Reads every key over the defaults of `FrostboxConfig()`.
-    static func read(_ r: inout ConfigLoader.Reader, logger: Logger) throws(ConfigurationError) -> FrostboxConfig {
-        var config = FrostboxConfig()
+    /// Reads every key over the defaults of `FrostboxSettings()`.
+    static func read(_ r: inout ConfigLoader.Reader, logger: Logger) throws(ConfigurationError) -> FrostboxSettings {
+        var config = FrostboxSettings()
         // The loader reads the FROSTBOX_FORECAST_* variables itself (from `Sources`, with the
         // other sources); start from the plain defaults, not the process environment.
         config.forecasts = ForecastSettings()
@@ -93,7 +93,7 @@ enum ConfigKeys {
 
     /// The forecast keys; their environment names are the `FROSTBOX_FORECAST_*` variables
     /// `ForecastSettings` has always read (`forecast.url` is `FROSTBOX_FORECAST_URL`).
-    static func readForecast(_ r: inout ConfigLoader.Reader, into config: inout FrostboxConfig, logger: Logger) throws(ConfigurationError) {
+    static func readForecast(_ r: inout ConfigLoader.Reader, into config: inout FrostboxSettings, logger: Logger) throws(ConfigurationError) {
         if let url = try r.string("forecast.url") {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
                 throw r.fail("forecast.url", "must be an http or https URL (got \"\(url)\")")
@@ -126,7 +126,7 @@ enum ConfigKeys {
         if let attempts = try r.int("forecast.attempts", in: 1...10) { config.forecasts.maximumAttempts = attempts }
     }
 
-    static func readNotifier(_ r: inout ConfigLoader.Reader, into config: inout FrostboxConfig) throws(ConfigurationError) {
+    static func readNotifier(_ r: inout ConfigLoader.Reader, into config: inout FrostboxSettings) throws(ConfigurationError) {
         if let interval = try r.duration("notifier.interval", in: .seconds(60) ... .seconds(7 * 86_400)) { config.notifier.interval = interval }
         if let delay = try r.duration("notifier.first_run_delay", in: .zero ... .seconds(86_400)) { config.notifier.firstRunDelay = delay }
         if let delay = try r.duration("notifier.busy_retry_delay", in: .seconds(1) ... .seconds(86_400)) { config.notifier.busyRetryDelay = delay }

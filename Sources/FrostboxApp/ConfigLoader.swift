@@ -5,7 +5,7 @@ import Foundation
 import Logging
 import Yams
 
-/// Loads a `FrostboxConfig` with swift-configuration, each source overriding the one before:
+/// Loads a `FrostboxSettings` with swift-configuration, each source overriding the one before:
 /// built-in defaults < YAML file (`--config` or `FROSTBOX_CONFIG`) < environment
 /// (`FROSTBOX_SERVER_PORT` for `server.port`) < command line (`--set key=value` and the named
 /// options). Every value is checked; a bad one stops start-up with an error naming the key and
@@ -46,12 +46,12 @@ public enum ConfigLoader {
     }
 
     /// Reads, merges and validates the configuration.
-    public static func load(_ sources: Sources, logger: Logger) async throws(ConfigurationError) -> FrostboxConfig {
+    public static func load(_ sources: Sources, logger: Logger) async throws(ConfigurationError) -> FrostboxSettings {
         try await loadReporting(sources, logger: logger).config
     }
 
     /// `load`, also answering every key it knows (to check the documented example against).
-    static func loadReporting(_ sources: Sources, logger: Logger) async throws(ConfigurationError) -> (config: FrostboxConfig, keys: Set<String>) {
+    static func loadReporting(_ sources: Sources, logger: Logger) async throws(ConfigurationError) -> (config: FrostboxSettings, keys: Set<String>) {
         var sources = sources
         // FROSTBOX_DB: the quick start's name for the database file, kept working.
         if let legacy = sources.environment["\(environmentPrefix)_DB"], sources.environment["\(environmentPrefix)_DATABASE_PATH"] == nil {

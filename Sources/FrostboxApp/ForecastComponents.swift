@@ -146,7 +146,7 @@ public struct ForecastReport: Sendable {
 
 extension FrostboxApplication {
     /// `frostbox forecast`: the forecast and verdict of the box containing `coordinate`.
-    public static func forecastReport(near coordinate: Coordinate, rule: FrostRule, config: FrostboxConfig, logger: Logger) async throws -> ForecastReport {
+    public static func forecastReport(near coordinate: Coordinate, rule: FrostRule, config: FrostboxSettings, logger: Logger) async throws -> ForecastReport {
         let database = try FrostboxDatabase(path: config.databasePath, logger: logger)
         let forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
         let box = coordinate.box

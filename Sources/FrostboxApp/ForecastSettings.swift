@@ -4,7 +4,7 @@ import FrostboxOpenMeteo
 
 /// Forecast configuration: where Open-Meteo is, how requests are batched, the quota budgets
 /// and the cache's freshness. Every field can be set from the environment (see
-/// `environmentKeys`), which `FrostboxConfig` reads when it is created.
+/// `environmentKeys`), which `FrostboxSettings` reads when it is created.
 public struct ForecastSettings: Sendable, Hashable {
     /// Open-Meteo host: the free API, `https://customer-api.open-meteo.com` with a key, or a
     /// self-hosted instance.
@@ -64,8 +64,8 @@ public struct ForecastSettings: Sendable, Hashable {
     }
 
     /// The Open-Meteo client configuration these settings make.
-    public var clientConfiguration: OpenMeteoConfiguration {
-        OpenMeteoConfiguration(
+    public var clientConfiguration: OpenMeteoSettings {
+        OpenMeteoSettings(
             baseURL: baseURL, apiKey: apiKey, forecastDays: forecastDays, batchSize: batchSize, requestTimeoutSeconds: requestTimeoutSeconds,
             connectTimeoutSeconds: connectTimeoutSeconds,
             maximumBodyBytes: maximumBodyBytes, maximumAttempts: maximumAttempts, maximumRateLimitWaitSeconds: maximumQuotaWaitSeconds + 5)

@@ -21,7 +21,7 @@ public struct OperationsComponents: Sendable {
     /// How often the report is logged.
     public let reportInterval: Duration
 
-    public init(config: FrostboxConfig, telemetry: FrostboxTelemetry = FrostboxTelemetry()) {
+    public init(config: FrostboxSettings, telemetry: FrostboxTelemetry = FrostboxTelemetry()) {
         self.telemetry = telemetry
         report = OperationsReport()
         rateLimiter = RateLimiter(settings: config.rateLimit)

@@ -19,7 +19,7 @@ extension FrostboxApplication {
     /// `ServiceGroup`. On SIGTERM or SIGINT the services stop in reverse order: first the
     /// server (no new connections, in-flight requests finish), then the background services
     /// (a notify run finishes its current batch), so the outbox is left consistent.
-    public static func serve(config: FrostboxConfig, logger: Logger) async throws {
+    public static func serve(config: FrostboxSettings, logger: Logger) async throws {
         let components = try Components(config: config, logger: logger)
         bootstrapMetrics(components.operations.telemetry.factory)
         let group = try await serviceGroup(config: config, components: components, logger: logger, signals: [.sigterm, .sigint])
@@ -29,7 +29,7 @@ extension FrostboxApplication {
 
     /// Runs `group`; a port already in use becomes a plain configuration error (exit 78 in the
     /// CLI) instead of NIO's `bind(descriptor:ptr:bytes:)` text.
-    static func runServiceGroup(_ group: ServiceGroup, config: FrostboxConfig) async throws {
+    static func runServiceGroup(_ group: ServiceGroup, config: FrostboxSettings) async throws {
         do {
             try await group.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
@@ -42,7 +42,7 @@ extension FrostboxApplication {
     /// The HTTP server and every background service over `components`, shutting down
     /// gracefully on `signals` (or `ServiceGroup.triggerGracefulShutdown()`).
     public static func serviceGroup(
-        config: FrostboxConfig, components: Components, logger: Logger, signals: [UnixSignal],
+        config: FrostboxSettings, components: Components, logger: Logger, signals: [UnixSignal],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         await startUp(config: config, components: components, logger: logger)
@@ -61,7 +61,7 @@ extension FrostboxApplication {
 
     /// Start-up work of `serve`, done before the server accepts connections: the place tables
     /// are seeded from the bundled extract when empty (`places.seed_path`; nil skips it).
-    static func startUp(config: FrostboxConfig, components: Components, logger: Logger) async {
+    static func startUp(config: FrostboxSettings, components: Components, logger: Logger) async {
         if let seed = config.placesSeedPath {
             await PlaceImport.seedIfEmpty(path: seed, database: components.database, logger: logger)
         }
@@ -84,7 +84,7 @@ extension FrostboxApplication {
     /// idle connections are closed, concurrent connections are capped, and the bound address
     /// is logged (useful with `--port 0`).
     static func makeApplication(
-        router: Router<FrostboxRequestContext>, config: FrostboxConfig, logger: Logger,
+        router: Router<FrostboxRequestContext>, config: FrostboxSettings, logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> App {
         Application(

@@ -36,7 +36,7 @@ public enum FrostboxApplication {
         /// The configured rule preset without per-subscription overrides: the status map's verdicts.
         public let alertRule: FrostRule
 
-        public init(config: FrostboxConfig, logger: Logger) throws {
+        public init(config: FrostboxSettings, logger: Logger) throws {
             database = try FrostboxDatabase(path: config.databasePath, logger: logger)
             subscriptions = GRDBSubscriptionStore(
                 database: database, maximumSubscriptionsPerDevice: config.maximumSubscriptionsPerDevice)
@@ -67,7 +67,7 @@ public enum FrostboxApplication {
     public static func makeAPI(_ components: Components) -> FrostboxAPI {
         let database = components.database
         return FrostboxAPI(groups: publicRoutes(
-            subscriptions: components.subscriptions, places: components.places, now: components.clock,
+            subscriptions: components.subscriptions, places: components.places, clock: components.clock,
             ready: { (try? await database.isMigrated()) ?? false }
         ) + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
             stats: adminStats(database: database, runs: { try await components.notifier.store.recentRuns(limit: 10) }),
@@ -79,18 +79,18 @@ public enum FrostboxApplication {
     /// The routes every server has (health, devices and subscriptions, place search) over
     /// any implementation of their ports: the live adapters here, in-memory doubles in tests.
     public static func publicRoutes(
-        subscriptions: any SubscriptionStore, places: any PlaceIndex, now: @escaping @Sendable () -> Int64,
+        subscriptions: any SubscriptionStore, places: any PlaceIndex, clock: @escaping @Sendable () -> Int64,
         ready: @escaping @Sendable () async -> Bool
     ) -> [FrostboxAPI.RouteGroup] {
         [
             HealthRoutes(ready: ready).add(to:),
-            DeviceRoutes(store: subscriptions, now: now).add(to:),
+            DeviceRoutes(store: subscriptions, clock: clock).add(to:),
             PlaceRoutes(index: places).add(to:),
         ]
     }
 
     /// Builds the HTTP application for `config`.
-    public static func build(config: FrostboxConfig, logger: Logger) async throws -> App {
+    public static func build(config: FrostboxSettings, logger: Logger) async throws -> App {
         try await build(config: config, components: Components(config: config, logger: logger), logger: logger)
     }
 
@@ -99,7 +99,7 @@ public enum FrostboxApplication {
     /// The notifier waits for `listening`: a server that cannot bind stops start-up before
     /// the notifier is scheduled.
     static func backgroundServices(
-        _ components: Components, config: FrostboxConfig, logger: Logger, listening: ListeningGate = ListeningGate(opened: true)
+        _ components: Components, config: FrostboxSettings, logger: Logger, listening: ListeningGate = ListeningGate(opened: true)
     ) -> [any Service] {
         [
             PushShutdownService(push: components.pushComponents),
@@ -118,7 +118,7 @@ public enum FrostboxApplication {
     /// Builds the HTTP application for `config` over already opened `components`;
     /// `onListening` gets the bound port (useful with port 0).
     public static func build(
-        config: FrostboxConfig, components: Components, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        config: FrostboxSettings, components: Components, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> App {
         makeApplication(router: makeAPI(components).makeRouter(), config: config, logger: logger, onListening: onListening)
     }

@@ -9,7 +9,7 @@ public enum NotifierCommands {
     /// through `report` but stores and sends nothing, and it fetches nothing either: it plans
     /// from the forecasts the cache holds fresh (`CacheOnlyForecastProvider`), so it writes no
     /// cache entry and charges no quota; boxes without one are reported as left out.
-    public static func notifyOnce(config: FrostboxConfig, dryRun: Bool, logger: Logger, report: @escaping @Sendable (String) -> Void) async throws -> Notifier.RunResult {
+    public static func notifyOnce(config: FrostboxSettings, dryRun: Bool, logger: Logger, report: @escaping @Sendable (String) -> Void) async throws -> Notifier.RunResult {
         let components = try FrostboxApplication.Components(config: config, logger: logger)
         let notifier = dryRun ? dryRunNotifier(components, config: config, logger: logger) : components.notifier.notifier
         let result: Result<Notifier.RunResult, any Error>
@@ -29,7 +29,7 @@ public enum NotifierCommands {
     }
 
     /// A notifier like the live one whose forecasts come from the cache only.
-    static func dryRunNotifier(_ components: FrostboxApplication.Components, config: FrostboxConfig, logger: Logger) -> Notifier {
+    static func dryRunNotifier(_ components: FrostboxApplication.Components, config: FrostboxSettings, logger: Logger) -> Notifier {
         let cached = CacheOnlyForecastProvider(
             cache: components.forecasts.cache, freshness: ForecastFreshness(ttlSeconds: config.forecasts.cacheTTLSeconds))
         return FrostboxApplication.makeNotifier(

@@ -12,10 +12,10 @@ import ServiceLifecycle
 public struct NotifierComponents: Sendable {
     public let store: GRDBNotifierStore
     public let notifier: Notifier
-    public let configuration: NotifierConfiguration
+    public let configuration: NotifierSettings
 
     /// Wires the notifier over `database` with the given forecast and push capabilities.
-    public init(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: any PushSender,
+    public init(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
         resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) {
         store = GRDBNotifierStore(database: database)
@@ -25,7 +25,7 @@ public struct NotifierComponents: Sendable {
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
             configuration: config.notifier,
             runLock: FileRunLock(path: database.path + ".notify-lock"),
-            logger: logger, now: clock, resent: resent)
+            logger: logger, clock: clock, resent: resent)
     }
 
     /// The scheduled runs, as a service of `frostbox serve`.
@@ -47,7 +47,7 @@ extension FrostboxApplication {
     /// ask for boxes in chunks that are a multiple of the forecast batch size, so a run makes
     /// ⌈boxes / batch⌉ requests. `push` is the process's push capability (`PushComponents`:
     /// APNs, or the log-only sink when no app is configured).
-    static func makeNotifier(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxConfig, forecasts: any ForecastProvider, push: any PushSender,
+    static func makeNotifier(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
         resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) -> NotifierComponents {
         var config = config

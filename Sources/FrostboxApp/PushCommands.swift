@@ -13,7 +13,7 @@ public enum PushCommands {
     /// Sends one test alert to `token` for app `bundleID` (its own environment, or sandbox)
     /// and returns the outcome; the connections are closed before it returns.
     public static func pushTest(
-        config: FrostboxConfig, bundleID: String, token: String, sandbox: Bool, logger: Logger
+        config: FrostboxSettings, bundleID: String, token: String, sandbox: Bool, logger: Logger
     ) async throws -> PushOutcome {
         let device: DeviceToken
         do {
@@ -56,7 +56,7 @@ public enum PushCommands {
 
     /// `pushTest`, as the command prints it.
     public static func pushTestReport(
-        config: FrostboxConfig, bundleID: String, token: String, sandbox: Bool, logger: Logger
+        config: FrostboxSettings, bundleID: String, token: String, sandbox: Bool, logger: Logger
     ) async throws -> Report {
         Report(outcome: try await pushTest(config: config, bundleID: bundleID, token: token, sandbox: sandbox, logger: logger))
     }
@@ -66,9 +66,9 @@ public enum PushCommands {
         switch outcome {
         case .delivered(let apnsID):
             return "delivered (apns-id \(apnsID))"
-        case .invalidToken(let reason, let unregisteredAt):
-            if let unregisteredAt {
-                let date = Date(timeIntervalSince1970: TimeInterval(unregisteredAt) / 1000)
+        case .invalidToken(let reason, let unregisteredAtMilliseconds):
+            if let unregisteredAtMilliseconds {
+                let date = Date(timeIntervalSince1970: TimeInterval(unregisteredAtMilliseconds) / 1000)
                 return "invalid token: \(reason) (no longer valid since \(date.formatted(.iso8601)))"
             }
             return "invalid token: \(reason)"

@@ -11,7 +11,7 @@ import Synchronization
 /// push open none. `shutdown()` closes them (`serve` does it on the way out).
 public final class PushComponents: Sendable {
     /// The configured apps, keys loaded; empty means log-only.
-    public let apps: [APNsAppConfiguration]
+    public let apps: [APNsAppSettings]
     /// The app for pushes without a topic.
     public let defaultApp: String?
     private let settings: PushSettings
@@ -21,7 +21,7 @@ public final class PushComponents: Sendable {
 
     public init(settings: PushSettings, logger: Logger) throws(APNsConfigurationError) {
         let resolved = try settings.resolved()
-        var apps: [APNsAppConfiguration] = []
+        var apps: [APNsAppSettings] = []
         for app in resolved.apps {
             do throws(APNsConfigurationError) {
                 apps.append(try app.load())

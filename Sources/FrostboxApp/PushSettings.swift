@@ -95,7 +95,7 @@ public struct PushAppSettings: Sendable, Codable, Hashable {
     }
 
     /// Reads the key or certificate files and checks the settings fit together.
-    public func load() throws(APNsConfigurationError) -> APNsAppConfiguration {
+    public func load() throws(APNsConfigurationError) -> APNsAppSettings {
         let credentials: APNsCredentials
         switch (keyPath, certificatePath, p12Path) {
         case (let keyPath?, nil, nil):
@@ -124,7 +124,7 @@ public struct PushAppSettings: Sendable, Codable, Hashable {
         if let trustedCertificatesPath, !FileManager.default.isReadableFile(atPath: trustedCertificatesPath) {
             throw .unreadableFile(trustedCertificatesPath)
         }
-        return APNsAppConfiguration(
+        return APNsAppSettings(
             bundleID: bundleID, credentials: credentials, environment: environment, customEndpoint: endpoint,
             trustedCertificatesPath: trustedCertificatesPath)
     }

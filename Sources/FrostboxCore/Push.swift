@@ -136,9 +136,9 @@ public struct PushNotification: Sendable, Hashable {
 public enum PushOutcome: Sendable, Hashable {
     /// 200: accepted by APNs, with the `apns-id` it answered.
     case delivered(apnsID: String)
-    /// 400 BadDeviceToken, 410 Unregistered/ExpiredToken: the token is dead. `unregisteredAt`
+    /// 400 BadDeviceToken, 410 Unregistered/ExpiredToken: the token is dead. `unregisteredAtMilliseconds`
     /// is the 410 timestamp (UTC epoch milliseconds) when APNs gave one.
-    case invalidToken(reason: String, unregisteredAt: Int64?)
+    case invalidToken(reason: String, unregisteredAtMilliseconds: Int64?)
     /// Other 400s, 413: not retried; the reason is kept.
     case permanentFailure(status: Int, reason: String)
     /// 403 other than an expired provider token: sending for that app is stopped.

@@ -9,18 +9,18 @@ import Logging
 public struct DeviceRoutes: Sendable {
     let store: any SubscriptionStore
     /// Epoch seconds now (injected so tests control time).
-    let now: @Sendable () -> Int64
+    let clock: @Sendable () -> Int64
 
-    public init(store: any SubscriptionStore, now: @escaping @Sendable () -> Int64) {
+    public init(store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64) {
         self.store = store
-        self.now = now
+        self.clock = clock
     }
 
     public func add(to routes: RouteBuilder) {
         routes.on(.post, "/register") { request, context in
             let body = try await JSONBody.decode(RegisterBody.self, from: request, context: context)
             let token = try Self.validated { () throws(ValidationError) in try WireValidation.token(body.token) }
-            let created = try await store.register(DeviceRegistration(token: token), at: now())
+            let created = try await store.register(DeviceRegistration(token: token), at: clock())
             context.logger.debug("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
             return JSONResponse(.created, ["status": "registered"])
         }
@@ -58,7 +58,7 @@ public struct DeviceRoutes: Sendable {
             let registration = try Self.validated { () throws(ValidationError) in
                 try WireValidation.registration(token: token, body: body)
             }
-            let created = try await store.register(registration, at: now())
+            let created = try await store.register(registration, at: clock())
             guard let device = try await store.device(token) else {
                 throw APIError.notFound("device \(token.redacted) vanished while registering")
             }
@@ -118,7 +118,7 @@ public struct DeviceRoutes: Sendable {
 
     func subscribe(_ token: DeviceToken, _ new: NewSubscription, logger: Logger) async throws -> SubscriptionChange {
         do {
-            let change = try await store.subscribe(token, to: new, at: now())
+            let change = try await store.subscribe(token, to: new, at: clock())
             logger.debug(
                 "location added",
                 metadata: ["token": "\(token.redacted)", "box": "\(change.subscription.box)", "new": "\(change.created)"])

@@ -26,21 +26,21 @@ public actor Notifier {
     private var triggered: Task<NotifyRunSummary, Never>?
 
     /// - Parameters:
-    ///   - now: UTC epoch seconds (injected so tests control time).
+    ///   - clock: UTC epoch seconds now (injected so tests control time).
     ///   - sleep: waits between retry rounds (injected so tests need not wait).
     ///   - resent: told how many sends were of entries sent before (counted from each
     ///     entry's attempts in the outbox: in-run retries and resends after a restart).
     public init(
         store: any NotifierStore, forecasts: any ForecastProvider, push: any PushSender,
-        planner: AlertPlanner = AlertPlanner(), configuration: NotifierConfiguration = NotifierConfiguration(),
+        planner: AlertPlanner = AlertPlanner(), configuration: NotifierSettings = NotifierSettings(),
         runLock: (any NotifierRunLock)? = nil, logger: Logger,
-        now: @escaping @Sendable () -> Int64,
+        clock: @escaping @Sendable () -> Int64,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         resent: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         work = NotifyRun(
             store: store, forecasts: forecasts, push: push, planner: planner, configuration: configuration,
-            logger: logger, now: now, sleep: sleep, resent: resent)
+            logger: logger, clock: clock, sleep: sleep, resent: resent)
         self.runLock = runLock
     }
 
@@ -52,7 +52,7 @@ public actor Notifier {
     public func run(dryRun: Bool = false, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)? = nil) async throws -> RunResult {
         guard begin() else { return .alreadyRunning }
         defer { end() }
-        let id = dryRun ? 0 : try await work.store.startRun(at: work.now())
+        let id = dryRun ? 0 : try await work.store.startRun(at: work.clock())
         return .completed(await work.perform(runID: id, dryRun: dryRun, onPlanned: onPlanned))
     }
 
@@ -61,7 +61,7 @@ public actor Notifier {
         guard begin() else { return .alreadyRunning }
         let id: Int64
         do {
-            id = try await work.store.startRun(at: work.now())
+            id = try await work.store.startRun(at: work.clock())
         } catch {
             end()
             throw error

@@ -9,12 +9,12 @@ import ServiceLifecycle
 /// short leaves its entries pending in the outbox for the next start.
 public struct NotifierService: Service {
     let notifier: Notifier
-    let configuration: NotifierConfiguration
+    let configuration: NotifierSettings
     let sleep: @Sendable (Duration) async throws -> Void
     let logger: Logger
 
     public init(
-        notifier: Notifier, configuration: NotifierConfiguration, logger: Logger,
+        notifier: Notifier, configuration: NotifierSettings, logger: Logger,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.notifier = notifier

@@ -17,32 +17,33 @@ struct NotifyRun: Sendable {
     let forecasts: any ForecastProvider
     let push: any PushSender
     let planner: AlertPlanner
-    let configuration: NotifierConfiguration
+    let configuration: NotifierSettings
     let logger: Logger
-    let now: @Sendable () -> Int64
+    /// UTC epoch seconds now.
+    let clock: @Sendable () -> Int64
     let sleep: @Sendable (Duration) async throws -> Void
     /// Told how many pushes of a round were sends of entries sent before.
     let resent: @Sendable (Int) -> Void
 
     func perform(runID: Int64, dryRun: Bool, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?) async -> NotifyRunSummary {
         let started = ContinuousClock.now
-        var summary = NotifyRunSummary(id: runID, startedAt: now(), dryRun: dryRun)
+        var summary = NotifyRunSummary(id: runID, startedAt: clock(), dryRun: dryRun)
         var logger = self.logger
         logger[metadataKey: "run"] = "\(runID)"
         do {
             var delivery = Delivery()
             if !dryRun {
                 let backlogThrough = try await store.lastOutboxID()
-                let clock = ContinuousClock.now
+                let stopwatch = ContinuousClock.now
                 summary.alertsCarriedOver = try await resend(through: backlogThrough, delivery: &delivery, summary: &summary, logger: logger)
-                summary.resendMilliseconds = Self.milliseconds(since: clock)
+                summary.resendMilliseconds = Self.milliseconds(since: stopwatch)
             }
             try await plan(runID: runID, dryRun: dryRun, delivery: &delivery, summary: &summary, logger: logger, onPlanned: onPlanned)
             if !dryRun {
-                let clock = ContinuousClock.now
+                let stopwatch = ContinuousClock.now
                 try await retry(&delivery, summary: &summary, logger: logger)
-                summary.deliveryMilliseconds += Self.milliseconds(since: clock)
-                try await store.purge(before: now() - configuration.retentionSeconds)
+                summary.deliveryMilliseconds += Self.milliseconds(since: stopwatch)
+                try await store.purge(before: clock() - configuration.retentionSeconds)
             }
             summary.status = summary.outcome
         } catch is CancellationError {
@@ -52,7 +53,7 @@ struct NotifyRun: Sendable {
             summary.status = .failed
             summary.error = String(describing: error)
         }
-        summary.finishedAt = now()
+        summary.finishedAt = clock()
         summary.durationMilliseconds = Self.milliseconds(since: started)
         if !dryRun {
             do {
@@ -86,9 +87,9 @@ struct NotifyRun: Sendable {
         runID: Int64, dryRun: Bool, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger,
         onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?
     ) async throws {
-        let clock = ContinuousClock.now
+        let stopwatch = ContinuousClock.now
         let boxes = try await store.boxesToNotify()
-        summary.storeMilliseconds += Self.milliseconds(since: clock)
+        summary.storeMilliseconds += Self.milliseconds(since: stopwatch)
         summary.boxes = boxes.count
         let chunkSize = max(1, configuration.boxesPerChunk)
         try await withThrowingTaskGroup(of: Round.self) { deliveries in
@@ -124,10 +125,10 @@ struct NotifyRun: Sendable {
         _ chunk: [GeoBox], runID: Int64, dryRun: Bool, summary: inout NotifyRunSummary,
         onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?
     ) async throws -> [OutboxEntry] {
-        let runNow = now()
-        var clock = ContinuousClock.now
+        let runNow = clock()
+        var stopwatch = ContinuousClock.now
         let batch = await forecasts.forecasts(for: chunk, now: runNow)
-        summary.forecastMilliseconds += Self.milliseconds(since: clock)
+        summary.forecastMilliseconds += Self.milliseconds(since: stopwatch)
         summary.forecastRequests += batch.requestsMade
         summary.weightUsed += batch.weightUsed
         var failed: [GeoBox: String] = [:]
@@ -141,13 +142,13 @@ struct NotifyRun: Sendable {
             if batch.forecasts[box]?.source == .cache { summary.forecastsCached += 1 } else { summary.forecastsFetched += 1 }
         }
 
-        clock = ContinuousClock.now
+        stopwatch = ContinuousClock.now
         if !dryRun { try await store.recordFetches(succeeded: withForecast, failed: failed, at: runNow) }
         let places = try await store.places(in: withForecast)
         let alerted = try await store.alertedEvents(in: withForecast, now: runNow)
-        summary.storeMilliseconds += Self.milliseconds(since: clock)
+        summary.storeMilliseconds += Self.milliseconds(since: stopwatch)
 
-        clock = ContinuousClock.now
+        stopwatch = ContinuousClock.now
         var entries: [OutboxEntry] = []
         for box in withForecast {
             guard let forecast = batch.forecasts[box]?.forecast, let boxPlaces = places[box] else { continue }
@@ -158,16 +159,16 @@ struct NotifyRun: Sendable {
                     OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(), createdAt: runNow))
             }
         }
-        summary.planningMilliseconds += Self.milliseconds(since: clock)
+        summary.planningMilliseconds += Self.milliseconds(since: stopwatch)
 
         if dryRun {
             summary.alertsPlanned += entries.count
             await onPlanned?(entries)
             return []
         }
-        clock = ContinuousClock.now
+        stopwatch = ContinuousClock.now
         let stored = try await store.enqueue(entries, runID: runID)
-        summary.storeMilliseconds += Self.milliseconds(since: clock)
+        summary.storeMilliseconds += Self.milliseconds(since: stopwatch)
         summary.alertsPlanned += stored.count
         Self.count(FrostboxMetrics.Name.alertsPlanned, stored)
         await onPlanned?(stored)
@@ -311,7 +312,7 @@ struct NotifyRun: Sendable {
         let concurrency = max(1, configuration.concurrency)
         let store = self.store
         let push = self.push
-        let now = self.now
+        let clock = self.clock
         let outcomes = OutcomeLog(store: store)
 
         func handle(_ sent: Sent) {
@@ -343,8 +344,8 @@ struct NotifyRun: Sendable {
             try await withThrowingTaskGroup(of: Sent.self) { group in
                 var inFlight = 0
                 for entry in entries {
-                    if let expiration = entry.notification.expiration, expiration <= now() {
-                        outcomes.add(entry.id, .failed(.expired, reason: "frost window ended before delivery", at: now()))
+                    if let expiration = entry.notification.expiration, expiration <= clock() {
+                        outcomes.add(entry.id, .failed(.expired, reason: "frost window ended before delivery", at: clock()))
                         failures.append((entry, .expired))
                         continue
                     }
@@ -362,25 +363,25 @@ struct NotifyRun: Sendable {
                     // Counted from the entry's own history: sent before, in this run or an earlier one.
                     if entry.attempts > 0 { resends += 1 }
                     group.addTask {
-                        let sentAt = now()
+                        let sentAt = clock()
                         let outcome = await push.send(entry.notification)
                         switch outcome {
                         case .delivered(let apnsID):
-                            return Sent(entry: entry, outcome: outcome, recorded: .delivered(at: now(), apnsID: apnsID), pruned: false)
-                        case .invalidToken(let reason, let unregisteredAt):
+                            return Sent(entry: entry, outcome: outcome, recorded: .delivered(at: clock(), apnsID: apnsID), pruned: false)
+                        case .invalidToken(let reason, let unregisteredAtMilliseconds):
                             // Recorded before the prune, so a device that is kept still shows why
                             // its entry ended; a pruned device takes its entries with it.
-                            try await store.record(.failed(.invalidToken, reason: reason, at: now()), for: entry.id)
+                            try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
                             // Keep a device that registered again after APNs saw the token die.
-                            let cutoff = unregisteredAt.map { $0 / 1000 } ?? sentAt
+                            let cutoff = unregisteredAtMilliseconds.map { $0 / 1000 } ?? sentAt
                             let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
                             return Sent(entry: entry, outcome: outcome, recorded: nil, pruned: pruned)
                         case .permanentFailure(let status, let reason):
-                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.permanent, reason: "\(status) \(reason)", at: now()), pruned: false)
+                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.permanent, reason: "\(status) \(reason)", at: clock()), pruned: false)
                         case .authFailure(let reason):
-                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.auth, reason: reason, at: now()), pruned: false)
+                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.auth, reason: reason, at: clock()), pruned: false)
                         case .temporaryFailure(let reason):
-                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.temporary, reason: reason, at: now()), pruned: false)
+                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.temporary, reason: reason, at: clock()), pruned: false)
                         }
                     }
                     inFlight += 1

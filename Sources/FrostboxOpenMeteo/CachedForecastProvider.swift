@@ -12,7 +12,7 @@ public struct CachedForecastProvider: ForecastProvider {
     let cache: any ForecastCache
     let ledger: any QuotaLedger
     let freshness: ForecastFreshness
-    let timekeeper: any Timekeeper
+    let clock: any ForecastClock
     let settings: Settings
     let logger: Logger
 
@@ -37,13 +37,13 @@ public struct CachedForecastProvider: ForecastProvider {
 
     public init(
         fetcher: any ForecastFetcher, cache: any ForecastCache, ledger: any QuotaLedger, freshness: ForecastFreshness = ForecastFreshness(),
-        timekeeper: any Timekeeper = SystemTimekeeper(), settings: Settings = Settings(), logger: Logger = Logger(label: "frostbox.forecasts")
+        clock: any ForecastClock = SystemForecastClock(), settings: Settings = Settings(), logger: Logger = Logger(label: "frostbox.forecasts")
     ) {
         self.fetcher = fetcher
         self.cache = cache
         self.ledger = ledger
         self.freshness = freshness
-        self.timekeeper = timekeeper
+        self.clock = clock
         self.settings = settings
         self.logger = logger
     }
@@ -68,7 +68,7 @@ public struct CachedForecastProvider: ForecastProvider {
             }
         }
         if !missing.isEmpty {
-            let run = FetchRun(provider: self, clock: RunClock(now: now, timekeeper: timekeeper))
+            let run = FetchRun(provider: self, clock: RunClock(now: now, clock: clock))
             await run.fetch(missing, into: &batch)
         }
         if settings.cacheRetentionSeconds > 0 {
@@ -88,17 +88,17 @@ public struct CachedForecastProvider: ForecastProvider {
 struct RunClock: Sendable {
     let now: Int64
     let started: Int64
-    let timekeeper: any Timekeeper
+    let clock: any ForecastClock
 
-    init(now: Int64, timekeeper: any Timekeeper) {
+    init(now: Int64, clock: any ForecastClock) {
         self.now = now
-        self.timekeeper = timekeeper
-        self.started = timekeeper.now()
+        self.clock = clock
+        self.started = clock.now()
     }
 
-    func current() -> Int64 { now + max(0, timekeeper.now() - started) }
+    func current() -> Int64 { now + max(0, clock.now() - started) }
 
-    /// An instant of the timekeeper's clock (a source's "retry at") in the caller's frame.
+    /// An instant of the forecast clock (a source's "retry at") in the caller's frame.
     func translate(_ instant: Int64) -> Int64 { instant + now - started }
 }
 
@@ -212,7 +212,7 @@ struct FetchRun: Sendable {
         guard seconds <= provider.settings.maximumQuotaWaitSeconds else { return false }
         provider.logger.info("waiting for the forecast quota window", metadata: ["seconds": "\(seconds)"])
         do {
-            try await provider.timekeeper.sleep(seconds: max(0, seconds))
+            try await provider.clock.sleep(seconds: max(0, seconds))
             return true
         } catch {
             return false

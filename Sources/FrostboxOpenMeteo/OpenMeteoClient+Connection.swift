@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-extension OpenMeteoConfiguration {
+extension OpenMeteoSettings {
     /// The `HTTPClient` configuration for this server: connections are bounded by
     /// `connectTimeoutSeconds` (apart from the request deadline) and a connection that cannot
     /// be made fails its request at once instead of being retried by the pool until the

@@ -21,22 +21,22 @@ public struct OpenMeteoClient: Sendable {
     let makeHTTPClient: @Sendable () -> HTTPClient
     var httpClient: HTTPClient { makeHTTPClient() }
     /// How this client talks to its server.
-    public let configuration: OpenMeteoConfiguration
-    let timekeeper: any Timekeeper
+    public let configuration: OpenMeteoSettings
+    let clock: any ForecastClock
     let logger: Logger
     /// Set once a server refused a form-encoded POST (404/405/415/501): long lists then go as GETs.
     let postRefused = PostRefusal()
 
     /// A client over a shared `HTTPClient` (one per purpose, shut down by its owner).
-    public init(httpClient: HTTPClient, configuration: OpenMeteoConfiguration = OpenMeteoConfiguration(), timekeeper: any Timekeeper = SystemTimekeeper(), logger: Logger = Logger(label: "frostbox.open-meteo")) {
-        self.init(httpClient: { httpClient }, configuration: configuration, timekeeper: timekeeper, logger: logger)
+    public init(httpClient: HTTPClient, configuration: OpenMeteoSettings = OpenMeteoSettings(), clock: any ForecastClock = SystemForecastClock(), logger: Logger = Logger(label: "frostbox.open-meteo")) {
+        self.init(httpClient: { httpClient }, configuration: configuration, clock: clock, logger: logger)
     }
 
     /// A client over an `HTTPClient` its owner hands out on demand (created on first use).
-    public init(httpClient: @escaping @Sendable () -> HTTPClient, configuration: OpenMeteoConfiguration = OpenMeteoConfiguration(), timekeeper: any Timekeeper = SystemTimekeeper(), logger: Logger = Logger(label: "frostbox.open-meteo")) {
+    public init(httpClient: @escaping @Sendable () -> HTTPClient, configuration: OpenMeteoSettings = OpenMeteoSettings(), clock: any ForecastClock = SystemForecastClock(), logger: Logger = Logger(label: "frostbox.open-meteo")) {
         self.makeHTTPClient = httpClient
         self.configuration = configuration
-        self.timekeeper = timekeeper
+        self.clock = clock
         self.logger = logger
     }
 
@@ -70,7 +70,7 @@ public struct OpenMeteoClient: Sendable {
                     "forecast request failed, retrying",
                     metadata: ["failure": "\(failure)", "attempt": "\(attempt)", "delay_s": "\(delay)", "locations": "\(boxes.count)"])
                 do {
-                    try await timekeeper.sleep(seconds: delay)
+                    try await clock.sleep(seconds: delay)
                 } catch {
                     return .failure(failure)
                 }
@@ -117,7 +117,7 @@ public struct OpenMeteoClient: Sendable {
         case .backoff(let after):
             let ceiling = min(configuration.backoffMaximumSeconds, configuration.backoffBaseSeconds * pow(2, Double(attempt - 1)))
             // "Equal jitter": half the delay fixed, half random, so retries of many clients spread out.
-            let delay = ceiling / 2 + ceiling / 2 * timekeeper.randomFraction()
+            let delay = ceiling / 2 + ceiling / 2 * clock.randomFraction()
             guard let after else { return delay }
             return after <= configuration.maximumRateLimitWaitSeconds ? max(delay, after) : nil
         case .rateLimit(let seconds):
@@ -129,7 +129,7 @@ public struct OpenMeteoClient: Sendable {
     func requestOnce(_ boxes: [GeoBox]) async -> Attempt {
         let request = makeRequest(boxes)
         let isPost = request.method == .POST
-        let started = timekeeper.now()
+        let started = clock.now()
         let deadline = NIODeadline.now() + .milliseconds(Int64(configuration.requestTimeoutSeconds * 1_000))
         // The status, once the server has answered: from then on the attempt costs what that status costs.
         var answered: Int?
@@ -215,7 +215,7 @@ public struct OpenMeteoClient: Sendable {
         var parts = [
             "latitude=" + boxes.map { Self.degrees(index: $0.latitudeIndex) }.joined(separator: ","),
             "longitude=" + boxes.map { Self.degrees(index: $0.longitudeIndex) }.joined(separator: ","),
-            "hourly=" + OpenMeteoConfiguration.hourlyVariables.joined(separator: ","),
+            "hourly=" + OpenMeteoSettings.hourlyVariables.joined(separator: ","),
             "timezone=auto",
             "forecast_days=\(configuration.forecastDays)",
             "timeformat=unixtime",

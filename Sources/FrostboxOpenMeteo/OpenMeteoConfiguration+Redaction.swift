@@ -1,4 +1,4 @@
-extension OpenMeteoConfiguration: CustomReflectable {
+extension OpenMeteoSettings: CustomReflectable {
     /// Printing, dumping or logging the configuration never shows the API key.
     public var customMirror: Mirror {
         Mirror(

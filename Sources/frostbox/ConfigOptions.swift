@@ -13,7 +13,7 @@ struct ConfigOptions: ParsableArguments {
 
     /// The loaded configuration; a bad file, key or value stops the command with exit 78
     /// (EX_CONFIG) and a message naming it. `named`: this command's own options, by key.
-    func load(command: String, named: [String: String?] = [:], logger: Logger) async throws -> FrostboxConfig {
+    func load(command: String, named: [String: String?] = [:], logger: Logger) async throws -> FrostboxSettings {
         do {
             let overrides = try ConfigLoader.overrides(
                 named: named.merging(["database.path": db]) { own, _ in own }, settings: settings)

@@ -20,14 +20,14 @@ struct APNsCertificateAuthTests {
 
         let harness = try await APNsHarness.start { configuration in
             configuration.signingKeys = [:]
-            if let trusted = try? MockAPNsConfiguration.TrustedCertificate(pemPath: certificatePath) {
+            if let trusted = try? MockAPNsSettings.TrustedCertificate(pemPath: certificatePath) {
                 configuration.clientCertificates = [trusted]
             }
         }
         #expect(harness.mock.configuration.clientCertificates.first?.topics == [APNsHarness.bundleID])
         let identity = try APNsClientIdentity(certificatePEMPath: certificatePath, privateKeyPEMPath: keyPath)
-        func app(_ bundleID: String) -> APNsAppConfiguration {
-            APNsAppConfiguration(
+        func app(_ bundleID: String) -> APNsAppSettings {
+            APNsAppSettings(
                 bundleID: bundleID, credentials: .certificate(identity), environment: .production,
                 customEndpoint: APNsEndpoint(host: "127.0.0.1", port: harness.mock.port),
                 trustedCertificatesPath: harness.mock.certificatePath)
@@ -49,7 +49,7 @@ struct APNsCertificateAuthTests {
         let issued = try MockAPNsCertificates.makeClientCertificate(bundleID: APNsHarness.bundleID)
         let identity = try APNsClientIdentity(certificatePEM: issued.certificatePEM, privateKeyPEM: issued.privateKeyPEM)
         // The mock trusts no client certificate: this one is ignored, so no credentials at all.
-        let router = try harness.router([APNsAppConfiguration(
+        let router = try harness.router([APNsAppSettings(
             bundleID: APNsHarness.bundleID, credentials: .certificate(identity),
             customEndpoint: APNsEndpoint(host: "127.0.0.1", port: harness.mock.port),
             trustedCertificatesPath: harness.mock.certificatePath)])

@@ -53,10 +53,10 @@ struct APNsOutcomeTests {
     func invalidTokens() async throws {
         let harness = try await APNsHarness.start()
         let router = try harness.router()
-        #expect(await router.send(alert(to: token("0bad"))) == .invalidToken(reason: "BadDeviceToken", unregisteredAt: nil))
+        #expect(await router.send(alert(to: token("0bad"))) == .invalidToken(reason: "BadDeviceToken", unregisteredAtMilliseconds: nil))
         #expect(
             await router.send(alert(to: token("0410")))
-                == .invalidToken(reason: "Unregistered", unregisteredAt: harness.mockClock.now * 1000))
+                == .invalidToken(reason: "Unregistered", unregisteredAtMilliseconds: harness.mockClock.now * 1000))
         #expect(await harness.mock.deliveries().isEmpty)
         #expect(harness.sleeper.recorded.isEmpty)
         try await harness.stop(router)

@@ -72,7 +72,7 @@ struct APNsRequestTests {
         #expect(APNsEndpoint(parsing: "host:0") == nil)
         #expect(APNsEndpoint(parsing: "host:x") == nil)
         #expect(APNsEndpoint(parsing: "") == nil)
-        let app = APNsAppConfiguration(
+        let app = APNsAppSettings(
             bundleID: "a.b", credentials: .token(.init(privateKey: .init(), keyID: "K", teamID: "T")), environment: .sandbox)
         #expect(app.endpoint(for: nil) == .sandbox)
         #expect(app.endpoint(for: .production) == .production)

@@ -44,11 +44,11 @@ struct APNsHarness {
     let logs = RecordingLogHandler.Store()
 
     /// Starts a mock; `configure` adjusts its configuration (faults, limits).
-    static func start(_ configure: (inout MockAPNsConfiguration) -> Void = { _ in }) async throws -> APNsHarness {
+    static func start(_ configure: (inout MockAPNsSettings) -> Void = { _ in }) async throws -> APNsHarness {
         let key = APNsSigningKey(privateKey: P256.Signing.PrivateKey(), keyID: "KEY1234567", teamID: "TEAM123456")
         let clientClock = ManualClock()
         let mockClock = ManualClock()
-        var configuration = MockAPNsConfiguration()
+        var configuration = MockAPNsSettings()
         configuration.signingKeys[key.keyID] = .init(teamID: key.teamID, publicKey: key.publicKey)
         configuration.clock = mockClock.closure
         configure(&configuration)
@@ -57,8 +57,8 @@ struct APNsHarness {
     }
 
     /// An app on token auth pointed at the mock.
-    func app(_ bundleID: String = bundleID, key: APNsSigningKey? = nil) -> APNsAppConfiguration {
-        APNsAppConfiguration(
+    func app(_ bundleID: String = bundleID, key: APNsSigningKey? = nil) -> APNsAppSettings {
+        APNsAppSettings(
             bundleID: bundleID, credentials: .token(key ?? self.key), environment: .sandbox,
             customEndpoint: APNsEndpoint(host: "127.0.0.1", port: mock.port), trustedCertificatesPath: mock.certificatePath)
     }
@@ -73,7 +73,7 @@ struct APNsHarness {
 
     /// A router over `apps` (default: the one token-auth app), with the recording sleeper.
     func router(
-        _ apps: [APNsAppConfiguration]? = nil, defaultBundleID: String? = nil, retry: APNsRetryPolicy = .init(),
+        _ apps: [APNsAppSettings]? = nil, defaultBundleID: String? = nil, retry: APNsRetryPolicy = .init(),
         settings: APNsConnectionSettings = APNsHarness.settings
     ) throws -> APNsPushRouter {
         try APNsPushRouter(

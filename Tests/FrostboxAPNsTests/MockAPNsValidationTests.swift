@@ -52,7 +52,7 @@ struct MockAPNsValidationTests {
     @Test("status and reason", arguments: cases)
     func validation(_ testCase: Case) async throws {
         let key = P256.Signing.PrivateKey()
-        var configuration = MockAPNsConfiguration()
+        var configuration = MockAPNsSettings()
         configuration.signingKeys["KEY1234567"] = .init(teamID: "TEAM123456", publicKey: key.publicKey)
         configuration.clock = { 1_800_000_000 }
         let mock = try await MockAPNsServer.start(configuration)

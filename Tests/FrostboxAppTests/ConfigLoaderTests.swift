@@ -30,7 +30,7 @@ struct ConfigLoaderTests {
         return path
     }
 
-    static func load(file: String? = nil, environment: [String: String] = [:], overrides: [String: String] = [:], logs: RecordingLogHandler.Store = .init()) async throws(ConfigurationError) -> FrostboxConfig {
+    static func load(file: String? = nil, environment: [String: String] = [:], overrides: [String: String] = [:], logs: RecordingLogHandler.Store = .init()) async throws(ConfigurationError) -> FrostboxSettings {
         try await ConfigLoader.load(.init(configPath: file, environment: environment, overrides: overrides), logger: logs.logger())
     }
 
@@ -57,7 +57,7 @@ struct ConfigLoaderTests {
             .init(configPath: Self.exampleURL.path, environment: [:]), logger: Logger(label: "test"))
         let documented = Self.yamlKeys(try String(contentsOf: Self.exampleURL, encoding: .utf8))
         #expect(documented == known, "undocumented: \(known.subtracting(documented).sorted()); unknown: \(documented.subtracting(known).sorted())")
-        let defaults = FrostboxConfig()
+        let defaults = FrostboxSettings()
         #expect(config.host == defaults.host)
         #expect(config.port == defaults.port)
         #expect(config.databasePath == defaults.databasePath)
@@ -109,7 +109,7 @@ struct ConfigLoaderTests {
             #expect(config.rateLimit.burst == 5)
             #expect(config.rateLimit.refillPerSecond == RateLimitSettings().refillPerSecond)
             #expect(config.notifier.interval == .seconds(1_800))
-            #expect(config.notifier.concurrency == NotifierConfigurationDefaults.concurrency)
+            #expect(config.notifier.concurrency == NotifierSettingsDefaults.concurrency)
             #expect(config.forecasts.cacheTTLSeconds == 5_400)
             #expect(config.host == "127.0.0.1")
         }
@@ -325,6 +325,6 @@ struct ConfigLoaderTests {
 }
 
 /// The notifier's defaults, read once so the partial-file test compares against them.
-enum NotifierConfigurationDefaults {
-    static var concurrency: Int { FrostboxConfig().notifier.concurrency }
+enum NotifierSettingsDefaults {
+    static var concurrency: Int { FrostboxSettings().notifier.concurrency }
 }

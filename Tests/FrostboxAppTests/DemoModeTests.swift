@@ -37,7 +37,7 @@ struct DemoModeTests {
 
     @Test("demo mode sends through the log-only sink even when an APNs app is configured")
     func demoNeverUsesAPNs() throws {
-        var config = FrostboxConfig()
+        var config = FrostboxSettings()
         config.push.apps = [PushAppSettings(bundleID: "com.example.frost")]
         let demo = config.demoMode()
         #expect(demo.demo)

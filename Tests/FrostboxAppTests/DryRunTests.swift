@@ -35,7 +35,7 @@ struct DryRunTests {
         let mock = MockOpenMeteo(logger: Self.quiet)
         try await mock.withRunning { baseURL in
             let directory = try TemporaryDirectory(prefix: "frostbox-dry-run")
-            var config = FrostboxConfig()
+            var config = FrostboxSettings()
             config.databasePath = directory.databasePath
             config.placesSeedPath = nil
             config.forecasts.baseURL = baseURL

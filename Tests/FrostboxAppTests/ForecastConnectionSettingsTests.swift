@@ -8,7 +8,7 @@ import Testing
 struct ForecastConnectionSettingsTests {
     static let quiet = Logger(label: "config", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    static func load(environment: [String: String] = [:], overrides: [String: String] = [:]) async throws -> FrostboxConfig {
+    static func load(environment: [String: String] = [:], overrides: [String: String] = [:]) async throws -> FrostboxSettings {
         try await ConfigLoader.load(ConfigLoader.Sources(environment: environment, overrides: overrides), logger: quiet)
     }
 

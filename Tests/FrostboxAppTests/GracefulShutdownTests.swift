@@ -22,7 +22,7 @@ struct GracefulShutdownTests {
     /// Runs `body` with the service group of a fresh database, then checks that the group
     /// ended after `body` triggered its shutdown.
     static func withServer(
-        configure: (inout FrostboxConfig) -> Void = { _ in },
+        configure: (inout FrostboxSettings) -> Void = { _ in },
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
         _ body: (_ port: Int, _ components: FrostboxApplication.Components, _ group: ServiceGroup) async throws -> Void,
         afterStop: (_ components: FrostboxApplication.Components) async throws -> Void = { _ in }
@@ -30,7 +30,7 @@ struct GracefulShutdownTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-shutdown-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        var config = FrostboxConfig()
+        var config = FrostboxSettings()
         config.port = 0
         config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
         config.placesSeedPath = nil

@@ -30,7 +30,7 @@ struct StartupTests {
         let port = Int(UInt16(bigEndian: address.sin_port))
 
         let directory = try TemporaryDirectory()
-        var config = FrostboxConfig()
+        var config = FrostboxSettings()
         config.port = port
         config.databasePath = directory.databasePath
         config.placesSeedPath = nil
@@ -49,7 +49,7 @@ struct StartupTests {
     @Test("an APNs key file that cannot be read stops start-up with a configuration error naming the app")
     func unreadableKeyNamesTheApp() throws {
         let directory = try TemporaryDirectory()
-        var config = FrostboxConfig()
+        var config = FrostboxSettings()
         config.databasePath = directory.databasePath
         var app = PushAppSettings(bundleID: "com.example.frost")
         app.keyPath = directory.path("missing.p8")

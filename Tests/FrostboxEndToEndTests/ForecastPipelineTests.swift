@@ -60,7 +60,7 @@ struct ForecastPipelineTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let mock = MockOpenMeteo(scenario: MockScenario(frost: [FrostSpot(latitude: 60.19, longitude: 25.01, minimumC: -3.5)]), logger: Self.quiet)
         try await mock.withRunning { baseURL in
-            var config = FrostboxConfig()
+            var config = FrostboxSettings()
             config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
             config.forecasts.baseURL = baseURL
             let point = try Coordinate(latitude: 60.19, longitude: 25.01)

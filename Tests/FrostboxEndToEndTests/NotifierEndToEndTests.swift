@@ -50,8 +50,8 @@ struct NotifierEndToEndTests {
             now: now)
     }
 
-    func config(directory: URL, mockURL: String) -> FrostboxConfig {
-        var config = FrostboxConfig()
+    func config(directory: URL, mockURL: String) -> FrostboxSettings {
+        var config = FrostboxSettings()
         config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
         config.forecasts.baseURL = mockURL
         config.forecasts.batchSize = 100
@@ -76,10 +76,10 @@ struct NotifierEndToEndTests {
         // Registered a day ago, before the mock's 410 timestamp (now).
     }
 
-    func notifier(_ components: FrostboxApplication.Components, config: FrostboxConfig, push: any PushSender) -> Notifier {
+    func notifier(_ components: FrostboxApplication.Components, config: FrostboxSettings, push: any PushSender) -> Notifier {
         Notifier(
             store: GRDBNotifierStore(database: components.database), forecasts: components.forecasts.provider, push: push,
-            configuration: config.notifier, logger: Logger(label: "e2e"), now: { Self.now })
+            configuration: config.notifier, logger: Logger(label: "e2e"), clock: { Self.now })
     }
 
     /// The mock APNs (each connection is cut, unanswered, when its fourth request arrives) and the real APNs client.
@@ -89,12 +89,12 @@ struct NotifierEndToEndTests {
 
         init() async throws {
             let key = APNsSigningKey(privateKey: P256.Signing.PrivateKey(), keyID: "KEY1234567", teamID: "TEAM123456")
-            var configuration = MockAPNsConfiguration()
+            var configuration = MockAPNsSettings()
             configuration.signingKeys[key.keyID] = .init(teamID: key.teamID, publicKey: key.publicKey)
             configuration.clock = { NotifierEndToEndTests.now }
             configuration.resetAfterRequests = 3
             mock = try await MockAPNsServer.start(configuration, logger: Logger(label: "mock-apns"))
-            let app = APNsAppConfiguration(
+            let app = APNsAppSettings(
                 bundleID: NotifierEndToEndTests.bundleID, credentials: .token(key), environment: .sandbox,
                 customEndpoint: APNsEndpoint(host: "127.0.0.1", port: mock.port), trustedCertificatesPath: mock.certificatePath)
             router = try APNsPushRouter(

@@ -48,7 +48,7 @@ struct NotifyKillTests {
         let privateKey = P256.Signing.PrivateKey()
         let keyPath = directory.appendingPathComponent("AuthKey_KILL123456.p8").path
         try privateKey.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
-        var apnsConfiguration = MockAPNsConfiguration()
+        var apnsConfiguration = MockAPNsSettings()
         apnsConfiguration.signingKeys["KILL123456"] = .init(teamID: "TEAM123456", publicKey: privateKey.publicKey)
         let apns = try await MockAPNsServer.start(apnsConfiguration, logger: Self.quiet)
         defer { Task { try? await apns.stop() } }
@@ -135,7 +135,7 @@ struct NotifyKillTests {
 
     /// `devices` devices over `boxes` boxes, two places each; one device in ten has both in one box.
     static func subscribe(databasePath: String) async throws {
-        var config = FrostboxConfig()
+        var config = FrostboxSettings()
         config.databasePath = databasePath
         let components = try FrostboxApplication.Components(config: config, logger: quiet)
         let now = Int64(Date().timeIntervalSince1970)

@@ -14,7 +14,7 @@ struct QuotaLedgerEndToEndTests {
     static let quiet = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// 300 devices, each subscribed to a place in a box of its own.
-    static func subscribe(_ config: FrostboxConfig, now: Int64) async throws {
+    static func subscribe(_ config: FrostboxSettings, now: Int64) async throws {
         let components = try FrostboxApplication.Components(config: config, logger: quiet)
         for i in 0..<300 {
             let tail = String(i, radix: 16)
@@ -26,11 +26,11 @@ struct QuotaLedgerEndToEndTests {
         await components.pushComponents.shutdown()
     }
 
-    static func withDatabase(_ body: (FrostboxConfig) async throws -> Void) async throws {
+    static func withDatabase(_ body: (FrostboxSettings) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-quota-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        var config = FrostboxConfig()
+        var config = FrostboxSettings()
         config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
         config.forecasts.batchSize = 20
         config.forecasts.maximumAttempts = 2
@@ -41,7 +41,7 @@ struct QuotaLedgerEndToEndTests {
     }
 
     /// The weight the ledger in the database holds for the last day.
-    static func ledgerWeight(_ config: FrostboxConfig) async throws -> Double {
+    static func ledgerWeight(_ config: FrostboxSettings) async throws -> Double {
         let ledger = GRDBQuotaLedger(database: try FrostboxDatabase(path: config.databasePath, logger: quiet), budgets: config.forecasts.budgets)
         return try await ledger.usage(at: Int64(Date().timeIntervalSince1970)).lastDay
     }

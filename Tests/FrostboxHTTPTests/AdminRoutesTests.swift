@@ -94,7 +94,7 @@ struct AdminRoutesTests {
     func pushTest() async throws {
         let sender = RecordingPushSender()
         let dead = try DeviceToken("ffeeddccbbaa99887766554433221100")
-        sender.script(dead, [.invalidToken(reason: "Unregistered", unregisteredAt: 1)])
+        sender.script(dead, [.invalidToken(reason: "Unregistered", unregisteredAtMilliseconds: 1)])
         try await Self.run(Self.adminAPI(sender: sender)) { client in
             let ok = try await client.send(
                 .post, "/admin/push-test", json: #"{"token": "\#(Self.token)", "topic": "fi.example.frost", "environment": "sandbox", "title": "Hi"}"#,

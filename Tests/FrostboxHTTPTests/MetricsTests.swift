@@ -54,7 +54,7 @@ struct MetricsTests {
         let report = OperationsReport()
         let base = RecordingPushSender()
         let dead = try DeviceToken("ffeeddccbbaa99887766554433221100")
-        base.script(dead, [.invalidToken(reason: "Unregistered", unregisteredAt: nil)])
+        base.script(dead, [.invalidToken(reason: "Unregistered", unregisteredAtMilliseconds: nil)])
         let sender = MeteredPushSender(base, report: report, metrics: telemetry.factory, openConnections: { 3 })
         let frost = PushPayload(aps: APSPayload(), frost: .init(box: "60.20#25.00", night: "2026-11-21", level: "freeze", minimumC: -2))
         let first = PushNotification(token: try DeviceToken(Self.token), apnsID: UUID().uuidString, payload: frost)

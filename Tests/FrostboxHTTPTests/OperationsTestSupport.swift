@@ -15,15 +15,15 @@ struct OperationsHarness {
 
     let temporary: TemporaryDirectory
     var directory: URL { temporary.url }
-    let config: FrostboxConfig
+    let config: FrostboxSettings
     let logs = RecordingLogHandler.Store()
     let components: FrostboxApplication.Components
     let api: FrostboxAPI
 
-    init(_ configure: (inout FrostboxConfig) -> Void = { _ in }) throws {
+    init(_ configure: (inout FrostboxSettings) -> Void = { _ in }) throws {
         temporary = try TemporaryDirectory(prefix: "frostbox-ops")
         let directory = temporary.url
-        var config = FrostboxConfig()
+        var config = FrostboxSettings()
         config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
         configure(&config)
         self.config = config

@@ -27,7 +27,7 @@ struct RouteTestHarness {
     /// The whole app over SQLite (subscription limit 5).
     init() throws {
         let temporary = try TemporaryDirectory(prefix: "frostbox-routes")
-        var config = FrostboxConfig()
+        var config = FrostboxSettings()
         config.databasePath = temporary.databasePath
         config.maximumSubscriptionsPerDevice = 5
         let components = try FrostboxApplication.Components(config: config, logger: Logger(label: "test"))
@@ -37,7 +37,7 @@ struct RouteTestHarness {
 
     private init(store: InMemorySubscriptionStore, places: InMemoryPlaceIndex, now: @escaping @Sendable () -> Int64) {
         backing = .inMemory(store, places)
-        api = FrostboxAPI(groups: FrostboxApplication.publicRoutes(subscriptions: store, places: places, now: now, ready: { true }))
+        api = FrostboxAPI(groups: FrostboxApplication.publicRoutes(subscriptions: store, places: places, clock: now, ready: { true }))
     }
 
     /// The public routes over in-memory doubles (subscription limit 5, as `init()`).

@@ -14,7 +14,7 @@ struct Harness {
     let sleeper = RecordingSleeper()
     /// Sends of entries sent before, as the notifier reports them.
     let resends = SendCount()
-    var configuration = NotifierConfiguration()
+    var configuration = NotifierSettings()
 
     init(store: InMemoryNotifierStore = InMemoryNotifierStore(), forecasts: ScriptedForecastProvider = ScriptedForecastProvider(), push: RecordingPushSender = RecordingPushSender()) {
         self.store = store
@@ -29,7 +29,7 @@ struct Harness {
         return Notifier(
             store: store ?? self.store, forecasts: forecasts, push: push ?? self.push, configuration: configuration,
             runLock: lock, logger: Logger(label: "test"),
-            now: { clock.now }, sleep: { try await sleeper.sleep($0) }, resent: { count in resends.add(count) })
+            clock: { clock.now }, sleep: { try await sleeper.sleep($0) }, resent: { count in resends.add(count) })
     }
 
     func run(_ notifier: Notifier? = nil) async throws -> NotifyRunSummary {
@@ -237,11 +237,11 @@ struct NotifierTests {
         h.store.register(bob, at: 5_000)
         h.store.register(dave, at: 1_000)
         // Alice's token died at 2 000 s (after her registration): pruned.
-        h.push.script(alice, [.invalidToken(reason: "Unregistered", unregisteredAt: 2_000_000)])
+        h.push.script(alice, [.invalidToken(reason: "Unregistered", unregisteredAtMilliseconds: 2_000_000)])
         // Bob registered again at 5 000 s, after the 410's 4 999.5 s: kept.
-        h.push.script(bob, [.invalidToken(reason: "Unregistered", unregisteredAt: 4_999_500)])
+        h.push.script(bob, [.invalidToken(reason: "Unregistered", unregisteredAtMilliseconds: 4_999_500)])
         // 400 BadDeviceToken has no timestamp: the time of the send decides.
-        h.push.script(dave, [.invalidToken(reason: "BadDeviceToken", unregisteredAt: nil)])
+        h.push.script(dave, [.invalidToken(reason: "BadDeviceToken", unregisteredAtMilliseconds: nil)])
         let summary = try await h.run()
         #expect(summary.tokensPruned == 2)
         #expect(summary.failed[.invalidToken] == 3)

@@ -12,7 +12,7 @@ struct CachedForecastProviderTests {
 
     static func provider(_ h: MockHarness, cache: InMemoryForecastCache, ledger: InMemoryQuotaLedger, wait: Double = 60) -> CachedForecastProvider {
         CachedForecastProvider(
-            fetcher: h.client, cache: cache, ledger: ledger, timekeeper: h.timekeeper,
+            fetcher: h.client, cache: cache, ledger: ledger, clock: h.clock,
             settings: .init(maximumQuotaWaitSeconds: wait), logger: quiet)
     }
 
@@ -92,7 +92,7 @@ struct CachedForecastProviderTests {
             #expect(batch.forecasts.count == 250)
             #expect(batch.requestsMade == 3)
             #expect(h.mock.counters.batchSizes == [100, 100, 50])
-            #expect(h.timekeeper.sleeps == [60, 60])
+            #expect(h.clock.sleeps == [60, 60])
             #expect(ledger.charges.map(\.charge.at) == [Self.now, Self.now + 60, Self.now + 120])
         }
     }
@@ -140,7 +140,7 @@ struct CachedForecastProviderTests {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["hour"]), now: Self.now), configure: { $0.batchSize = 10 }) { h in
             let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
             let provider = CachedForecastProvider(
-                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, clock: h.clock,
                 settings: .init(maximumConcurrentRequests: 1), logger: Self.quiet)
             let reason = "Hourly API request limit exceeded. Please try again in the next hour."
             let nextHour = (Self.now / 3_600 + 1) * 3_600
@@ -162,7 +162,7 @@ struct CachedForecastProviderTests {
     func rateLimitStopsRun() async throws {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["minute", "minute"]), now: Self.now), configure: { $0.batchSize = 10 }) { h in
             let provider = CachedForecastProvider(
-                fetcher: h.client, cache: InMemoryForecastCache(), ledger: InMemoryQuotaLedger(budgets: Self.roomy), timekeeper: h.timekeeper,
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: InMemoryQuotaLedger(budgets: Self.roomy), clock: h.clock,
                 settings: .init(maximumQuotaWaitSeconds: 0, maximumConcurrentRequests: 1), logger: Self.quiet)
             let batch = await provider.forecasts(for: row(50), now: Self.now)
             #expect(batch.failures.count == 50)
@@ -179,7 +179,7 @@ struct CachedForecastProviderTests {
     func circuitBreaker() async throws {
         try await MockHarness.run(MockScenario(faults: MockFaults(truncateRate: 1), now: Self.now), configure: { $0.batchSize = 10 }) { h in
             let provider = CachedForecastProvider(
-                fetcher: h.client, cache: InMemoryForecastCache(), ledger: InMemoryQuotaLedger(budgets: Self.roomy), timekeeper: h.timekeeper,
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: InMemoryQuotaLedger(budgets: Self.roomy), clock: h.clock,
                 settings: .init(maximumConcurrentRequests: 1, maximumConsecutiveFailures: 3), logger: Self.quiet)
             let batch = await provider.forecasts(for: row(100), now: Self.now)
             #expect(batch.failures.count == 100)
@@ -239,7 +239,7 @@ struct CachedForecastProviderTests {
         }) { h in
             let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
             let provider = CachedForecastProvider(
-                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, clock: h.clock,
                 settings: .init(maximumConcurrentRequests: 2, maximumConsecutiveFailures: 100), logger: Self.quiet)
             var at = Self.now
             for _ in 0..<3 {
@@ -261,7 +261,7 @@ struct CachedForecastProviderTests {
         try await MockHarness.run(MockScenario(faults: MockFaults(serverErrorRate: 0.3, truncateRate: 0.3), now: Self.now), configure: { $0.batchSize = 10 }) { h in
             let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
             let provider = CachedForecastProvider(
-                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, clock: h.clock,
                 settings: .init(maximumConsecutiveFailures: 100), logger: Self.quiet)
             let batch = await provider.forecasts(for: row(100), now: Self.now)
             #expect(batch.weightUsed == h.mock.counters.chargedWeight)
@@ -278,7 +278,7 @@ struct CachedForecastProviderTests {
         try await MockHarness.run(MockScenario(budgets: MockBudgets(day: 120), faults: faults, now: Self.now), configure: { $0.batchSize = 20 }) { h in
             let ledger = InMemoryQuotaLedger(budgets: QuotaBudgets(perMinute: 600, perHour: 5_000, perDay: 120))
             let provider = CachedForecastProvider(
-                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, clock: h.clock,
                 settings: .init(maximumConsecutiveFailures: 100, cacheRetentionSeconds: 0), logger: Self.quiet)
             // Runs an hour apart within one UTC day (the mock's clock stays on its frozen day).
             for run in 0..<6 {
@@ -298,7 +298,7 @@ struct CachedForecastProviderTests {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["minute"]), now: Self.now), configure: { $0.batchSize = 10 }) { h in
             let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
             let provider = CachedForecastProvider(
-                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, timekeeper: h.timekeeper,
+                fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, clock: h.clock,
                 settings: .init(maximumConcurrentRequests: 1), logger: Self.quiet)
             let batch = await provider.forecasts(for: row(30), now: Self.now)
             #expect(batch.forecasts.count == 30)

@@ -6,7 +6,7 @@ struct ConfigurationRedactionTests {
     @Test("describing, reflecting or dumping the configuration never shows the API key")
     func apiKeyNeverPrinted() {
         let key = "sk-live-0123456789abcdef"
-        let configuration = OpenMeteoConfiguration(baseURL: "https://customer-api.open-meteo.com", apiKey: key)
+        let configuration = OpenMeteoSettings(baseURL: "https://customer-api.open-meteo.com", apiKey: key)
         var dumped = ""
         dump(configuration, to: &dumped)
         for text in [String(describing: configuration), String(reflecting: configuration), "\(configuration)", dumped] {

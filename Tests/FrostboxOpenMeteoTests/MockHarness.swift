@@ -6,7 +6,7 @@ import MockOpenMeteo
 import Synchronization
 
 /// A clock that only moves when the code under test sleeps, so tests never wait.
-final class ManualTimekeeper: Timekeeper {
+final class ManualForecastClock: ForecastClock {
     private let state: Mutex<(now: Int64, sleeps: [Double])>
 
     init(now: Int64 = 1_774_000_000) { state = Mutex((now, [])) }
@@ -30,28 +30,28 @@ final class ManualTimekeeper: Timekeeper {
 struct MockHarness: Sendable {
     let mock: MockOpenMeteo
     let client: OpenMeteoClient
-    let timekeeper: ManualTimekeeper
+    let clock: ManualForecastClock
 
     /// Runs `body` with a fresh mock (playing `scenario`) and a client configured by `configure`.
     static func run(
-        _ scenario: MockScenario = MockScenario(), configure: @Sendable (inout OpenMeteoConfiguration) -> Void = { _ in },
+        _ scenario: MockScenario = MockScenario(), configure: @Sendable (inout OpenMeteoSettings) -> Void = { _ in },
         _ body: @Sendable (MockHarness) async throws -> Void
     ) async throws {
         let mock = MockOpenMeteo(scenario: scenario, logger: Logger(label: "mock", factory: { _ in SwiftLogNoOpLogHandler() }))
         // Generous deadlines: a loaded test machine must not turn answers into timeouts.
-        var base = OpenMeteoConfiguration(requestTimeoutSeconds: 60, connectTimeoutSeconds: 30)
+        var base = OpenMeteoSettings(requestTimeoutSeconds: 60, connectTimeoutSeconds: 30)
         configure(&base)
         // The HTTP client the app would make for this configuration (connect timeout, no pool retries).
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: base.httpClientConfiguration)
         do {
             try await mock.withRunning { baseURL in
-                var configuration = OpenMeteoConfiguration(baseURL: baseURL, requestTimeoutSeconds: 60, connectTimeoutSeconds: 30)
+                var configuration = OpenMeteoSettings(baseURL: baseURL, requestTimeoutSeconds: 60, connectTimeoutSeconds: 30)
                 configure(&configuration)
-                let timekeeper = ManualTimekeeper(now: scenario.now ?? 1_774_000_000)
+                let clock = ManualForecastClock(now: scenario.now ?? 1_774_000_000)
                 let client = OpenMeteoClient(
-                    httpClient: http, configuration: configuration, timekeeper: timekeeper,
+                    httpClient: http, configuration: configuration, clock: clock,
                     logger: Logger(label: "client", factory: { _ in SwiftLogNoOpLogHandler() }))
-                try await body(MockHarness(mock: mock, client: client, timekeeper: timekeeper))
+                try await body(MockHarness(mock: mock, client: client, clock: clock))
             }
         } catch {
             try await http.shutdown()

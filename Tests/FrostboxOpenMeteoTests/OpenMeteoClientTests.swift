@@ -21,7 +21,7 @@ struct OpenMeteoClientTests {
             #expect(forecast.gridLatitude == 60.2)
             #expect(forecast.gridLongitude == 25.0)
             #expect(forecast.elevation != nil)
-            #expect(forecast.fetchedAt == h.timekeeper.now())
+            #expect(forecast.fetchedAt == h.clock.now())
             #expect(forecast.hours.allSatisfy { $0.temperatureC != nil && $0.dewPointC != nil && $0.cloudCoverPercent != nil && $0.windSpeedKmh != nil })
             // Each hour's wall clock is its UTC time plus the zone's offset; the series starts at local midnight.
             #expect(forecast.hours[0].local.hour == 0)
@@ -93,7 +93,7 @@ struct OpenMeteoClientTests {
             #expect(forecasts.count == 1)
             #expect(h.mock.counters.requests == 3)
             // Base 0.5 s doubling; equal jitter with a random fraction of 0.5 gives 3/4 of each ceiling.
-            #expect(h.timekeeper.sleeps == [0.375, 0.75])
+            #expect(h.clock.sleeps == [0.375, 0.75])
         }
     }
 
@@ -103,7 +103,7 @@ struct OpenMeteoClientTests {
             let failure = await h.client.forecasts(for: [Self.helsinki]).failure
             #expect(failure == .remote(status: 503, reason: "Injected failure 503"))
             #expect(h.mock.counters.requests == 4)
-            #expect(h.timekeeper.sleeps.count == 3)
+            #expect(h.clock.sleeps.count == 3)
         }
     }
 
@@ -112,7 +112,7 @@ struct OpenMeteoClientTests {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["minute"]))) { h in
             let forecasts = try #require(await h.client.forecasts(for: [Self.helsinki]).value)
             #expect(forecasts.count == 1)
-            #expect(h.timekeeper.sleeps == [60])
+            #expect(h.clock.sleeps == [60])
             #expect(h.mock.counters.requests == 2)
         }
     }
@@ -126,7 +126,7 @@ struct OpenMeteoClientTests {
                 return
             }
             #expect(reason.hasPrefix("Minutely API request limit exceeded"))
-            #expect(h.timekeeper.sleeps == [60])
+            #expect(h.clock.sleeps == [60])
             #expect(h.mock.counters.requests == 2)
         }
     }
@@ -134,18 +134,18 @@ struct OpenMeteoClientTests {
     @Test("a 429 naming the hourly limit fails at once as rate-limited until the next full hour")
     func hourlyLimit() async throws {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["hour"]))) { h in
-            let now = h.timekeeper.now()
+            let now = h.clock.now()
             let failure = await h.client.forecasts(for: [Self.helsinki]).failure
             #expect(failure == .rateLimited(reason: "Hourly API request limit exceeded. Please try again in the next hour.", retryAfter: (now / 3_600 + 1) * 3_600))
             #expect(h.mock.counters.requests == 1)
-            #expect(h.timekeeper.sleeps.isEmpty)
+            #expect(h.clock.sleeps.isEmpty)
         }
     }
 
     @Test("a 429 naming the daily limit fails at once as rate-limited until the next UTC midnight")
     func dailyLimit() async throws {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["day"]))) { h in
-            let now = h.timekeeper.now()
+            let now = h.clock.now()
             let failure = await h.client.forecasts(for: [Self.helsinki]).failure
             #expect(failure == .rateLimited(reason: "Daily API request limit exceeded. Please try again tomorrow.", retryAfter: (now / 86_400 + 1) * 86_400))
             #expect(h.mock.counters.requests == 1)
@@ -226,7 +226,7 @@ struct OpenMeteoClientTests {
         ) { h in
             let failure = await h.client.forecasts(for: [Self.helsinki]).failure
             #expect(failure == .timeout)
-            #expect(h.timekeeper.sleeps.count == 1)
+            #expect(h.clock.sleeps.count == 1)
         }
     }
 
@@ -237,8 +237,8 @@ struct OpenMeteoClientTests {
         let closed = try await mock.withRunning { $0 }
         try await MockHarness.run { h in
             let client = OpenMeteoClient(
-                httpClient: h.client.httpClient, configuration: OpenMeteoConfiguration(baseURL: closed, maximumAttempts: 4),
-                timekeeper: h.timekeeper)
+                httpClient: h.client.httpClient, configuration: OpenMeteoSettings(baseURL: closed, maximumAttempts: 4),
+                clock: h.clock)
             let gate = RecordingGate()
             let clock = ContinuousClock()
             let started = clock.now
@@ -249,7 +249,7 @@ struct OpenMeteoClientTests {
             #expect(failure == .transport("Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."))
             let unreachable = try #require(failure)
             #expect(OpenMeteoClient.isUnreachable(unreachable))
-            #expect(h.timekeeper.sleeps.isEmpty)
+            #expect(h.clock.sleeps.isEmpty)
             #expect(await gate.reports == [AttemptReport(charge: .nothing, succeeded: false)])
         }
     }
@@ -289,7 +289,7 @@ struct OpenMeteoClientTests {
     func minutelyPauseReported() async throws {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["minute"]))) { h in
             let gate = RecordingGate()
-            let now = h.timekeeper.now()
+            let now = h.clock.now()
             _ = try #require(await h.client.forecasts(for: [Self.helsinki], gate: gate).value)
             let reports = await gate.reports
             #expect(reports.first == AttemptReport(
@@ -317,17 +317,17 @@ struct OpenMeteoClientTests {
 
     @Test("the weight of a location follows Open-Meteo's formula")
     func weightFormula() {
-        #expect(OpenMeteoConfiguration.weightPerLocation(variables: 4, days: 3) == 1)
-        #expect(OpenMeteoConfiguration.weightPerLocation(variables: 10, days: 14) == 1)
-        #expect(OpenMeteoConfiguration.weightPerLocation(variables: 20, days: 7) == 2)
-        #expect(OpenMeteoConfiguration.weightPerLocation(variables: 20, days: 28) == 4)
-        #expect(OpenMeteoConfiguration().weightPerLocation == 1)
+        #expect(OpenMeteoSettings.weightPerLocation(variables: 4, days: 3) == 1)
+        #expect(OpenMeteoSettings.weightPerLocation(variables: 10, days: 14) == 1)
+        #expect(OpenMeteoSettings.weightPerLocation(variables: 20, days: 7) == 2)
+        #expect(OpenMeteoSettings.weightPerLocation(variables: 20, days: 28) == 4)
+        #expect(OpenMeteoSettings().weightPerLocation == 1)
     }
 
     @Test("the query carries box centres, the four variables, timezone=auto, days, unixtime and the key")
     func query() {
         let client = OpenMeteoClient(
-            httpClient: .shared, configuration: OpenMeteoConfiguration(baseURL: "https://example.test/", apiKey: "a b&c", forecastDays: 5))
+            httpClient: .shared, configuration: OpenMeteoSettings(baseURL: "https://example.test/", apiKey: "a b&c", forecastDays: 5))
         let query = client.query(for: [Self.helsinki, Coordinate(uncheckedLatitude: -33.87, longitude: -151.21).box])
         #expect(query == "latitude=60.20,-33.85&longitude=25.00,-151.20&hourly=temperature_2m,dew_point_2m,cloud_cover,wind_speed_10m&timezone=auto&forecast_days=5&timeformat=unixtime&apikey=a%20b%26c")
         #expect(client.configuration.endpoint == "https://example.test/v1/forecast")

@@ -53,7 +53,7 @@ public enum MockAPNsCertificates {
     }
 }
 
-extension MockAPNsConfiguration.TrustedCertificate {
+extension MockAPNsSettings.TrustedCertificate {
     /// Loads a PEM client certificate; with no topics given, its subject's common name (the
     /// bundle id, on Apple's push certificates) is the one topic it may push to.
     public init(pemPath: String, topics: Set<String> = []) throws {

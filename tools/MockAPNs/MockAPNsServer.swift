@@ -12,7 +12,7 @@ import NIOSSL
 /// written to the socket, so a connection reset never leaves a push both recorded and unanswered.
 public final class MockAPNsServer: Sendable {
     /// The configuration it runs with.
-    public let configuration: MockAPNsConfiguration
+    public let configuration: MockAPNsSettings
     /// The bound port.
     public let port: Int
     /// PEM file of the server certificate; clients trust it for `127.0.0.1` / `localhost`.
@@ -31,13 +31,13 @@ public final class MockAPNsServer: Sendable {
     public var endpoint: String { "\(configuration.host):\(port)" }
 
     /// Binds and starts serving.
-    public static func start(_ configuration: MockAPNsConfiguration, logger: Logger = Logger(label: "mock-apns")) async throws
+    public static func start(_ configuration: MockAPNsSettings, logger: Logger = Logger(label: "mock-apns")) async throws
         -> MockAPNsServer
     {
         try await MockAPNsServer(configuration: configuration, logger: logger)
     }
 
-    private init(configuration: MockAPNsConfiguration, logger: Logger) async throws {
+    private init(configuration: MockAPNsSettings, logger: Logger) async throws {
         self.configuration = configuration
         // A directory of its own when none is given, removed again by `stop()`.
         ownedDirectory = configuration.certificateDirectory == nil
@@ -172,7 +172,7 @@ struct MockAPNsStreamDelegate: NIOHTTP2StreamDelegate {
 /// the connection's event loop.
 final class MockAPNsConnection {
     let id: Int
-    let configuration: MockAPNsConfiguration
+    let configuration: MockAPNsSettings
     let validator: MockAPNsValidator
     let state: MockAPNsState
     let logger: Logger
@@ -189,7 +189,7 @@ final class MockAPNsConnection {
     /// Reading stopped (`stallAfterRequests`): nothing more is answered.
     var stalled = false
 
-    init(id: Int, configuration: MockAPNsConfiguration, validator: MockAPNsValidator, state: MockAPNsState, logger: Logger) {
+    init(id: Int, configuration: MockAPNsSettings, validator: MockAPNsValidator, state: MockAPNsState, logger: Logger) {
         self.id = id
         self.configuration = configuration
         self.validator = validator

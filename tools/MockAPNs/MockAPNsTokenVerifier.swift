@@ -28,12 +28,12 @@ final class MockAPNsTokenVerifier: Sendable {
         var distinct = 0
     }
 
-    private let keys: [String: MockAPNsConfiguration.TrustedKey]
+    private let keys: [String: MockAPNsSettings.TrustedKey]
     private let maximumAge: Int64
     private let minimumUpdateInterval: Int64?
     private let state = Mutex(State())
 
-    init(configuration: MockAPNsConfiguration) {
+    init(configuration: MockAPNsSettings) {
         keys = configuration.signingKeys
         maximumAge = configuration.maximumTokenAge
         minimumUpdateInterval = configuration.minimumTokenUpdateInterval

@@ -27,7 +27,7 @@ struct MockAPNsValidator: Sendable {
     ]
     static let maximumPayloadSize = 4096
 
-    let configuration: MockAPNsConfiguration
+    let configuration: MockAPNsSettings
     let verifier: MockAPNsTokenVerifier
     let state: MockAPNsState
 

@@ -53,7 +53,7 @@ func measure(batchSize: Int, baseURL: String) async throws -> RunResult {
     defer { try? FileManager.default.removeItem(at: directory) }
     let database = try FrostboxDatabase(path: directory.appendingPathComponent("bench.sqlite").path, logger: quiet)
     let client = OpenMeteoClient(
-        httpClient: http, configuration: OpenMeteoConfiguration(baseURL: baseURL, batchSize: batchSize, requestTimeoutSeconds: 120),
+        httpClient: http, configuration: OpenMeteoSettings(baseURL: baseURL, batchSize: batchSize, requestTimeoutSeconds: 120),
         logger: quiet)
     let provider = CachedForecastProvider(
         fetcher: client, cache: GRDBForecastCache(database: database), ledger: GRDBQuotaLedger(database: database, budgets: budgets),

@@ -99,7 +99,7 @@ struct DiscardingPushSender: PushSender {
 func run(_ arguments: Arguments) async throws {
     guard let path = arguments.string("db"), let url = arguments.string("forecast-url"), let now = arguments.string("now").flatMap(Int64.init)
     else { throw BenchError("--db, --forecast-url and --now are required") }
-    var config = FrostboxConfig()
+    var config = FrostboxSettings()
     config.databasePath = path
     config.forecasts.baseURL = url
     config.forecasts.batchSize = arguments.int("batch", 1_000)
@@ -117,7 +117,7 @@ func run(_ arguments: Arguments) async throws {
         guard let endpoint = APNsEndpoint(parsing: host), let trust = arguments.string("trust"), let key = arguments.string("key"),
             let keyID = arguments.string("key-id"), let teamID = arguments.string("team-id")
         else { throw BenchError("--apns-host needs a HOST:PORT, --trust, --key, --key-id and --team-id") }
-        let app = APNsAppConfiguration(
+        let app = APNsAppSettings(
             bundleID: "com.example.frost", credentials: .token(try APNsSigningKey(p8Path: key, keyID: keyID, teamID: teamID)),
             environment: .production, customEndpoint: endpoint, trustedCertificatesPath: trust)
         var settings = APNsConnectionSettings()
@@ -132,7 +132,7 @@ func run(_ arguments: Arguments) async throws {
     let notifier = Notifier(
         store: GRDBNotifierStore(database: components.database), forecasts: components.forecasts.provider, push: push,
         planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
-        configuration: config.notifier, logger: logger, now: { now })
+        configuration: config.notifier, logger: logger, clock: { now })
     if prefetch {
         let boxes = try await GRDBNotifierStore(database: components.database).boxesToNotify()
         let fetchStarted = ContinuousClock.now

@@ -41,7 +41,7 @@ let topic = option("topic", "com.example.frost")
 var logger = Logger(label: "bench-push")
 logger.logLevel = .warning
 guard let endpoint = APNsEndpoint(parsing: host) else { fatalError("bad --host") }
-let app = APNsAppConfiguration(
+let app = APNsAppSettings(
     bundleID: topic, credentials: .token(try APNsSigningKey(p8Path: keyPath, keyID: keyID, teamID: teamID)),
     environment: .production, customEndpoint: endpoint, trustedCertificatesPath: trust)
 var settings = APNsConnectionSettings()

@@ -35,7 +35,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(help: "Append accepted deliveries to this JSON-lines file.") var deliveries: String?
 
     func run() async throws {
-        var configuration = MockAPNsConfiguration()
+        var configuration = MockAPNsSettings()
         configuration.host = host
         configuration.port = port
         configuration.certificateDirectory = certDir

@@ -1,5 +1,5 @@
 /// How the Open-Meteo client talks to its server.
-public struct OpenMeteoConfiguration: Sendable, Hashable {
+public struct OpenMeteoSettings: Sendable, Hashable {
     /// Scheme and host (and optional path prefix) of the API: the free
     /// `https://api.open-meteo.com`, the commercial `https://customer-api.open-meteo.com`,
     /// or a self-hosted instance. `/v1/forecast` is appended unless already there.

@@ -1,5 +1,5 @@
 /// How the notifier schedules, batches and retries.
-public struct NotifierConfiguration: Sendable, Hashable {
+public struct NotifierSettings: Sendable, Hashable {
     /// Time between the starts of scheduled runs.
     public var interval: Duration = .seconds(3600)
     /// Delay before the first scheduled run after start (it also resends whatever a crash left pending).

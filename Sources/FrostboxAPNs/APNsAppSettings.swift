@@ -2,7 +2,7 @@ import FrostboxCore
 
 /// One app that Frostbox pushes to: its bundle id (the `apns-topic`), how it authenticates
 /// and where its pushes go.
-public struct APNsAppConfiguration: Sendable {
+public struct APNsAppSettings: Sendable {
     /// The app's bundle id.
     public var bundleID: String
     /// Token or certificate credentials.

@@ -3,7 +3,7 @@ import Foundation
 import NIOSSL
 
 /// How the APNs double behaves: where it listens, whom it trusts, and which faults it injects.
-public struct MockAPNsConfiguration: Sendable {
+public struct MockAPNsSettings: Sendable {
     /// Address to bind.
     public var host = "127.0.0.1"
     /// Port to bind; 0 picks a free one (read it back from `MockAPNsServer.port`).

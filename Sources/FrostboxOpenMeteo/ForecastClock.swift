@@ -1,7 +1,7 @@
 import Foundation
 
 /// The clock, the waits and the randomness of retries, injectable so that tests never wait.
-public protocol Timekeeper: Sendable {
+public protocol ForecastClock: Sendable {
     /// Wall clock, UTC epoch seconds.
     func now() -> Int64
     /// Waits (cancellably) for `seconds`.
@@ -11,7 +11,7 @@ public protocol Timekeeper: Sendable {
 }
 
 /// The real clock, `Task.sleep` and the system random generator.
-public struct SystemTimekeeper: Timekeeper {
+public struct SystemForecastClock: ForecastClock {
     public init() {}
 
     public func now() -> Int64 { Int64(Date().timeIntervalSince1970) }

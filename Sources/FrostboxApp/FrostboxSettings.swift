@@ -5,7 +5,7 @@ import Logging
 
 /// Everything the composition root needs to wire a Frostbox. Defaults are the embedded
 /// quick-start setup: a SQLite file in the working directory, bundled places, log-only push.
-public struct FrostboxConfig: Sendable {
+public struct FrostboxSettings: Sendable {
     /// Address the HTTP server binds to.
     public var host = "127.0.0.1"
     /// Port the HTTP server binds to (0 picks a free one).
@@ -37,7 +37,7 @@ public struct FrostboxConfig: Sendable {
     // MARK: Notifier
     /// Schedule, concurrency, retries and batching of notify runs (interval 1 h, first run
     /// 10 s after start, 32 pushes in flight, 3 sends per run).
-    public var notifier = NotifierConfiguration()
+    public var notifier = NotifierSettings()
     /// Frost rule preset for subscriptions that name none (`default`, `legacy`).
     public var alertRule = FrostRule.default.name
     /// Nights after the current one that are alerted (1: tonight and tomorrow night).
@@ -64,7 +64,7 @@ public struct FrostboxConfig: Sendable {
     /// This configuration in demo mode: the built-in frost scenario, log-only pushes, and
     /// notify runs every 10 s (the first 2 s after start), so a place subscribed to is alerted
     /// in the log within seconds.
-    public func demoMode() -> FrostboxConfig {
+    public func demoMode() -> FrostboxSettings {
         var config = self
         config.demo = true
         config.notifier.firstRunDelay = .seconds(2)
