@@ -31,8 +31,11 @@ public struct OperationsComponents: Sendable {
     }
 
     /// `push` measured (outcomes, latency, streams in flight, resends, report totals).
-    public func metered(_ push: any PushSender, openConnections: @escaping @Sendable () -> Int = { 0 }) -> MeteredPushSender {
-        MeteredPushSender(push, report: report, metrics: telemetry.factory, openConnections: openConnections)
+    public func metered(
+        _ push: any PushSender, openConnections: @escaping @Sendable () -> Int = { 0 },
+        streamsInFlight: (@Sendable () -> Int)? = nil
+    ) -> MeteredPushSender {
+        MeteredPushSender(push, report: report, metrics: telemetry.factory, openConnections: openConnections, streamsInFlight: streamsInFlight)
     }
 
     /// `provider` measured (requests, weight, failures, boxes by source), with the quota left

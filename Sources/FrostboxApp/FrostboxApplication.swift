@@ -51,7 +51,9 @@ public enum FrostboxApplication {
                 // Start-up stops on it like on any other configuration error (exit 78).
                 throw ConfigurationError(key: nil, source: "APNs apps", error.message)
             }
-            push = operations.metered(pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections })
+            push = operations.metered(
+                pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections },
+                streamsInFlight: { [pushComponents] in pushComponents.streamsInFlight })
             let forecastSource: any ForecastProvider = config.demo ? DemoForecastProvider() : forecasts.provider
             if config.demo {
                 logger.notice("demo mode: forecasts come from the built-in frost scenario (no network), pushes only go to this log")

@@ -13,14 +13,18 @@ public struct MeteredPushSender: PushSender {
     let inFlight: Gauge
     let connections: Gauge
     let openConnections: @Sendable () -> Int
+    let streamsInFlight: @Sendable () -> Int
 
     /// `openConnections`: the sender's open APNs connections, recorded after each push.
+    /// `streamsInFlight`: its HTTP/2 streams awaiting an answer, recorded before and after each
+    /// push; without it, the pushes handed to the sender and not yet answered.
     public init(
         _ base: any PushSender, report: OperationsReport, metrics: any MetricsFactory,
-        openConnections: @escaping @Sendable () -> Int = { 0 }
+        openConnections: @escaping @Sendable () -> Int = { 0 }, streamsInFlight: (@Sendable () -> Int)? = nil
     ) {
         self.base = base
         self.openConnections = openConnections
+        self.streamsInFlight = streamsInFlight ?? { report.snapshot().inFlight }
         connections = Gauge(label: FrostboxMetrics.Name.apnsConnections, factory: metrics)
         self.report = report
         self.factory = metrics
@@ -31,11 +35,11 @@ public struct MeteredPushSender: PushSender {
     public func send(_ notification: PushNotification) async -> PushOutcome {
         let start = ContinuousClock.now
         report.pushStarted()
-        inFlight.record(report.snapshot().inFlight)
+        inFlight.record(streamsInFlight())
         let outcome = await base.send(notification)
         let elapsed = ContinuousClock.now - start
         report.pushFinished(outcome, after: elapsed)
-        inFlight.record(report.snapshot().inFlight)
+        inFlight.record(streamsInFlight())
         connections.record(openConnections())
         latency.recordNanoseconds(elapsed.inNanoseconds)
         Counter(label: FrostboxMetrics.Name.pushes, dimensions: [(FrostboxMetrics.Label.outcome, outcome.failureClass)], factory: factory)

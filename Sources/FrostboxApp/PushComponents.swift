@@ -63,6 +63,9 @@ public final class PushComponents: Sendable {
     /// APNs connections open now (0 for the log-only sink or before the first push).
     public var openConnections: Int { router.withLock { $0 }?.openConnections ?? 0 }
 
+    /// HTTP/2 streams open now over every APNs connection (0 for the log-only sink).
+    public var streamsInFlight: Int { router.withLock { $0 }?.streamsInFlight ?? 0 }
+
     /// Closes the APNs connections, if any were opened.
     public func shutdown() async {
         let opened = router.withLock { router in

@@ -90,7 +90,7 @@ public enum FrostboxMetrics {
         Name.tokensPruned: "Device tokens removed because APNs said they are no longer valid.",
         Name.pushes: "Push attempts, by outcome.",
         Name.pushDuration: "Time from handing a push to the sender to its outcome.",
-        Name.pushStreamsInFlight: "Pushes handed to the sender and not answered yet (HTTP/2 streams in flight).",
+        Name.pushStreamsInFlight: "HTTP/2 streams to APNs awaiting an answer (pushes handed over and unanswered, without APNs).",
         Name.apnsConnections: "Open APNs connections.",
         Name.pushResends: "Pushes sent again (retries, resends after a restart).",
         Name.notifyRunDuration: "Duration of whole notify runs, by result.",

@@ -80,6 +80,18 @@ struct MetricsTests {
         #expect(totals.inFlight == 0)
     }
 
+    @Test("with the transport's count, the streams-in-flight gauge shows the HTTP/2 streams awaiting an answer")
+    func streamsInFlightFromTransport() async throws {
+        let telemetry = FrostboxTelemetry()
+        let sender = MeteredPushSender(
+            RecordingPushSender(), report: OperationsReport(), metrics: telemetry.factory, openConnections: { 2 }, streamsInFlight: { 57 })
+        let frost = PushPayload(aps: APSPayload())
+        _ = await sender.send(PushNotification(token: try DeviceToken(Self.token), apnsID: UUID().uuidString, payload: frost))
+        let text = String(decoding: telemetry.render(), as: UTF8.self)
+        #expect(text.contains("frostbox_apns_streams_in_flight 57"))
+        #expect(text.contains("frostbox_apns_connections 2"))
+    }
+
     @Test("the forecast decorator counts requests, weight, boxes by source, failures by reason and quota left")
     func meteredForecastProvider() async throws {
         let telemetry = FrostboxTelemetry()
