@@ -93,29 +93,25 @@ struct NotifyRun: Sendable {
         summary.boxes = boxes.count
         let chunkSize = max(1, configuration.boxesPerChunk)
         try await withThrowingTaskGroup(of: Round.self) { deliveries in
-            var delivering = false
-            var start = 0
-            while start < boxes.count {
+            /// Waits for the chunk being delivered, if any, and takes in its outcome.
+            func settle() async throws {
+                guard let round = try await deliveries.next() else { return }
+                summary.deliveryMilliseconds += round.milliseconds
+                apply(round, to: &delivery, summary: &summary)
+            }
+            for start in stride(from: 0, to: boxes.count, by: chunkSize) {
                 try Task.checkCancellation()
                 let chunk = Array(boxes[start..<min(start + chunkSize, boxes.count)])
-                start += chunkSize
                 let stored = try await prepare(chunk, runID: runID, dryRun: dryRun, summary: &summary, onPlanned: onPlanned)
                 guard !stored.isEmpty else { continue }
                 // The previous chunk's delivery ends before this one's starts.
-                if delivering, let round = try await deliveries.next() {
-                    summary.deliveryMilliseconds += round.milliseconds
-                    apply(round, to: &delivery, summary: &summary)
-                }
+                try await settle()
                 // Told to stop: what is queued but not yet sent waits, durable, for the next run.
                 try Task.checkCancellation()
                 let blocked = delivery.blockedTopics
                 deliveries.addTask { try await self.send(stored, blockedTopics: blocked, logger: logger) }
-                delivering = true
             }
-            if delivering, let round = try await deliveries.next() {
-                summary.deliveryMilliseconds += round.milliseconds
-                apply(round, to: &delivery, summary: &summary)
-            }
+            try await settle()
         }
     }
 
@@ -186,233 +182,27 @@ struct NotifyRun: Sendable {
         }
     }
 
-    // MARK: Delivery
-
-    /// What delivery carries from round to round within a run.
-    struct Delivery {
-        /// Entries that failed temporarily and wait for the next round.
-        var retry: [OutboxEntry] = []
-        /// Temporary failures not held for a retry this run (over `maximumHeldRetries`), by
-        /// metric level; they stay pending.
-        var notHeld: [String: Int] = [:]
-        /// Apps whose credentials APNs refused this run (topic; "" for the default app).
-        var blockedTopics = Set<String>()
-    }
-
-    /// Most temporarily failed entries kept in memory for in-run retries; the rest wait in the
-    /// outbox for the next run.
-    static let maximumHeldRetries = 10_000
-
-    /// Sends the entries earlier runs left pending (`id <= through`), page by page, with their
-    /// original apns-id and collapse-id. Returns how many there were.
-    private func resend(through: Int64, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws -> Int {
-        var cursor: Int64 = 0
-        var found = 0
-        while true {
-            try Task.checkCancellation()
-            let page = try await store.pendingOutbox(after: cursor, through: through, limit: max(1, configuration.outboxPageSize))
-            guard let last = page.last else { break }
-            cursor = last.id
-            found += page.count
-            try await sendRound(page, delivery: &delivery, summary: &summary, logger: logger)
-        }
-        if found > 0 { logger.notice("resent entries left pending by earlier runs", metadata: ["entries": "\(found)"]) }
-        return found
-    }
-
-    /// Retries temporary failures in rounds with doubling backoff, up to `attemptsPerRun`
-    /// sends per entry; what still fails stays pending for the next run.
-    private func retry(_ delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
-        var attempt = 1
-        var backoff = configuration.retryBackoff
-        while !delivery.retry.isEmpty, attempt < configuration.attemptsPerRun {
-            attempt += 1
-            let entries = delivery.retry
-            delivery.retry = []
-            logger.info("retrying temporary failures", metadata: ["entries": "\(entries.count)", "attempt": "\(attempt)", "after": "\(backoff)"])
-            try await sleep(backoff)
-            backoff = min(backoff * 2, configuration.maximumRetryBackoff)
-            try await sendRound(entries, delivery: &delivery, summary: &summary, logger: logger)
-        }
-        let carried = delivery.retry.count + delivery.notHeld.values.reduce(0, +)
-        if carried > 0 {
-            summary.failed[.temporary, default: 0] += carried
-            // The metric counts what the summary counts, held in memory or not.
-            Self.count(FrostboxMetrics.Name.alertsFailed, delivery.retry, failure: .temporary)
-            for (level, count) in delivery.notHeld {
-                Counter(label: FrostboxMetrics.Name.alertsFailed, dimensions: [
-                    (FrostboxMetrics.Label.level, level), (FrostboxMetrics.Label.failureClass, DeliveryFailureClass.temporary.rawValue),
-                ]).increment(by: count)
-            }
-            logger.warning("temporary failures carried over to the next run", metadata: ["entries": "\(carried)"])
-        }
-        delivery.retry = []
-        delivery.notHeld = [:]
-    }
-
-    private struct Sent: Sendable {
-        var entry: OutboxEntry
-        var outcome: PushOutcome
-        /// What to store; nil when it is stored already.
-        var recorded: OutboxOutcome?
-        var pruned: Bool
-    }
-
-    /// What one round of sends came to, taken into the run by `apply`.
-    struct Round: Sendable {
-        var delivered: [OutboxEntry] = []
-        var failures: [(OutboxEntry, DeliveryFailureClass)] = []
-        var retry: [OutboxEntry] = []
-        var blockedTopics = Set<String>()
-        var pruned = 0
-        var resends = 0
-        var milliseconds = 0
-    }
-
-    /// One send of each entry (`send`), taken into the run at once.
-    private func sendRound(_ entries: [OutboxEntry], delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
-        guard !entries.isEmpty else { return }
-        apply(try await send(entries, blockedTopics: delivery.blockedTopics, logger: logger), to: &delivery, summary: &summary)
-    }
-
-    /// Takes a round's outcomes into the summary, the metrics and what delivery carries on
-    /// (its time is the caller's to count: resends and retries have their own clocks).
-    private func apply(_ round: Round, to delivery: inout Delivery, summary: inout NotifyRunSummary) {
-        if round.resends > 0 {
-            Counter(label: FrostboxMetrics.Name.pushResends).increment(by: round.resends)
-            self.resent(round.resends)
-        }
-        summary.alertsDelivered += round.delivered.count
-        Self.count(FrostboxMetrics.Name.alertsDelivered, round.delivered)
-        for (entry, failure) in round.failures {
-            summary.failed[failure, default: 0] += 1
-            Self.count(FrostboxMetrics.Name.alertsFailed, [entry], failure: failure)
-        }
-        summary.tokensPruned += round.pruned
-        if round.pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: round.pruned) }
-        delivery.blockedTopics.formUnion(round.blockedTopics)
-        let room = max(0, Self.maximumHeldRetries - delivery.retry.count)
-        delivery.retry += round.retry.prefix(room)
-        for entry in round.retry.dropFirst(room) { delivery.notHeld[Self.level(of: entry), default: 0] += 1 }
-    }
-
-    /// One send of each entry, at most `concurrency` at once, skipping apps in `blockedTopics`
-    /// (and any whose credentials are refused during the round). Outcomes are stored in
-    /// grouped commits while sending goes on (`OutcomeLog`), all of them durable before the
-    /// round returns; dead tokens are pruned; temporary failures come back for a retry.
-    private func send(_ entries: [OutboxEntry], blockedTopics: Set<String>, logger: Logger) async throws -> Round {
-        let started = ContinuousClock.now
-        guard !entries.isEmpty else { return Round() }
-        var retry: [OutboxEntry] = []
-        var blockedTopics = blockedTopics
-        var delivered: [OutboxEntry] = []
-        var failures: [(OutboxEntry, DeliveryFailureClass)] = []
-        var pruned = 0
-        var resends = 0
-        let concurrency = max(1, configuration.concurrency)
-        let store = self.store
-        let push = self.push
-        let clock = self.clock
-        let outcomes = OutcomeLog(store: store)
-
-        func handle(_ sent: Sent) {
-            let token = sent.entry.token.redacted
-            switch sent.outcome {
-            case .delivered:
-                delivered.append(sent.entry)
-            case .temporaryFailure(let reason):
-                logger.debug("push failed temporarily", metadata: ["token": "\(token)", "reason": "\(reason)"])
-                var entry = sent.entry
-                entry.attempts += 1
-                retry.append(entry)
-            case .invalidToken(let reason, _):
-                logger.info("dead device token", metadata: ["token": "\(token)", "reason": "\(reason)", "pruned": "\(sent.pruned)"])
-                failures.append((sent.entry, .invalidToken))
-                if sent.pruned { pruned += 1 }
-            case .permanentFailure(let status, let reason):
-                logger.warning("push refused", metadata: ["token": "\(token)", "status": "\(status)", "reason": "\(reason)"])
-                failures.append((sent.entry, .permanent))
-            case .authFailure(let reason):
-                logger.error("APNs refused our credentials; holding this app's alerts", metadata: ["topic": "\(sent.entry.notification.topic ?? "default")", "reason": "\(reason)"])
-                failures.append((sent.entry, .auth))
-                blockedTopics.insert(sent.entry.notification.topic ?? "")
-            }
-            if let recorded = sent.recorded { outcomes.add(sent.entry.id, recorded) }
-        }
-
-        do {
-            try await withThrowingTaskGroup(of: Sent.self) { group in
-                var inFlight = 0
-                for entry in entries {
-                    if let expiration = entry.notification.expiration, expiration <= clock() {
-                        outcomes.add(entry.id, .failed(.expired, reason: "frost window ended before delivery", at: clock()))
-                        failures.append((entry, .expired))
-                        continue
-                    }
-                    if inFlight >= concurrency, let sent = try await group.next() {
-                        inFlight -= 1
-                        handle(sent)
-                    }
-                    // Checked after waiting for a slot, so an auth failure just in stops the next send.
-                    // A held entry is not sent (no attempt counted) and stays pending; it is
-                    // counted as an auth failure, like the one that stopped its app.
-                    if blockedTopics.contains(entry.notification.topic ?? "") {
-                        failures.append((entry, .auth))
-                        continue
-                    }
-                    // Counted from the entry's own history: sent before, in this run or an earlier one.
-                    if entry.attempts > 0 { resends += 1 }
-                    group.addTask {
-                        let sentAt = clock()
-                        let outcome = await push.send(entry.notification)
-                        switch outcome {
-                        case .delivered(let apnsID):
-                            return Sent(entry: entry, outcome: outcome, recorded: .delivered(at: clock(), apnsID: apnsID), pruned: false)
-                        case .invalidToken(let reason, let unregisteredAtMilliseconds):
-                            // Recorded before the prune, so a device that is kept still shows why
-                            // its entry ended; a pruned device takes its entries with it.
-                            try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
-                            // Keep a device that registered again after APNs saw the token die.
-                            let cutoff = unregisteredAtMilliseconds.map { $0 / 1000 } ?? sentAt
-                            let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
-                            return Sent(entry: entry, outcome: outcome, recorded: nil, pruned: pruned)
-                        case .permanentFailure(let status, let reason):
-                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.permanent, reason: "\(status) \(reason)", at: clock()), pruned: false)
-                        case .authFailure(let reason):
-                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.auth, reason: reason, at: clock()), pruned: false)
-                        case .temporaryFailure(let reason):
-                            return Sent(entry: entry, outcome: outcome, recorded: .failed(.temporary, reason: reason, at: clock()), pruned: false)
-                        }
-                    }
-                    inFlight += 1
-                }
-                while let sent = try await group.next() { handle(sent) }
-            }
-        } catch {
-            // What was sent is still written before the error goes up.
-            try? await outcomes.finish()
-            throw error
-        }
-        try await outcomes.finish()
-        return Round(
-            delivered: delivered, failures: failures, retry: retry, blockedTopics: blockedTopics, pruned: pruned,
-            resends: resends, milliseconds: Self.milliseconds(since: started))
-    }
-
     // MARK: Helpers
 
     /// Counts entries into `name`, one increment per level (and failure class).
     static func count(_ name: String, _ entries: [OutboxEntry], failure: DeliveryFailureClass? = nil) {
-        guard !entries.isEmpty else { return }
-        var byLevel: [String: Int] = [:]
-        for entry in entries {
-            byLevel[level(of: entry), default: 0] += 1
-        }
-        for (level, count) in byLevel {
+        count(name, byLevel: levels(of: entries), failure: failure)
+    }
+
+    /// Counts into `name` the given counts by `level` label (and failure class).
+    static func count(_ name: String, byLevel counts: [String: Int], failure: DeliveryFailureClass? = nil) {
+        for (level, count) in counts where count > 0 {
             var dimensions = [(FrostboxMetrics.Label.level, level)]
             if let failure { dimensions.append((FrostboxMetrics.Label.failureClass, failure.rawValue)) }
             Counter(label: name, dimensions: dimensions).increment(by: count)
         }
+    }
+
+    /// How many of `entries` there are by `level` label.
+    static func levels(of entries: some Sequence<OutboxEntry>) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for entry in entries { counts[level(of: entry), default: 0] += 1 }
+        return counts
     }
 
     /// The `level` label of an entry's alert metrics.
