@@ -27,6 +27,13 @@ extension LocalDate {
 
     /// Compact integer form `YYYYMMDD`, e.g. for identifiers.
     public var compactNumber: Int { year * 10_000 + month * 100 + day }
+
+    /// The date of a `YYYYMMDD` number (`compactNumber`); nil when it names no date.
+    public init?(compactNumber: Int) {
+        let year = compactNumber / 10_000, month = compactNumber / 100 % 100, day = compactNumber % 100
+        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
 }
 
 extension LocalDateTime {

@@ -130,12 +130,3 @@ enum OutboxReader {
 
     static let decoder = JSONDecoder()
 }
-
-extension LocalDate {
-    /// The date of a `yyyymmdd` number (`compactNumber`), as the outbox stores nights.
-    init?(compactNumber: Int) {
-        let year = compactNumber / 10_000, month = compactNumber / 100 % 100, day = compactNumber % 100
-        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
-        self.init(year: year, month: month, day: day)
-    }
-}
