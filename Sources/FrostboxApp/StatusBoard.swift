@@ -81,8 +81,7 @@ extension FrostboxApplication {
             counts: .init(devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes),
             runs: runs.map(StatusSummary.Run.init),
             quota: .init(usage: try await ledger.usage(at: now), hold: try await ledger.activeHold(at: now)),
-            outbox: .init(
-                pending: counts.outboxPending, pendingByClass: try await components.database.outboxPendingByClass(), runs: runs),
+            outbox: .init(pending: counts.outboxPending, pendingByClass: counts.outboxPendingByClass, runs: runs),
             apns: .init(
                 connections: components.pushComponents.openConnections, sent: report.sent, confirmed: report.confirmed,
                 failed: report.failed, inFlight: report.inFlight,

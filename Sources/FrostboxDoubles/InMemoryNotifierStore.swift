@@ -258,8 +258,9 @@ public final class InMemoryNotifierStore: NotifierStore {
             }
             let goneIDs = Set(gone.map(\.entry.id))
             state.outbox.removeAll { goneIDs.contains($0.entry.id) }
+            // The entry's alerted mark goes with it (enqueue keyed it by the same device, event and kind).
             for row in gone {
-                state.alerted = state.alerted.filter { !($0.key.token == row.entry.token && $0.key.event == row.entry.event) }
+                state.alerted[AlertedEvent(token: row.entry.token, event: row.entry.event, kind: row.entry.kind)] = nil
             }
             let fetches = state.fetches.count
             let boxes = Set(state.places.map(\.box))

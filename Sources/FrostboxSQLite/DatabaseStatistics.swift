@@ -8,15 +8,19 @@ public struct DatabaseStatistics: Sendable, Equatable {
     /// Distinct forecast boxes with at least one subscription.
     public var boxes = 0
     public var places = 0
-    /// Alerts waiting in the outbox to be sent.
-    public var outboxPending = 0
+    /// Alerts waiting in the outbox to be sent, by why they wait: the class of their last
+    /// failed send (`temporary`, `auth`), or `not-sent-yet`.
+    public var outboxPendingByClass: [String: Int] = [:]
 
-    public init(devices: Int = 0, subscriptions: Int = 0, boxes: Int = 0, places: Int = 0, outboxPending: Int = 0) {
+    /// Alerts waiting in the outbox to be sent.
+    public var outboxPending: Int { outboxPendingByClass.values.reduce(0, +) }
+
+    public init(devices: Int = 0, subscriptions: Int = 0, boxes: Int = 0, places: Int = 0, outboxPendingByClass: [String: Int] = [:]) {
         self.devices = devices
         self.subscriptions = subscriptions
         self.boxes = boxes
         self.places = places
-        self.outboxPending = outboxPending
+        self.outboxPendingByClass = outboxPendingByClass
     }
 }
 
@@ -24,20 +28,6 @@ extension FrostboxDatabase {
     /// Row counts of the main tables.
     public func statistics() async throws -> DatabaseStatistics {
         try await pool.read { db in try Self.statistics(db) }
-    }
-
-    /// Pending outbox entries by why they are still pending: the class of their last failed
-    /// send (`temporary`, `auth`), or `not-sent-yet`.
-    public func outboxPendingByClass() async throws -> [String: Int] {
-        try await pool.read { db in
-            guard try db.tableExists("outbox") else { return [:] }
-            var result: [String: Int] = [:]
-            let rows = try Row.fetchCursor(
-                db,
-                sql: "SELECT coalesce(failure_class, 'not-sent-yet'), count(*) FROM outbox WHERE status = 'pending' GROUP BY 1")
-            while let row = try rows.next() { result[row[0]] = row[1] }
-            return result
-        }
     }
 
     /// Alerts waiting in the outbox (the report's queue length).
@@ -57,6 +47,15 @@ extension FrostboxDatabase {
             subscriptions: try count("SELECT count(*) FROM subscription", table: "subscription"),
             boxes: try count("SELECT count(DISTINCT box) FROM subscription", table: "subscription"),
             places: try count("SELECT count(*) FROM place", table: "place"),
-            outboxPending: try count("SELECT count(*) FROM outbox WHERE status = 'pending'", table: "outbox"))
+            outboxPendingByClass: try outboxPendingByClass(db))
+    }
+
+    static func outboxPendingByClass(_ db: Database) throws -> [String: Int] {
+        guard try db.tableExists("outbox") else { return [:] }
+        var result: [String: Int] = [:]
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT coalesce(failure_class, 'not-sent-yet'), count(*) FROM outbox WHERE status = 'pending' GROUP BY 1")
+        while let row = try rows.next() { result[row[0]] = row[1] }
+        return result
     }
 }
