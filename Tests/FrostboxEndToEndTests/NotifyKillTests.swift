@@ -79,7 +79,8 @@ struct NotifyKillTests {
             let kills: [KillPoint] = [.forecastRequests(1), .pushes(1), .pushes(700), .pushes(1_500)]
             var killed = 0
             for point in kills {
-                let run = try NotifyProcess(directory: directory, environment: environment)
+                let run = try ServerProcess(arguments: ["notify", "--once"], directory: directory, environment: environment)
+                try run.launch()
                 let forecastsBefore = openMeteo.counters.requests
                 let pushesBefore = await apns.counters().requests
                 let reached = try await run.kill(when: {
@@ -96,7 +97,8 @@ struct NotifyKillTests {
             // Run to completion: the last run finds nothing left to send.
             var finished = false
             for _ in 0..<3 where !finished {
-                let run = try NotifyProcess(directory: directory, environment: environment)
+                let run = try ServerProcess(arguments: ["notify", "--once"], directory: directory, environment: environment)
+                try run.launch()
                 let status = try await run.wait(timeout: 120)
                 #expect(status == 0 || status == 2, "notify --once exited \(status): \(run.log.suffix(2000))")
                 finished = try await Self.pending(databasePath) == 0
@@ -182,56 +184,5 @@ struct NotifyKillTests {
             }
             return result
         }
-    }
-}
-
-/// One `frostbox notify --once` child process, its output in a log file.
-final class NotifyProcess {
-    let process = Process()
-    let logURL: URL
-
-    init(directory: URL, environment: [String: String]) throws {
-        logURL = directory.appendingPathComponent("notify-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: logURL)
-        process.executableURL = ServerProcess.executableURL
-        process.arguments = ["notify", "--once"]
-        process.standardOutput = handle
-        process.standardError = handle
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FROSTBOX_") }.merging(environment) { $1 }
-        process.currentDirectoryURL = directory
-        try process.run()
-    }
-
-    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
-
-    /// Polls `condition` and sends SIGKILL as soon as it holds; true when the process was
-    /// still running then (false: it finished first).
-    func kill(when condition: () async -> Bool, timeout: Double = 120) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            guard process.isRunning else { return false }
-            if await condition() {
-                Foundation.kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                return true
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        throw ServerProcess.ServerError(message: "the kill condition never held; log:\n\(log.suffix(2000))")
-    }
-
-    /// Waits for the process to exit; its status.
-    func wait(timeout: Double) async throws -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw ServerProcess.ServerError(message: "notify --once did not finish in \(timeout) s; log:\n\(log.suffix(2000))")
-        }
-        return process.terminationStatus
     }
 }

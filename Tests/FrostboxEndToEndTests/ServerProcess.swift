@@ -1,7 +1,8 @@
 import Foundation
 
-/// The real `frostbox` executable started as a child process on port 0, for end-to-end
-/// tests (crash and restart included). Its output goes to a log file in `directory`.
+/// The real `frostbox` executable as a child process — a server on port 0, or a one-shot
+/// command such as `notify --once` — for end-to-end tests (crash and restart included). Its
+/// output goes to a log file in `directory`.
 final class ServerProcess {
     let process = Process()
     let logURL: URL
@@ -25,7 +26,8 @@ final class ServerProcess {
         process.arguments = arguments
         process.standardOutput = handle
         process.standardError = handle
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // Only the given settings: a FROSTBOX_ variable of the test runner's would leak in.
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FROSTBOX_") }.merging(environment) { $1 }
         process.currentDirectoryURL = directory
     }
 
@@ -50,8 +52,38 @@ final class ServerProcess {
 
     /// SIGKILL: no chance to flush or shut down.
     func kill9() {
-        kill(process.processIdentifier, SIGKILL)
+        Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Starts a command that does not listen (e.g. `notify --once`), without waiting for it.
+    func launch() throws { try process.run() }
+
+    /// Polls `condition` and sends SIGKILL as soon as it holds; true when the process was
+    /// still running then (false: it finished first).
+    func kill(when condition: () async -> Bool, timeout: Double = 120) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard process.isRunning else { return false }
+            if await condition() {
+                kill9()
+                return true
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        kill9()
+        throw ServerError(message: "the kill condition never held; log:\n\(log.suffix(2000))")
+    }
+
+    /// Waits for the process to exit; its status.
+    func wait(timeout: Double) async throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            kill9()
+            throw ServerError(message: "the process did not finish in \(timeout) s; log:\n\(log.suffix(2000))")
+        }
+        return process.terminationStatus
     }
 
     func stop() {
