@@ -48,6 +48,15 @@ enum ConfigKeys {
 
         // places
         if let seed = try r.string("places.seed_path") { config.placesSeedPath = seed.isEmpty ? nil : seed }
+        if let path = try r.string("places.path") {
+            guard !path.isEmpty else { throw r.fail("places.path", "must not be empty (leave it out for the file beside the database)") }
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw r.fail("places.path", "the folder \(folder) does not exist")
+            }
+            config.placesPathSetting = path
+        }
 
         // limits
         if let limit = try r.int("limits.subscriptions_per_device", in: 1...10_000) { config.maximumSubscriptionsPerDevice = limit }

@@ -147,7 +147,7 @@ public struct ForecastReport: Sendable {
 extension FrostboxApplication {
     /// `frostbox forecast`: the forecast and verdict of the box containing `coordinate`.
     public static func forecastReport(near coordinate: Coordinate, rule: FrostRule, config: FrostboxSettings, logger: Logger) async throws -> ForecastReport {
-        let database = try FrostboxDatabase(path: config.databasePath, logger: logger)
+        let database = try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger)
         let forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
         let box = coordinate.box
         let now = Int64(Date().timeIntervalSince1970)

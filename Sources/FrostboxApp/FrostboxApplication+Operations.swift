@@ -69,10 +69,11 @@ extension FrostboxApplication {
 
     /// Counts and the latest runs for `GET /admin/stats`.
     static func adminStats(
-        database: FrostboxDatabase, runs: @escaping @Sendable () async throws -> [NotifyRunSummary] = { [] }
+        database: FrostboxDatabase, places: PlacesDatabase, runs: @escaping @Sendable () async throws -> [NotifyRunSummary] = { [] }
     ) -> @Sendable () async throws -> AdminStats {
         {
-            let counts = try await database.statistics()
+            var counts = try await database.statistics()
+            counts.places = try await places.placeCount()
             let recent = try await runs().map { run in
                 AdminRunSummary(
                     id: run.id, status: run.status.rawValue, startedAt: run.startedAt, finishedAt: run.finishedAt, boxes: run.boxes,

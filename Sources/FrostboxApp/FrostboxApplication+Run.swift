@@ -63,7 +63,7 @@ extension FrostboxApplication {
     /// are seeded from the bundled extract when empty (`places.seed_path`; nil skips it).
     static func startUp(config: FrostboxSettings, components: Components, logger: Logger) async {
         if let seed = config.placesSeedPath {
-            await PlaceImport.seedIfEmpty(path: seed, database: components.database, logger: logger)
+            await PlaceImport.seedIfEmpty(path: seed, database: components.placesDatabase, logger: logger)
         }
     }
 

@@ -16,6 +16,9 @@ public enum FrostboxApplication {
     /// The live parts, opened once and shared by the server and the CLI commands.
     public struct Components: Sendable {
         public let database: FrostboxDatabase
+        /// The places file (GeoNames reference data), apart from the device database so that
+        /// imports never hold the device database's write lock.
+        public let placesDatabase: PlacesDatabase
         public let subscriptions: GRDBSubscriptionStore
         public let clock: @Sendable () -> Int64
         /// Place search over the GeoNames tables (`PlaceImport` fills them).
@@ -37,12 +40,13 @@ public enum FrostboxApplication {
         public let alertRule: FrostRule
 
         public init(config: FrostboxSettings, logger: Logger) throws {
-            database = try FrostboxDatabase(path: config.databasePath, logger: logger)
+            database = try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger)
+            placesDatabase = try PlacesDatabase(path: config.placesPath, logger: logger)
             subscriptions = GRDBSubscriptionStore(
                 database: database, maximumSubscriptionsPerDevice: config.maximumSubscriptionsPerDevice)
             clock = { Int64(Date().timeIntervalSince1970) }
             alertRule = FrostRule.presets[config.alertRule] ?? .default
-            places = GRDBPlaceIndex(database: database)
+            places = GRDBPlaceIndex(database: placesDatabase)
             operations = OperationsComponents(config: config)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
             do throws(APNsConfigurationError) {
@@ -72,7 +76,7 @@ public enum FrostboxApplication {
             subscriptions: components.subscriptions, places: components.places, clock: components.clock,
             ready: { (try? await database.isMigrated()) ?? false }
         ) + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
-            stats: adminStats(database: database, runs: { try await components.notifier.store.recentRuns(limit: 10) }),
+            stats: adminStats(database: database, places: components.placesDatabase, runs: { try await components.notifier.store.recentRuns(limit: 10) }),
             notify: components.notifier.trigger, pushSender: components.push)) + statusRoutes(components),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))

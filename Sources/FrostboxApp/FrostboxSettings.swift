@@ -1,6 +1,7 @@
 import FrostboxCore
 import FrostboxHTTP
 import FrostboxNotifier
+import FrostboxSQLite
 import Logging
 
 /// Everything the composition root needs to wire a Frostbox. Defaults are the embedded
@@ -12,6 +13,10 @@ public struct FrostboxSettings: Sendable {
     public var port = 8080
     /// The SQLite file.
     public var databasePath = "./frostbox.sqlite"
+    /// The places file (`places.path`); nil: `NAME-places.sqlite` beside the database.
+    public var placesPathSetting: String?
+    /// Where places are stored.
+    public var placesPath: String { placesPathSetting ?? PlacesDatabase.defaultPath(beside: databasePath) }
     /// Most subscriptions one device may hold.
     public var maximumSubscriptionsPerDevice = 50
     /// Log level of the service.

@@ -45,8 +45,8 @@ public enum NotifierCommands {
     }
 
     /// The latest runs of the database at `databasePath`, newest first.
-    public static func recentRuns(databasePath: String, limit: Int, logger: Logger) async throws -> [NotifyRunSummary] {
-        let database = try FrostboxDatabase(path: databasePath, logger: logger)
+    public static func recentRuns(config: FrostboxSettings, limit: Int, logger: Logger) async throws -> [NotifyRunSummary] {
+        let database = try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger)
         return try await GRDBNotifierStore(database: database).recentRuns(limit: limit)
     }
 

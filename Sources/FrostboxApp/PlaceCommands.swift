@@ -11,9 +11,9 @@ public enum PlaceCommands {
     /// Imports GeoNames files into the database at `databasePath`, drawing progress on
     /// standard error (a live line on a terminal, a plain line every 5 s otherwise).
     public static func importGeoNames(
-        paths: [String], options: PlaceImportOptions, databasePath: String, logger: Logger
+        paths: [String], options: PlaceImportOptions, placesPath: String, logger: Logger
     ) async throws -> PlaceImportSummary {
-        let database = try FrostboxDatabase(path: databasePath, logger: logger)
+        let database = try PlacesDatabase(path: placesPath, logger: logger)
         let printer = ProgressPrinter(live: isatty(STDERR_FILENO) == 1)
         let summary = try await PlaceImport.run(
             paths: paths, options: options, database: database, logger: logger, progress: printer.report)
@@ -24,7 +24,9 @@ public enum PlaceCommands {
     /// The search `frostbox search` asks for, validated; a refusal speaks of the command's
     /// argument and options (`TEXT`, `--near`, `--limit`, `--radius-km`), not of the HTTP
     /// route's parameters.
-    public static func searchQuery(text: String, near: String?, limit: Int, radiusKilometres: Double) throws(ValidationError) -> PlaceQuery {
+    public static func searchQuery(
+        text: String, near: String?, limit: Int, radiusKilometres: Double, language: String? = nil
+    ) throws(ValidationError) -> PlaceQuery {
         var point: Coordinate?
         if let near {
             do throws(ValidationError) {
@@ -34,8 +36,9 @@ public enum PlaceCommands {
                     .invalidCoordinate, field: "near", "--near must be LAT,LON with latitude in [-90, 90] and longitude in [-180, 180], e.g. 60.19,25.01")
             }
         }
+        let languages = try language.map { raw throws(ValidationError) in [try LanguageTag.parse(raw, field: "--lang")] } ?? []
         do throws(ValidationError) {
-            return try PlaceQuery(text: text, near: point, limit: limit, radiusKilometres: radiusKilometres)
+            return try PlaceQuery(text: text, near: point, limit: limit, radiusKilometres: radiusKilometres, languages: languages)
         } catch {
             let option = ["q": "the search text", "limit": "--limit", "radius_km": "--radius-km"][error.field ?? ""]
             guard let option, let field = error.field, error.message.hasPrefix(field + " ") else { throw error }
@@ -45,20 +48,21 @@ public enum PlaceCommands {
 
     /// Runs a search and formats one line per result.
     public static func search(
-        text: String, near: String?, limit: Int, radiusKilometres: Double, databasePath: String, logger: Logger
+        text: String, near: String?, limit: Int, radiusKilometres: Double, language: String? = nil, placesPath: String,
+        logger: Logger
     ) async throws -> String {
-        let query = try searchQuery(text: text, near: near, limit: limit, radiusKilometres: radiusKilometres)
-        let database = try FrostboxDatabase(path: databasePath, logger: logger)
+        let query = try searchQuery(text: text, near: near, limit: limit, radiusKilometres: radiusKilometres, language: language)
+        let database = try PlacesDatabase(path: placesPath, logger: logger)
         let matches = try await GRDBPlaceIndex(database: database).search(query)
         guard !matches.isEmpty else { return "no places match \"\(text)\"" }
         return matches.enumerated().map { index, match in
             let place = match.place
             var where_ = [match.admin1Name, match.countryName ?? place.countryCode].compactMap { $0 }.filter { !$0.isEmpty }
-            if where_.first == place.name { where_.removeFirst() }
+            if where_.first == match.displayName { where_.removeFirst() }
             let distance = match.distanceKilometres.map { String(format: "%7.1f km", $0) } ?? ""
-            let matched = match.matchedName == place.name ? "" : " [\(match.matchedName)]"
+            let matched = match.matchedName == match.displayName ? "" : " [\(match.matchedName)]"
             return String(
-                format: "%2d. %@%@ — %@  pop %lld  %@  %@ (id %lld)", index + 1, place.name, matched,
+                format: "%2d. %@%@ — %@  pop %lld  %@  %@ (id %lld)", index + 1, match.displayName, matched,
                 where_.joined(separator: ", "), place.population, place.featureCode, distance, place.id)
         }.joined(separator: "\n")
     }

@@ -86,6 +86,6 @@ extension FrostboxApplication {
                 connections: components.pushComponents.openConnections, sent: report.sent, confirmed: report.confirmed,
                 failed: report.failed, inFlight: report.inFlight,
                 averageConfirmMs: (report.averageConfirmMilliseconds * 10).rounded() / 10, outcomes: report.outcomes),
-            places: .init(stored: counts.places, newestModified: try await components.database.newestPlaceModified()))
+            places: .init(stored: try await components.placesDatabase.placeCount(), newestModified: try await components.placesDatabase.newestModified()))
     }
 }

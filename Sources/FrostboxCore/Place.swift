@@ -23,11 +23,14 @@ public struct Place: Sendable, Hashable {
     public var timezone: String
     /// Last modification date in the dump (`yyyy-MM-dd`); may be empty.
     public var modified: String
+    /// The place's entries in GeoNames' alternate names table, when that was imported (empty
+    /// otherwise): names by language, and codes that are not names (see `nameForms`).
+    public var alternates: [AlternateName] = []
 
     public init(
         id: Int64, name: String, asciiName: String = "", alternateNames: String = "", coordinate: Coordinate,
         featureClass: String = "P", featureCode: String = "PPL", countryCode: String = "", admin1Code: String = "",
-        population: Int64 = 0, timezone: String = "", modified: String = ""
+        population: Int64 = 0, timezone: String = "", modified: String = "", alternates: [AlternateName] = []
     ) {
         self.id = id
         self.name = name
@@ -41,13 +44,17 @@ public struct Place: Sendable, Hashable {
         self.population = population
         self.timezone = timezone
         self.modified = modified
+        self.alternates = alternates
     }
 
     /// The 0.05° box the place lies in.
     public var box: GeoBox { coordinate.box }
 
-    /// Every written form of the name: name, ASCII name, then each alternate name, empty ones
-    /// left out.
+    /// Every written form of the name: name, ASCII name, each alternate name of the dump's
+    /// column, then each alternate name in a language from the alternate names table; empty
+    /// ones left out. A form that the table only knows as a code (an airport's `HEL`, a
+    /// postal code), never as a name, is left out too: the dump's column lists codes among
+    /// the names, and nobody types an airport code to find a town.
     public var nameForms: [String] {
         var forms: [String] = [name]
         if !asciiName.isEmpty { forms.append(asciiName) }
@@ -56,7 +63,24 @@ public struct Place: Sendable, Hashable {
                 forms.append(String(part))
             }
         }
-        return forms
+        guard !alternates.isEmpty else { return forms }
+        for alternate in alternates where alternate.isName && !alternate.name.isEmpty {
+            forms.append(alternate.name)
+        }
+        let codes = codeOnlyForms
+        guard !codes.isEmpty else { return forms }
+        return forms.filter { !codes.contains(NameFolding.fold($0)) }
+    }
+
+    /// Folded forms the alternate names table has only as codes: a code's form, unless the
+    /// name, the ASCII name or a name in a language folds the same.
+    var codeOnlyForms: Set<String> {
+        var codes = Set(alternates.lazy.filter { !$0.isName }.map { NameFolding.fold($0.name) })
+        guard !codes.isEmpty else { return codes }
+        codes.remove(NameFolding.fold(name))
+        codes.remove(NameFolding.fold(asciiName))
+        for alternate in alternates where alternate.isName { codes.remove(NameFolding.fold(alternate.name)) }
+        return codes
     }
 
     /// The distinct folded forms of every name (what the index holds for this place).

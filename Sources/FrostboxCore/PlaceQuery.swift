@@ -18,10 +18,14 @@ public struct PlaceQuery: Sendable, Hashable {
     public let limit: Int
     /// Farthest a result may lie from `near`.
     public let radiusKilometres: Double
+    /// Languages for each result's `displayName`, most wanted first (validated tags; empty:
+    /// the GeoNames name).
+    public let languages: [String]
 
     /// Validates a query; every failure names the parameter at fault.
     public init(
-        text: String, near: Coordinate? = nil, limit: Int = 10, radiusKilometres: Double = Self.defaultRadiusKilometres
+        text: String, near: Coordinate? = nil, limit: Int = 10, radiusKilometres: Double = Self.defaultRadiusKilometres,
+        languages: [String] = []
     ) throws(ValidationError) {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else {
@@ -52,6 +56,7 @@ public struct PlaceQuery: Sendable, Hashable {
         self.near = near
         self.limit = limit
         self.radiusKilometres = radiusKilometres
+        self.languages = languages
     }
 
     /// Unicode general categories L* and N*.
@@ -82,10 +87,16 @@ public struct PlaceMatch: Sendable, Hashable {
     public var admin1Name: String?
     /// Name of the country, when `countryInfo.txt` was imported.
     public var countryName: String?
+    /// The place's name in the query's languages, when it has one (see
+    /// `Place.preferredName(languages:)`).
+    public var localizedName: String?
+
+    /// The name to show: in the query's language when known, else the GeoNames name.
+    public var displayName: String { localizedName ?? place.name }
 
     public init(
         place: Place, matchedName: String, isExact: Bool, distanceKilometres: Double?, score: Double,
-        admin1Name: String? = nil, countryName: String? = nil
+        admin1Name: String? = nil, countryName: String? = nil, localizedName: String? = nil
     ) {
         self.place = place
         self.matchedName = matchedName
@@ -94,5 +105,6 @@ public struct PlaceMatch: Sendable, Hashable {
         self.score = score
         self.admin1Name = admin1Name
         self.countryName = countryName
+        self.localizedName = localizedName
     }
 }

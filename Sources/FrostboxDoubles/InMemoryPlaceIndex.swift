@@ -53,7 +53,7 @@ public final class InMemoryPlaceIndex: PlaceIndex {
                     place: place, matchedName: best.name, isExact: best.isExact, distanceKilometres: distance,
                     score: PlaceRanking.score(population: place.population, distanceKilometres: distance),
                     admin1Name: snapshot.admin1["\(place.countryCode).\(place.admin1Code)"],
-                    countryName: snapshot.countries[place.countryCode]))
+                    countryName: snapshot.countries[place.countryCode], localizedName: place.preferredName(languages: query.languages)))
         }
         return PlaceRanking.top(matches, limit: query.limit)
     }

@@ -12,10 +12,21 @@ public struct GeoNamesFile: Sendable, Hashable {
         case admin1
         /// `countryInfo.txt`: country names.
         case countries
+        /// The alternate names table: `alternateNamesV2.txt`/`.zip` (10 columns; the older
+        /// 8-column `alternateNames` too) or a day's `alternateNamesModifications-DATE.txt`.
+        case alternateNames
+        /// A day's deleted places, `deletes-DATE.txt`: geonameid, name, comment.
+        case deletes
+        /// A day's deleted alternate names, `alternateNamesDeletes-DATE.txt`:
+        /// alternateNameId, geonameid, name, comment.
+        case alternateNameDeletes
     }
 
     public let url: URL
     public let kind: Kind
+    /// Whether the name says it is one of GeoNames' daily update files
+    /// (`modifications-…`, `deletes-…`, `alternateNamesModifications-…`, `alternateNamesDeletes-…`).
+    public let isDailyUpdate: Bool
 
     /// Classifies `url`: by name (`admin1Codes…`, `countryInfo…`), otherwise by its first
     /// lines (4 columns: admin1; `#` comments with ISO/ISO3 columns: countries), otherwise
@@ -26,15 +37,32 @@ public struct GeoNamesFile: Sendable, Hashable {
         }
         self.url = url
         let name = url.lastPathComponent.lowercased()
+        isDailyUpdate = ["modifications-", "deletes-", "alternatenamesmodifications-", "alternatenamesdeletes-"]
+            .contains { name.hasPrefix($0) }
         if name.hasPrefix("admin1codes") {
             kind = .admin1
         } else if name.hasPrefix("countryinfo") {
             kind = .countries
-        } else if name.hasSuffix(".zip") {
+        } else if name.hasPrefix("alternatenamesdeletes") {
+            kind = .alternateNameDeletes
+        } else if name.hasPrefix("alternatenames") {
+            kind = .alternateNames
+        } else if name.hasPrefix("deletes") {
+            kind = .deletes
+        } else if name.hasPrefix("modifications") {
             kind = .geonames
+        } else if name.hasSuffix(".zip") {
+            kind = Self.sniffZip(url) ?? .geonames
         } else {
             kind = Self.sniff(url) ?? .geonames
         }
+    }
+
+    /// A renamed zip: the alternate names zip holds `alternateNames….txt`.
+    static func sniffZip(_ url: URL) -> Kind? {
+        guard let archive = try? Archive(url: url, accessMode: .read) else { return nil }
+        let names = archive.map { ($0.path as NSString).lastPathComponent.lowercased() }
+        return names.contains { $0.hasPrefix("alternatenames") } ? .alternateNames : nil
     }
 
     static func sniff(_ url: URL) -> Kind? {
@@ -44,12 +72,16 @@ public struct GeoNamesFile: Sendable, Hashable {
         try? handle.close()
         let text = String(decoding: head, as: UTF8.self)
         if text.hasPrefix("#") && text.contains("ISO3") { return .countries }
-        if let first = text.split(separator: "\n").first, first.split(separator: "\t", omittingEmptySubsequences: false).count == 4,
-            first.split(separator: "\t").first?.contains(".") == true
-        {
-            return .admin1
+        guard let first = text.split(separator: "\n").first else { return nil }
+        let columns = first.split(separator: "\t", omittingEmptySubsequences: false)
+        func isID(_ index: Int) -> Bool { index < columns.count && Int64(columns[index]).map { $0 > 0 } == true }
+        switch columns.count {
+        case 4 where columns[0].contains("."): return .admin1
+        case 4 where isID(0) && isID(1): return .alternateNameDeletes
+        case 3 where isID(0): return .deletes
+        case let count where (count == 8 || count == 10) && isID(0) && isID(1) && columns[2].count <= 7: return .alternateNames
+        default: return nil
         }
-        return nil
     }
 
     /// Size in bytes of what will be read: the file, or the uncompressed dump entries of a zip.
@@ -72,11 +104,12 @@ public struct GeoNamesFile: Sendable, Hashable {
         }
     }
 
-    /// The dump entries of a GeoNames zip: its `.txt` files other than `readme.txt`.
+    /// The dump entries of a GeoNames zip: its `.txt` files other than `readme.txt` and
+    /// the alternate names zip's `iso-languagecodes.txt`.
     func dumpEntries(of archive: Archive) -> [Entry] {
         archive.filter { entry in
             let name = (entry.path as NSString).lastPathComponent.lowercased()
-            return entry.type == .file && name.hasSuffix(".txt") && name != "readme.txt"
+            return entry.type == .file && name.hasSuffix(".txt") && name != "readme.txt" && name != "iso-languagecodes.txt"
         }
     }
 

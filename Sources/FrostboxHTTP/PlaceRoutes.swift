@@ -3,7 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Place search: `GET /v1/places?q=hel&lat=60.19&lon=25.01&limit=10[&radius_km=200][&format=geojson]`.
+/// Place search: `GET /v1/places?q=hel&lat=60.19&lon=25.01&limit=10[&radius_km=200][&lang=fi][&format=geojson]`;
+/// without `lang`, the request's `Accept-Language` picks the names' language.
 public struct PlaceRoutes: Sendable {
     let index: any PlaceIndex
 
@@ -19,7 +20,9 @@ public struct PlaceRoutes: Sendable {
                     "invalid_field",
                     "unknown query parameter '\(unknown.key)'; /v1/places takes \(PlaceSearchRequest.parameterNames.joined(separator: ", "))")
             }
-            let (query, format) = try PlaceSearchRequest.parse { parameters[Substring($0)].map(String.init) }
+            let (query, format) = try PlaceSearchRequest.parse(acceptLanguage: request.headers[.acceptLanguage]) {
+                parameters[Substring($0)].map(String.init)
+            }
             let matches = try await index.search(query)
             switch format {
             case .json:
@@ -45,10 +48,12 @@ enum PlaceSearchRequest {
 
     /// Every parameter the route reads; any other one is refused, so a typo (`radius=50`) is
     /// not silently ignored.
-    static let parameterNames = ["q", "lat", "lon", "limit", "radius_km", "format"]
+    static let parameterNames = ["q", "lat", "lon", "limit", "radius_km", "lang", "format"]
 
-    /// Reads and validates the parameters; every refusal is a 400 naming the parameter.
-    static func parse(_ parameter: (String) -> String?) throws(APIError) -> (PlaceQuery, Format) {
+    /// Reads and validates the parameters; every refusal is a 400 naming the parameter. The
+    /// names' languages: `lang` when given (validated), else the `Accept-Language` header's
+    /// (read leniently: a malformed header is ignored, never refused).
+    static func parse(acceptLanguage: String? = nil, _ parameter: (String) -> String?) throws(APIError) -> (PlaceQuery, Format) {
         let format: Format
         switch parameter("format") {
         case nil, "", "json": format = .json
@@ -65,6 +70,8 @@ enum PlaceSearchRequest {
         }
         let radius = try number(parameter("radius_km"), name: "radius_km")
         do throws(ValidationError) {
+            let languages = try parameter("lang").map { raw throws(ValidationError) in [try LanguageTag.parse(raw)] }
+                ?? acceptLanguage.map(LanguageTag.acceptLanguage) ?? []
             var near: Coordinate?
             switch (latitude, longitude) {
             case (nil, nil): near = nil
@@ -75,7 +82,7 @@ enum PlaceSearchRequest {
             let query = try PlaceQuery(
                 // Form encoding writes spaces as `+` ("sao+p"); no place name needs a literal plus.
                 text: (parameter("q") ?? "").replacingOccurrences(of: "+", with: " "), near: near, limit: limit ?? 10,
-                radiusKilometres: radius ?? PlaceQuery.defaultRadiusKilometres)
+                radiusKilometres: radius ?? PlaceQuery.defaultRadiusKilometres, languages: languages)
             return (query, format)
         } catch {
             throw APIError(error)
@@ -108,8 +115,8 @@ struct PlaceResult: Encodable {
 
     /// "Espoo, Uusimaa, Finland": the name with whichever division and country names are known.
     var label: String {
-        var parts = [match.place.name]
-        if let admin1 = match.admin1Name, !admin1.isEmpty, admin1 != match.place.name { parts.append(admin1) }
+        var parts = [match.displayName]
+        if let admin1 = match.admin1Name, !admin1.isEmpty, admin1 != match.displayName { parts.append(admin1) }
         if let country = match.countryName, !country.isEmpty {
             parts.append(country)
         } else if !match.place.countryCode.isEmpty {
@@ -129,7 +136,7 @@ struct PlaceResult: Encodable {
     func encodeProperties(into c: inout KeyedEncodingContainer<CodingKeys>) throws {
         let place = match.place
         try c.encode(place.id, forKey: .id)
-        try c.encode(place.name, forKey: .name)
+        try c.encode(match.displayName, forKey: .name)
         try c.encode(match.matchedName, forKey: .matchedName)
         try c.encode(label, forKey: .label)
         try c.encode(place.countryCode, forKey: .countryCode)
@@ -151,9 +158,10 @@ struct PlaceSearchResponse: Encodable {
         let longitude: Double?
         let limit: Int
         let radiusKm: Double?
+        let languages: [String]
 
         enum CodingKeys: String, CodingKey {
-            case q, latitude, longitude, limit
+            case q, latitude, longitude, limit, languages
             case radiusKm = "radius_km"
         }
 
@@ -164,6 +172,7 @@ struct PlaceSearchResponse: Encodable {
             try c.encode(longitude, forKey: .longitude)
             try c.encode(limit, forKey: .limit)
             try c.encode(radiusKm, forKey: .radiusKm)
+            try c.encode(languages, forKey: .languages)
         }
     }
 
@@ -173,7 +182,7 @@ struct PlaceSearchResponse: Encodable {
     init(query: PlaceQuery, matches: [PlaceMatch]) {
         self.query = Echo(
             q: query.text, latitude: query.near?.latitude, longitude: query.near?.longitude, limit: query.limit,
-            radiusKm: query.near == nil ? nil : query.radiusKilometres)
+            radiusKm: query.near == nil ? nil : query.radiusKilometres, languages: query.languages)
         self.results = matches.map(PlaceResult.init(match:))
     }
 }

@@ -4,15 +4,23 @@ import FrostboxSQLite
 import Foundation
 import Logging
 
-/// The place import use case (`frostbox import geonames`, and seeding at `serve` start-up):
-/// one thread reads, parses and folds GeoNames files; another writes to SQLite (so the two
-/// cores overlap); then the importer builds the indexes and swaps them in. One import per
-/// database at a time (a `FileRunLock` beside it).
+/// The place import use case (`frostbox import geonames`, and seeding at `serve` start-up).
+///
+/// Two ways to apply files, with the same end state:
+/// - **bulk** (a first import, `--replace`, or more than `incrementalLimitBytes` of place
+///   and alternate-name rows): one thread reads, parses and folds the files, another writes
+///   them to SQLite, then the importer builds new name tables and swaps them in;
+/// - **in place** (a database that holds places, and files as small as a day's changes):
+///   the rows are applied by id in one transaction and only the name rows that change are
+///   written (`GRDBPlaceUpdater`).
+/// Deletes (`deletes-…`, `alternateNamesDeletes-…`) are always applied in place. Searches
+/// are answered from the previous places until either commits. One import per places file
+/// at a time (a `FileRunLock` beside it).
 public enum PlaceImport {
     /// Imports `paths` into `database`. Dirty lines are skipped and counted; unreadable files
     /// fail the whole import before anything is swapped in.
     public static func run(
-        paths: [String], options: PlaceImportOptions, database: FrostboxDatabase, logger: Logger,
+        paths: [String], options: PlaceImportOptions, database: PlacesDatabase, logger: Logger,
         progress: @escaping @Sendable (PlaceImportProgress) -> Void = { _ in }
     ) async throws -> PlaceImportSummary {
         let files = try paths.map { path throws -> GeoNamesFile in
@@ -31,136 +39,133 @@ public enum PlaceImport {
         }
     }
 
-    enum Item: Sendable {
-        case places(PlaceBatch)
-        case admin1([Admin1Division])
-        case countries([CountryInfo])
-    }
-
     static func runBlocking(
-        files: [GeoNamesFile], options: PlaceImportOptions, database: FrostboxDatabase, logger: Logger,
+        files: [GeoNamesFile], options: PlaceImportOptions, database: PlacesDatabase, logger: Logger,
         progress: @escaping @Sendable (PlaceImportProgress) -> Void
     ) throws -> PlaceImportSummary {
         let start = ContinuousClock.now
-        func elapsed() -> Double {
-            (ContinuousClock.now - start).inSeconds
-        }
         // One import per database at a time: a second one would drop the first one's staged
         // tables and run files. The kernel releases the lock when the process dies.
         let lock = FileRunLock(path: database.path + ".import-lock")
         guard lock.tryLock() else { throw PlaceImportError.alreadyRunning(database.path) }
         defer { lock.unlock() }
-        let importer = GRDBPlaceImporter(database: database, replace: options.replace, logger: logger)
-        try importer.begin()
-        let queue = BlockingQueue<Item>(capacity: 4)
-        // The importer is used only by this thread until `join()` returns.
-        nonisolated(unsafe) let writingImporter = importer
-        let writer = WorkerThread(name: "frostbox-import-write") {
-            while let item = queue.take() {
-                do {
-                    switch item {
-                    case .places(let batch): try writingImporter.add(batch)
-                    case .admin1(let divisions): try writingImporter.addAdmin1(divisions)
-                    case .countries(let countries): try writingImporter.addCountries(countries)
-                    }
-                } catch {
-                    queue.fail()
-                    throw error
-                }
+        let rowFiles = files.filter { $0.kind == .geonames || $0.kind == .alternateNames }
+        let rowBytes = try rowFiles.reduce(Int64(0)) { $0 + (try $1.totalBytes()) }
+        let holdsPlaces = try database.pool.read { db in try !PlacesDatabase.isEmpty(db) }
+        let inPlace = !options.replace && holdsPlaces && rowBytes <= options.incrementalLimitBytes
+        var summary: PlaceImportSummary
+        if inPlace {
+            summary = try applyInPlace(files: files, options: options, database: database, progress: progress, start: start)
+        } else {
+            let bulkFiles = files.filter { $0.kind != .deletes && $0.kind != .alternateNameDeletes }
+            summary = PlaceImportSummary()
+            if !bulkFiles.isEmpty {
+                summary = try BulkPlaceImport(
+                    files: bulkFiles, options: options, database: database, logger: logger, progress: progress, start: start
+                ).run()
+            }
+            let deleteFiles = files.filter { $0.kind == .deletes || $0.kind == .alternateNameDeletes }
+            if !deleteFiles.isEmpty {
+                var changes = PlaceChanges()
+                try read(deleteFiles, into: &changes, summary: &summary, options: options)
+                summary.update = try GRDBPlaceUpdater(database: database).apply(changes)
             }
         }
-        /// Why the writer refused more work (it stopped with an error).
-        func writerFailure() -> any Error {
-            do {
-                try writer.join()
-            } catch {
-                return error
-            }
-            return CancellationError()
-        }
-
-        var summary = PlaceImportSummary()
-        do {
-            let totalBytes = try files.filter { $0.kind == .geonames }.reduce(Int64(0)) { $0 + (try $1.totalBytes()) }
-            var bytesBefore: Int64 = 0
-            var lastReport = ContinuousClock.now
-            for file in files {
-                let name = file.url.lastPathComponent
-                switch file.kind {
-                case .admin1:
-                    let divisions = try GeoNamesTables.admin1(file)
-                    summary.admin1Read += divisions.count
-                    guard queue.put(.admin1(divisions)) else { throw writerFailure() }
-                case .countries:
-                    let countries = try GeoNamesTables.countries(file)
-                    summary.countriesRead += countries.count
-                    guard queue.put(.countries(countries)) else { throw writerFailure() }
-                case .geonames:
-                    var batch = PlaceBatch()
-                    var bytesInFile: Int64 = 0
-                    try file.forEachLine(progress: { bytesInFile = $0 }) { line, number in
-                        summary.rowsRead += 1
-                        do throws(GeoNamesSkipReason) {
-                            let place = try GeoNamesRow.parse(line)
-                            if options.keeps(place) {
-                                batch.append(place)
-                                summary.accepted += 1
-                            } else {
-                                summary.filtered += 1
-                            }
-                        } catch {
-                            summary.skip(error, file: name, line: number)
-                        }
-                        if batch.count >= options.batchSize {
-                            guard queue.put(.places(batch)) else { throw writerFailure() }
-                            batch = PlaceBatch()
-                            let now = ContinuousClock.now
-                            if now - lastReport >= .milliseconds(200) {
-                                lastReport = now
-                                progress(PlaceImportProgress(
-                                    rowsRead: summary.rowsRead, bytesRead: bytesBefore + bytesInFile,
-                                    totalBytes: totalBytes, elapsedSeconds: elapsed()))
-                            }
-                        }
-                    }
-                    if !batch.isEmpty, !queue.put(.places(batch)) { throw writerFailure() }
-                    bytesBefore += bytesInFile
-                }
-            }
-            progress(PlaceImportProgress(
-                rowsRead: summary.rowsRead, bytesRead: bytesBefore, totalBytes: totalBytes, elapsedSeconds: elapsed(),
-                phase: "building indexes"))
-            queue.close()
-            try writer.join()
-            // Swapping in an empty import would only drop places (all of them with --replace).
-            if summary.accepted == 0 && summary.admin1Read + summary.countriesRead == 0 {
-                throw PlaceImportError.nothingImported(filtered: summary.filtered, skipped: summary.skippedCount)
-            }
-            summary.result = try importer.finish { phase in
-                progress(PlaceImportProgress(
-                    rowsRead: summary.rowsRead, bytesRead: totalBytes, totalBytes: totalBytes, elapsedSeconds: elapsed(), phase: phase))
-            }
-        } catch {
-            queue.close()
-            try? writer.join()
-            importer.abandon()
-            throw error
-        }
-        summary.elapsedSeconds = elapsed()
+        summary.elapsedSeconds = (ContinuousClock.now - start).inSeconds
         logger.info(
             "places imported",
             metadata: [
-                "rows": "\(summary.rowsRead)", "imported": "\(summary.accepted)", "skipped": "\(summary.skippedCount)",
-                "seconds": "\(String(format: "%.1f", summary.elapsedSeconds))",
+                "mode": "\(inPlace ? "in place" : "bulk")", "rows": "\(summary.rowsRead)", "imported": "\(summary.accepted)",
+                "skipped": "\(summary.skippedCount)", "seconds": "\(String(format: "%.1f", summary.elapsedSeconds))",
             ])
         return summary
     }
 
+    /// Reads every file into memory (they are small) and applies them in one transaction.
+    static func applyInPlace(
+        files: [GeoNamesFile], options: PlaceImportOptions, database: PlacesDatabase,
+        progress: @escaping @Sendable (PlaceImportProgress) -> Void, start: ContinuousClock.Instant
+    ) throws -> PlaceImportSummary {
+        var summary = PlaceImportSummary()
+        var changes = PlaceChanges()
+        try read(files, into: &changes, summary: &summary, options: options)
+        if changes.isEmpty {
+            throw PlaceImportError.nothingImported(filtered: summary.filtered, skipped: summary.skippedCount)
+        }
+        progress(PlaceImportProgress(
+            rowsRead: summary.rowsRead, bytesRead: 0, totalBytes: 0, elapsedSeconds: (ContinuousClock.now - start).inSeconds,
+            phase: "applying in place"))
+        summary.update = try GRDBPlaceUpdater(database: database).apply(changes)
+        return summary
+    }
+
+    /// Parses files into `changes` (places through the filters; later rows of an id win).
+    static func read(
+        _ files: [GeoNamesFile], into changes: inout PlaceChanges, summary: inout PlaceImportSummary, options: PlaceImportOptions
+    ) throws {
+        for file in files {
+            let name = file.url.lastPathComponent
+            switch file.kind {
+            case .admin1:
+                changes.admin1 += try GeoNamesTables.admin1(file)
+                summary.admin1Read = changes.admin1.count
+            case .countries:
+                changes.countries += try GeoNamesTables.countries(file)
+                summary.countriesRead = changes.countries.count
+            case .geonames:
+                try file.forEachLine { line, number in
+                    summary.rowsRead += 1
+                    do throws(GeoNamesSkipReason) {
+                        let place = try GeoNamesRow.parse(line)
+                        if options.keeps(place) {
+                            changes.places.append(place)
+                            summary.accepted += 1
+                        } else {
+                            summary.filtered += 1
+                        }
+                    } catch {
+                        summary.skip(error, file: name, line: number)
+                    }
+                }
+            case .alternateNames:
+                try file.forEachLine { line, number in
+                    summary.rowsRead += 1
+                    do throws(GeoNamesSkipReason) {
+                        changes.alternates.append(try GeoNamesUpdateRows.alternateName(line))
+                        summary.alternatesRead += 1
+                    } catch {
+                        summary.skip(error, file: name, line: number)
+                    }
+                }
+            case .deletes, .alternateNameDeletes:
+                try file.forEachLine { line, number in
+                    summary.rowsRead += 1
+                    do throws(GeoNamesSkipReason) {
+                        let id = try GeoNamesUpdateRows.deletedID(line)
+                        if file.kind == .deletes { changes.deletedPlaces.append(id) } else { changes.deletedAlternates.append(id) }
+                        summary.deletesRead += 1
+                    } catch {
+                        summary.skip(error, file: name, line: number)
+                    }
+                }
+            }
+        }
+        // A geonameid or alternateNameId twice: the last row wins, as in a bulk import.
+        changes.places = lastByID(changes.places, id: \.id)
+        changes.alternates = lastByID(changes.alternates, id: \.id)
+    }
+
+    static func lastByID<T>(_ rows: [T], id: (T) -> Int64) -> [T] {
+        var last: [Int64: Int] = [:]
+        for (index, row) in rows.enumerated() { last[id(row)] = index }
+        return rows.enumerated().filter { last[id($0.element)] == $0.offset }.map(\.element)
+    }
+
     /// Imports the bundled extract when no place is stored yet (first start of `serve`).
     /// A missing file is logged and ignored: the service runs without place search data.
-    public static func seedIfEmpty(path: String, database: FrostboxDatabase, logger: Logger) async {
+    public static func seedIfEmpty(path: String, database: PlacesDatabase, logger: Logger) async {
         do {
-            guard try await GRDBPlaceIndex(database: database).isEmpty() else { return }
+            guard try await database.isEmpty() else { return }
             guard FileManager.default.isReadableFile(atPath: path) else {
                 logger.warning("no places stored and the seed file is missing; place search stays empty", metadata: ["path": "\(path)"])
                 return

@@ -13,6 +13,10 @@ public struct PlaceImportOptions: Sendable {
     public var replace = false
     /// Places per staging transaction.
     public var batchSize = 5_000
+    /// Place and alternate-name files up to this many bytes in all, into a database that
+    /// holds places, are applied in place (a day's changes: milliseconds to seconds);
+    /// larger ones, or `replace`, rebuild the name tables (bulk).
+    public var incrementalLimitBytes: Int64 = 64 << 20
 
     public init() {}
 

@@ -20,7 +20,16 @@ public struct PlaceImportSummary: Sendable {
     public var skipped: [GeoNamesSkipReason: Skips] = [:]
     public var admin1Read = 0
     public var countriesRead = 0
+    /// Rows of alternate names files read (valid ones).
+    public var alternatesRead = 0
+    /// Rows of delete files read (valid ones).
+    public var deletesRead = 0
+    /// Stored places a bulk import re-indexed because their alternate names changed.
+    public var reindexed = 0
+    /// The bulk import's outcome (nil when the files were applied in place).
     public var result: PlaceImportResult?
+    /// What was applied in place: the whole import, or a bulk import's deletes.
+    public var update: PlaceUpdateResult?
     public var elapsedSeconds = 0.0
 
     public var skippedCount: Int { skipped.values.reduce(0) { $0 + $1.count } }
@@ -38,6 +47,21 @@ public struct PlaceImportSummary: Sendable {
         let rate = elapsedSeconds > 0 ? Int(Double(rowsRead) / elapsedSeconds) : 0
         lines.append("rows read: \(rowsRead) in \(String(format: "%.1f", elapsedSeconds)) s (\(rate) rows/s)")
         lines.append("imported: \(accepted)" + (filtered > 0 ? ", left out by filters: \(filtered)" : ""))
+        if alternatesRead > 0 { lines.append("alternate names read: \(alternatesRead)") }
+        if reindexed > 0 { lines.append("stored places re-indexed for their alternate names: \(reindexed)") }
+        if let update {
+            lines.append(
+                "applied in place: places written \(update.placesWritten) (replacing \(update.placesReplaced)), deleted \(update.placesDeleted)"
+                    + (update.unknownPlaceDeletes > 0 ? ", deletes of unknown ids \(update.unknownPlaceDeletes)" : ""))
+            if update.alternatesWritten + update.alternatesDeleted + update.unknownAlternateDeletes + update.alternatesOfUnknownPlaces > 0 {
+                lines.append(
+                    "alternate names written \(update.alternatesWritten), deleted \(update.alternatesDeleted)"
+                        + (update.unknownAlternateDeletes > 0 ? ", deletes of unknown ids \(update.unknownAlternateDeletes)" : "")
+                        + (update.alternatesOfUnknownPlaces > 0 ? ", of places not stored \(update.alternatesOfUnknownPlaces)" : ""))
+            }
+            lines.append(
+                "places re-indexed: \(update.placesReindexed) (name rows +\(update.nameRowsAdded) −\(update.nameRowsRemoved))")
+        }
         if let result {
             lines.append("replaced existing: \(result.replaced); places stored: \(result.total); names indexed: \(result.names)")
             if admin1Read + countriesRead > 0 {

@@ -7,6 +7,7 @@ public struct DatabaseStatistics: Sendable, Equatable {
     public var subscriptions = 0
     /// Distinct forecast boxes with at least one subscription.
     public var boxes = 0
+    /// Places stored: counted in the places file (`PlacesDatabase.placeCount()`), 0 here.
     public var places = 0
     /// Alerts waiting in the outbox to be sent, by why they wait: the class of their last
     /// failed send (`temporary`, `auth`), or `not-sent-yet`.
@@ -46,7 +47,6 @@ extension FrostboxDatabase {
             devices: try count("SELECT count(*) FROM device", table: "device"),
             subscriptions: try count("SELECT count(*) FROM subscription", table: "subscription"),
             boxes: try count("SELECT count(DISTINCT box) FROM subscription", table: "subscription"),
-            places: try count("SELECT count(*) FROM place", table: "place"),
             outboxPendingByClass: try outboxPendingByClass(db))
     }
 

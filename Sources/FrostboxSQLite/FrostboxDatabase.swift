@@ -11,8 +11,10 @@ public final class FrostboxDatabase: Sendable {
     public let path: String
     let committer: GroupCommitter
 
-    /// Opens (creating if needed) the database at `path` and migrates it.
-    public init(path: String, logger: Logger = Logger(label: "frostbox.sqlite")) throws {
+    /// Opens (creating if needed) the database at `path` and migrates it. A database from
+    /// before places had their own file has its places moved to `placesPath` first (default:
+    /// `PlacesDatabase.defaultPath(beside: path)`).
+    public init(path: String, placesPath: String? = nil, logger: Logger = Logger(label: "frostbox.sqlite")) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
@@ -25,11 +27,22 @@ public final class FrostboxDatabase: Sendable {
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -131072") }
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
-        try FrostboxMigrations.migrator.migrate(pool)
+        let migrator = FrostboxMigrations.migrator
+        if try pool.read({ db in try Self.holdsLegacyPlaces(db, migrator: migrator) }) {
+            let places = try PlacesDatabase(path: placesPath ?? PlacesDatabase.defaultPath(beside: path), logger: logger)
+            _ = try places.adoptPlaces(ofDatabaseAt: path, logger: logger)
+        }
+        try migrator.migrate(pool)
         self.pool = pool
         self.path = path
         self.committer = GroupCommitter(pool: pool)
         logger.debug("opened database", metadata: ["path": "\(path)"])
+    }
+
+    /// Whether the database still has places from before they had their own file.
+    static func holdsLegacyPlaces(_ db: Database, migrator: DatabaseMigrator) throws -> Bool {
+        guard try db.tableExists("place"), try !migrator.appliedIdentifiers(db).contains("v8-places-own-file") else { return false }
+        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM place)") ?? false
     }
 
     /// Runs `body` in a write transaction shared with other concurrent writers (group

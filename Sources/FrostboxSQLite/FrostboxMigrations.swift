@@ -19,7 +19,22 @@ public enum FrostboxMigrations {
         ("v5-places", v5Places),
         ("v6-notify-run-degraded", v6NotifyRunDegraded),
         ("v7-outbox-fan-out", v7OutboxFanOut),
+        ("v8-places-own-file", v8PlacesOwnFile),
     ]
+
+    /// Places live in their own file now (`PlacesDatabase`): the device database drops its
+    /// place tables. `FrostboxDatabase` moves any stored places over before this runs.
+    static func v8PlacesOwnFile(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP TABLE IF EXISTS place_name_box;
+                DROP TABLE IF EXISTS place_name_cell;
+                DROP TABLE IF EXISTS place_name_tier;
+                DROP TABLE IF EXISTS place;
+                DROP TABLE IF EXISTS admin1;
+                DROP TABLE IF EXISTS country;
+                """)
+    }
 
     static func v1DevicesSubscriptions(_ db: Database) throws {
         try db.execute(

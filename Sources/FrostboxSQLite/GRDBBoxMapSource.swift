@@ -56,13 +56,3 @@ public struct GRDBBoxMapSource: BoxMapSource {
         }
     }
 }
-
-extension FrostboxDatabase {
-    /// The newest GeoNames modification date among the stored places (`YYYY-MM-DD`), nil
-    /// when none are stored: how recent the last import's data is.
-    public func newestPlaceModified() async throws -> String? {
-        try await pool.read { db in
-            try db.tableExists("place") ? String.fetchOne(db, sql: "SELECT max(modified) FROM place") : nil
-        }
-    }
-}

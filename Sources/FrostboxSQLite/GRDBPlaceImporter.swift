@@ -52,7 +52,7 @@ public struct PlaceImportResult: Sendable, Hashable {
 /// Not thread-safe: drive one importer from one thread. Every call blocks on the database
 /// writer, so call it from a dedicated thread, not from the async executor.
 public final class GRDBPlaceImporter {
-    let database: FrostboxDatabase
+    let database: PlacesDatabase
     let replace: Bool
     let logger: Logger
     /// Bytes of name records held in memory before they are sorted into a run file.
@@ -78,7 +78,7 @@ public final class GRDBPlaceImporter {
     /// `runBytes`: memory for name records before a run is written (two such buffers at
     /// most are alive at once).
     public init(
-        database: FrostboxDatabase, replace: Bool = false, runBytes: Int = 192 << 20,
+        database: PlacesDatabase, replace: Bool = false, runBytes: Int = 192 << 20,
         logger: Logger = Logger(label: "frostbox.places")
     ) {
         self.database = database
@@ -101,6 +101,7 @@ public final class GRDBPlaceImporter {
                 sql: """
                     CREATE TEMP TABLE import_admin1 AS SELECT * FROM main.admin1 WHERE 0;
                     CREATE TEMP TABLE import_country AS SELECT * FROM main.country WHERE 0;
+                    CREATE TEMP TABLE import_alternate_name AS SELECT * FROM main.alternate_name WHERE 0;
                     """)
             // New place rows go straight into the next place table (GeoNames dumps come in
             // geonameid order, so this appends); the live table is not touched until the swap.
@@ -184,6 +185,39 @@ public final class GRDBPlaceImporter {
         admin1Count += divisions.count
     }
 
+    /// Stages alternate names (replacing by alternateNameId when finished; names of places
+    /// not stored after the import are left out). The names they give places must already
+    /// be in the places' batches (`Place.alternates`).
+    public func addAlternateNames(_ alternates: [AlternateName]) throws {
+        try database.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = OFF")
+            defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+            try db.inTransaction {
+                let statement = try RawStatement(
+                    db,
+                    sql: """
+                        INSERT OR REPLACE INTO temp.import_alternate_name
+                        (id, place_id, language, name, is_preferred, is_short, is_colloquial, is_historic, valid_from, valid_to)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """)
+                for alternate in alternates {
+                    statement.bind(1, alternate.id)
+                    statement.bind(2, alternate.placeID)
+                    statement.bind(3, alternate.language)
+                    statement.bind(4, alternate.name)
+                    statement.bind(5, Int64(alternate.isPreferred ? 1 : 0))
+                    statement.bind(6, Int64(alternate.isShort ? 1 : 0))
+                    statement.bind(7, Int64(alternate.isColloquial ? 1 : 0))
+                    statement.bind(8, Int64(alternate.isHistoric ? 1 : 0))
+                    statement.bind(9, alternate.from)
+                    statement.bind(10, alternate.to)
+                    try statement.execute()
+                }
+                return .commit
+            }
+        }
+    }
+
     /// Stages countries (replacing by code when finished).
     public func addCountries(_ countries: [CountryInfo]) throws {
         try database.pool.writeWithoutTransaction { db in
@@ -232,8 +266,13 @@ public final class GRDBPlaceImporter {
                     try Self.dropNextTables(db)
                 }
                 if replaceAll {
-                    try db.execute(sql: "DELETE FROM main.admin1; DELETE FROM main.country")
+                    try db.execute(sql: "DELETE FROM main.admin1; DELETE FROM main.country; DELETE FROM main.alternate_name")
                 }
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO main.alternate_name SELECT * FROM temp.import_alternate_name s
+                        WHERE EXISTS (SELECT 1 FROM main.place p WHERE p.id = s.place_id)
+                        """)
                 try db.execute(sql: "INSERT OR REPLACE INTO main.admin1 SELECT * FROM temp.import_admin1")
                 try db.execute(sql: "INSERT OR REPLACE INTO main.country SELECT * FROM temp.import_country")
                 return .commit
@@ -370,7 +409,7 @@ public final class GRDBPlaceImporter {
 
     static func dropStaging(_ db: Database) throws {
         // import_name and import_duplicate: staging tables of earlier versions.
-        for table in ["import_name", "import_duplicate", "import_admin1", "import_country"] {
+        for table in ["import_name", "import_duplicate", "import_admin1", "import_country", "import_alternate_name"] {
             try db.execute(sql: "DROP TABLE IF EXISTS temp.\(table)")
         }
     }

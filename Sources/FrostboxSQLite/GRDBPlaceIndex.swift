@@ -11,11 +11,11 @@ import GRDB
 /// Worldwide: population tiers, largest first, until `limit` places were found.
 /// Candidates are then ranked by `PlaceRanking`.
 public struct GRDBPlaceIndex: PlaceIndex {
-    let database: FrostboxDatabase
+    let database: PlacesDatabase
     /// Most name rows read for one query: bounds the work of one-letter queries in dense areas.
     public let maximumNameRows: Int
 
-    public init(database: FrostboxDatabase, maximumNameRows: Int = 250) {
+    public init(database: PlacesDatabase, maximumNameRows: Int = 250) {
         self.database = database
         self.maximumNameRows = maximumNameRows
     }
@@ -26,18 +26,6 @@ public struct GRDBPlaceIndex: PlaceIndex {
             try Self.prepareReader(db)
             return try Self.search(db, query, maximumNameRows: cap)
         }
-    }
-
-    /// Whether no place is stored (cheap on any size).
-    public func isEmpty() async throws -> Bool {
-        try await database.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM place)") ?? true
-        }
-    }
-
-    /// How many places are stored (scans the table: for summaries, not for requests).
-    public func placeCount() async throws -> Int {
-        try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM place") ?? 0 }
     }
 
     // MARK: Search
@@ -78,12 +66,29 @@ public struct GRDBPlaceIndex: PlaceIndex {
             id: row[0], name: row[10], asciiName: row[11], alternateNames: row[12],
             coordinate: Coordinate(uncheckedLatitude: row[1], longitude: row[2]),
             featureClass: row[4], featureCode: row[5], countryCode: row[6], admin1Code: row[7],
-            population: row[3], timezone: row[8], modified: row[9])
+            population: row[3], timezone: row[8], modified: row[9],
+            alternates: try alternates(db, placeID: candidate.id))
         let best = PlaceRanking.bestMatch(of: place, foldedQuery: query.folded)
         return PlaceMatch(
             place: place, matchedName: best?.name ?? place.name, isExact: candidate.isExact,
             distanceKilometres: candidate.distance, score: candidate.score,
-            admin1Name: row[13], countryName: row[14])
+            admin1Name: row[13], countryName: row[14], localizedName: place.preferredName(languages: query.languages))
+    }
+
+    /// The alternate names table's entries of a place, by alternateNameId.
+    static func alternates(_ db: Database, placeID: Int64) throws -> [AlternateName] {
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT id, place_id, language, name, is_preferred, is_short, is_colloquial, is_historic, valid_from, valid_to
+                FROM alternate_name WHERE place_id = ? ORDER BY id
+                """)
+        return try Row.fetchAll(statement, arguments: [placeID]).map(alternateName(_:))
+    }
+
+    static func alternateName(_ row: Row) -> AlternateName {
+        AlternateName(
+            id: row[0], placeID: row[1], language: row[2], name: row[3], isPreferred: row[4], isShort: row[5],
+            isColloquial: row[6], isHistoric: row[7], from: row[8], to: row[9])
     }
 }
 

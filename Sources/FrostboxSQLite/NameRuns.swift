@@ -70,12 +70,26 @@ struct NameRunBuffer {
     /// GeoNames names are at most 200 characters, so this only guards the record format.
     static let maximumNameBytes = 1_000
 
+    /// How many of a folded name's UTF-8 bytes a record keeps: all, up to
+    /// `maximumNameBytes`, never cutting inside a UTF-8 sequence.
+    static func keptLength(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        var length = min(utf8.count, maximumNameBytes)
+        // Continuation bytes are 0b10xxxxxx.
+        while length < utf8.count, length > 0, utf8[length] & 0xC0 == 0x80 { length -= 1 }
+        return length
+    }
+
+    /// A folded name as a record stores it.
+    static func truncated(_ folded: String) -> String {
+        guard folded.utf8.count > maximumNameBytes else { return folded }
+        var copy = folded
+        return copy.withUTF8 { utf8 in String(decoding: UnsafeBufferPointer(rebasing: utf8[..<keptLength(utf8)]), as: UTF8.self) }
+    }
+
     mutating func append(level: UInt8, key: Int64, placeID: Int64, seq: UInt32, folded: String) {
         var folded = folded
         folded.withUTF8 { utf8 in
-            var length = min(utf8.count, Self.maximumNameBytes)
-            // Never cut inside a UTF-8 sequence (continuation bytes are 0b10xxxxxx).
-            while length < utf8.count, length > 0, utf8[length] & 0xC0 == 0x80 { length -= 1 }
+            let length = Self.keptLength(utf8)
             let start = bytes.count
             offsets.append(start)
             bytes.append(contentsOf: repeatElement(0, count: NameRecord.headerSize))

@@ -12,7 +12,14 @@ struct Import: AsyncParsableCommand {
     struct GeoNames: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "geonames",
-            abstract: "Import GeoNames dumps (.txt or .zip), admin1CodesASCII.txt and countryInfo.txt.")
+            abstract: "Import GeoNames dumps (.txt or .zip), alternate names, daily update files, admin1CodesASCII.txt and countryInfo.txt.",
+            discussion: """
+                Files are recognised by name, or by content when renamed: geoname dumps (allCountries.zip, FI.txt, \
+                modifications-DATE.txt), alternateNamesV2.zip/.txt and alternateNamesModifications-DATE.txt, \
+                deletes-DATE.txt, alternateNamesDeletes-DATE.txt, admin1CodesASCII.txt, countryInfo.txt. \
+                A day's files are applied in place in seconds; large files rebuild the name index. \
+                Searches keep being answered from the previous places throughout.
+                """)
 
         @Argument(help: "Files to import.") var files: [String]
         @Option(help: "Keep only these feature classes, e.g. P,A.") var featureClasses: String?
@@ -33,9 +40,9 @@ struct Import: AsyncParsableCommand {
             options.replace = replace
             var logger = Logger(label: "frostbox.import")
             logger.logLevel = .warning
-            let path = try await shared.load(command: "import", logger: logger).databasePath
+            let path = try await shared.load(command: "import", logger: logger).placesPath
             do {
-                let summary = try await PlaceCommands.importGeoNames(paths: files, options: options, databasePath: path, logger: logger)
+                let summary = try await PlaceCommands.importGeoNames(paths: files, options: options, placesPath: path, logger: logger)
                 print(summary.text)
             } catch let error as PlaceImportError {
                 guard case .nothingImported = error else { throw error }

@@ -18,8 +18,8 @@ struct Runs: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "frostbox.runs")
         logger.logLevel = .warning
-        let path = try await options.load(command: "runs", logger: logger).databasePath
-        let runs = try await NotifierCommands.recentRuns(databasePath: path, limit: limit, logger: logger)
+        let config = try await options.load(command: "runs", logger: logger)
+        let runs = try await NotifierCommands.recentRuns(config: config, limit: limit, logger: logger)
         if json {
             print(try RunsTable.json(runs))
         } else {

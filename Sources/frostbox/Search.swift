@@ -11,11 +11,12 @@ struct Search: AsyncParsableCommand {
     @Option(help: "LAT,LON to search around, e.g. 60.19,25.01.") var near: String?
     @Option(help: "Most results (1–50).") var limit = 10
     @Option(help: "Search radius in km around --near.") var radiusKm = 200.0
+    @Option(help: "Show names in this language when known, e.g. fi, sv, zh-Hant.") var lang: String?
     @OptionGroup var options: ConfigOptions
 
     func validate() throws {
         do {
-            _ = try PlaceCommands.searchQuery(text: text, near: near, limit: limit, radiusKilometres: radiusKm)
+            _ = try PlaceCommands.searchQuery(text: text, near: near, limit: limit, radiusKilometres: radiusKm, language: lang)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -24,8 +25,8 @@ struct Search: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "frostbox.search")
         logger.logLevel = .warning
-        let path = try await options.load(command: "search", logger: logger).databasePath
+        let path = try await options.load(command: "search", logger: logger).placesPath
         print(try await PlaceCommands.search(
-            text: text, near: near, limit: limit, radiusKilometres: radiusKm, databasePath: path, logger: logger))
+            text: text, near: near, limit: limit, radiusKilometres: radiusKm, language: lang, placesPath: path, logger: logger))
     }
 }

@@ -14,7 +14,7 @@ enum PlaceIndexImplementation: String, ContractImplementation {
     ) throws -> any PlaceIndex {
         switch self {
         case .grdb:
-            let database = try FrostboxDatabase(path: directory.databasePath)
+            let database = try PlacesDatabase(path: directory.databasePath)
             let importer = GRDBPlaceImporter(database: database)
             try importer.begin()
             var batch = PlaceBatch()

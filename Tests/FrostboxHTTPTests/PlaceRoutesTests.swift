@@ -15,7 +15,7 @@ struct PlaceRoutesTests {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
         let text = try String(contentsOf: url.appendingPathComponent("data/geonames/nordic-cities1000.txt"), encoding: .utf8)
-        let importer = GRDBPlaceImporter(database: harness.components.database)
+        let importer = GRDBPlaceImporter(database: harness.components.placesDatabase)
         try importer.begin()
         var batch = PlaceBatch()
         for line in text.split(separator: "\n") { batch.append(try GeoNamesRow.parse(String(line))) }

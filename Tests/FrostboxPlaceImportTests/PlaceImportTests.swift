@@ -11,11 +11,11 @@ import Testing
 struct PlaceImportTests {
     let temporary: TemporaryDirectory
     var directory: URL { temporary.url }
-    let database: FrostboxDatabase
+    let database: PlacesDatabase
 
     init() throws {
         temporary = try TemporaryDirectory(prefix: "frostbox-import")
-        database = try FrostboxDatabase(path: temporary.path("db.sqlite"))
+        database = try PlacesDatabase(path: temporary.path("db.sqlite"))
     }
 
     static var extractPath: String {

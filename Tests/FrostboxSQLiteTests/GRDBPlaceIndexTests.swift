@@ -10,12 +10,12 @@ import Testing
 @Suite("Places in SQLite: import, re-import, interrupted import, search")
 struct GRDBPlaceIndexTests {
     let directory: TemporaryDirectory
-    let database: FrostboxDatabase
+    let database: PlacesDatabase
     let index: GRDBPlaceIndex
 
     init() throws {
         directory = try TemporaryDirectory()
-        database = try FrostboxDatabase(path: directory.databasePath)
+        database = try PlacesDatabase(path: directory.databasePath)
         index = GRDBPlaceIndex(database: database)
     }
 
@@ -31,7 +31,7 @@ struct GRDBPlaceIndexTests {
     @discardableResult
     func load(
         _ places: [Place], replace: Bool = false, admin1: [Admin1Division] = [], countries: [CountryInfo] = [],
-        batchSize: Int = 500, runBytes: Int = 192 << 20, into database: FrostboxDatabase? = nil
+        batchSize: Int = 500, runBytes: Int = 192 << 20, into database: PlacesDatabase? = nil
     ) throws -> PlaceImportResult {
         let importer = GRDBPlaceImporter(database: database ?? self.database, replace: replace, runBytes: runBytes)
         try importer.begin()
@@ -78,8 +78,8 @@ struct GRDBPlaceIndexTests {
         // Every extract place is settlement-like, so the coarse levels hold every name too.
         #expect(try await count("place_name_cell") == expectedNames)
         #expect(try await count("place_name_tier") == expectedNames)
-        #expect(try await index.isEmpty() == false)
-        #expect(try await index.placeCount() == 2305)
+        #expect(try await database.isEmpty() == false)
+        #expect(try await database.placeCount() == 2305)
         // No staging or next tables are left behind.
         let leftovers = try await database.pool.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE '%_next' UNION ALL SELECT name FROM sqlite_temp_master")
@@ -109,7 +109,7 @@ struct GRDBPlaceIndexTests {
     }
 
     /// Every row of the three name levels, in primary-key order.
-    static func nameRows(_ database: FrostboxDatabase) async throws -> [String] {
+    static func nameRows(_ database: PlacesDatabase) async throws -> [String] {
         try await database.pool.read { db in
             try ["box", "cell", "tier"].flatMap { level in
                 try Row.fetchAll(db, sql: "SELECT \(level), folded, place_id FROM place_name_\(level) ORDER BY 1, 2, 3").map { row in
@@ -122,7 +122,7 @@ struct GRDBPlaceIndexTests {
     @Test("names sorted in many small runs and merged give exactly the tables of one run, fresh and on re-import")
     func manyRuns() async throws {
         let extract = try Self.extract()
-        let other = try FrostboxDatabase(path: directory.url.appendingPathComponent("other.sqlite").path)
+        let other = try PlacesDatabase(path: directory.url.appendingPathComponent("other.sqlite").path)
         // 4 KiB runs: the extract's ~12,000 name rows spread over more than a hundred run files.
         try load(extract, runBytes: 4096)
         try load(extract, into: other)
@@ -192,7 +192,7 @@ struct GRDBPlaceIndexTests {
         #expect(try await count("place_next") == 2305)
 
         // The process dies: a new connection sees the old tables; the rerun clears leftovers.
-        let reopened = try FrostboxDatabase(path: directory.databasePath)
+        let reopened = try PlacesDatabase(path: directory.databasePath)
         #expect(try await reopened.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM place") } == 100)
         let rerun = GRDBPlaceImporter(database: reopened)
         try rerun.begin()
@@ -328,7 +328,7 @@ struct GRDBPlaceIndexTests {
     func empty() async throws {
         #expect(try await search("hel").isEmpty)
         #expect(try await search("hel", near: nil).isEmpty)
-        #expect(try await index.isEmpty())
+        #expect(try await database.isEmpty())
     }
 
     @Test("the limit caps results and one-letter queries stay within the row budget")

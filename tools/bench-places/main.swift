@@ -35,7 +35,7 @@ guard let databasePath else {
     exit(2)
 }
 
-let database = try FrostboxDatabase(path: databasePath)
+let database = try PlacesDatabase(path: databasePath)
 let index = GRDBPlaceIndex(database: database)
 
 let (minID, maxID) = try database.pool.read { db in

@@ -1,0 +1,218 @@
+import FrostboxCore
+import GRDB
+
+/// A set of changes to the stored places, as GeoNames' daily files carry them.
+public struct PlaceChanges: Sendable {
+    /// New or modified places (`modifications-…txt`): each replaces the stored place with
+    /// its geonameid. Their `alternates` are ignored: alternate names come from `alternates`.
+    public var places: [Place] = []
+    /// Deleted geonameids (`deletes-…txt`); the place's alternate names go with it.
+    public var deletedPlaces: [Int64] = []
+    /// New or modified alternate names (`alternateNamesModifications-…txt`), by alternateNameId.
+    public var alternates: [AlternateName] = []
+    /// Deleted alternateNameIds (`alternateNamesDeletes-…txt`).
+    public var deletedAlternates: [Int64] = []
+    public var admin1: [Admin1Division] = []
+    public var countries: [CountryInfo] = []
+
+    public init() {}
+
+    public var isEmpty: Bool {
+        places.isEmpty && deletedPlaces.isEmpty && alternates.isEmpty && deletedAlternates.isEmpty && admin1.isEmpty
+            && countries.isEmpty
+    }
+}
+
+/// What applying changes did.
+public struct PlaceUpdateResult: Sendable, Hashable {
+    /// Places written (new or replacing a stored one).
+    public var placesWritten = 0
+    /// Of those, how many replaced a stored place.
+    public var placesReplaced = 0
+    public var placesDeleted = 0
+    /// Deletes of geonameids that are not stored: counted, not an error.
+    public var unknownPlaceDeletes = 0
+    public var alternatesWritten = 0
+    public var alternatesDeleted = 0
+    /// Deletes of alternateNameIds that are not stored.
+    public var unknownAlternateDeletes = 0
+    /// Alternate names of places that are not stored (left out, as an import leaves them out).
+    public var alternatesOfUnknownPlaces = 0
+    /// Places whose name rows were recomputed, and the name rows added and removed.
+    public var placesReindexed = 0
+    public var nameRowsAdded = 0
+    public var nameRowsRemoved = 0
+}
+
+/// Applies `PlaceChanges` in place, in one transaction: the stored places and alternate
+/// names are replaced or deleted by id, and the name index rows of every place concerned are
+/// recomputed from what is stored before and after (only the difference is written). The
+/// index therefore ends exactly as a full import of the same end state builds it, and
+/// applying the same changes twice changes nothing the second time. Readers (searches) keep
+/// the previous state until the commit.
+public struct GRDBPlaceUpdater: Sendable {
+    let database: PlacesDatabase
+
+    public init(database: PlacesDatabase) {
+        self.database = database
+    }
+
+    /// One name index row: level (0 box, 1 cell, 2 tier), key, folded name.
+    struct NameRow: Hashable {
+        let level: Int
+        let key: Int64
+        let folded: String
+    }
+
+    public func apply(_ changes: PlaceChanges) throws -> PlaceUpdateResult {
+        try database.pool.write { db in try Self.apply(changes, db) }
+    }
+
+    static func apply(_ changes: PlaceChanges, _ db: Database) throws -> PlaceUpdateResult {
+        var result = PlaceUpdateResult()
+        // Every place whose names may change: the places written or deleted, and the
+        // owners (old and new) of the alternate names written or deleted.
+        var concerned = Set(changes.places.map(\.id))
+        concerned.formUnion(changes.deletedPlaces)
+        concerned.formUnion(changes.alternates.map(\.placeID))
+        let owner = try db.cachedStatement(sql: "SELECT place_id FROM alternate_name WHERE id = ?")
+        for id in changes.alternates.map(\.id) + changes.deletedAlternates {
+            if let placeID = try Int64.fetchOne(owner, arguments: [id]) { concerned.insert(placeID) }
+        }
+        let ordered = concerned.sorted()
+        var before: [Int64: Set<NameRow>] = [:]
+        for id in ordered {
+            before[id] = try storedPlace(db, id: id).map(nameRows(of:)) ?? []
+        }
+
+        let placeExists = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM place WHERE id = ?)")
+        for place in changes.places {
+            if try Bool.fetchOne(placeExists, arguments: [place.id]) == true { result.placesReplaced += 1 }
+            try write(place, db)
+            result.placesWritten += 1
+        }
+        let writeAlternate = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO alternate_name
+                (id, place_id, language, name, is_preferred, is_short, is_colloquial, is_historic, valid_from, valid_to)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for alternate in changes.alternates {
+            guard try Bool.fetchOne(placeExists, arguments: [alternate.placeID]) == true else {
+                result.alternatesOfUnknownPlaces += 1
+                // A stored name that moved to a place not stored goes away.
+                try db.execute(sql: "DELETE FROM alternate_name WHERE id = ?", arguments: [alternate.id])
+                continue
+            }
+            try writeAlternate.execute(arguments: [
+                alternate.id, alternate.placeID, alternate.language, alternate.name, alternate.isPreferred, alternate.isShort,
+                alternate.isColloquial, alternate.isHistoric, alternate.from, alternate.to,
+            ])
+            result.alternatesWritten += 1
+        }
+        for id in changes.deletedAlternates {
+            try db.execute(sql: "DELETE FROM alternate_name WHERE id = ?", arguments: [id])
+            if db.changesCount > 0 { result.alternatesDeleted += 1 } else { result.unknownAlternateDeletes += 1 }
+        }
+        for id in changes.deletedPlaces {
+            try db.execute(sql: "DELETE FROM place WHERE id = ?", arguments: [id])
+            if db.changesCount > 0 { result.placesDeleted += 1 } else { result.unknownPlaceDeletes += 1 }
+            try db.execute(sql: "DELETE FROM alternate_name WHERE place_id = ?", arguments: [id])
+        }
+        for division in changes.admin1 {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO admin1 (code, name, ascii_name, geonameid) VALUES (?, ?, ?, ?)",
+                arguments: [division.code, division.name, division.asciiName, division.geonameID])
+        }
+        for country in changes.countries {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO country (code, name, capital, population, continent) VALUES (?, ?, ?, ?, ?)",
+                arguments: [country.code, country.name, country.capital, country.population, country.continent])
+        }
+
+        let levels = ["box", "cell", "tier"]
+        let inserts = try levels.map { level in
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO place_name_\(level) (\(level), folded, place_id) VALUES (?, ?, ?)")
+        }
+        let deletes = try levels.map { level in
+            try db.cachedStatement(sql: "DELETE FROM place_name_\(level) WHERE \(level) = ? AND folded = ? AND place_id = ?")
+        }
+        for id in ordered {
+            let old = before[id] ?? []
+            let new = try storedPlace(db, id: id).map(nameRows(of:)) ?? []
+            guard old != new else { continue }
+            result.placesReindexed += 1
+            for row in old.subtracting(new) {
+                try deletes[row.level].execute(arguments: [row.key, row.folded, id])
+                result.nameRowsRemoved += 1
+            }
+            for row in new.subtracting(old) {
+                try inserts[row.level].execute(arguments: [row.key, row.folded, id])
+                result.nameRowsAdded += 1
+            }
+        }
+        return result
+    }
+
+    /// The name index rows of a place (what the bulk import writes for it).
+    static func nameRows(of place: Place) -> Set<NameRow> {
+        var rows = Set<NameRow>()
+        let box = place.box.key
+        let coarse = place.isSettlementLike
+        let cell = PlaceLevels.cellKey(place.coordinate)
+        let tier = Int64(PlaceLevels.tier(population: place.population))
+        for folded in place.foldedNames {
+            // The bulk import cuts names at the run record's limit: the same here.
+            let stored = NameRunBuffer.truncated(folded)
+            rows.insert(NameRow(level: 0, key: box, folded: stored))
+            if coarse {
+                rows.insert(NameRow(level: 1, key: cell, folded: stored))
+                rows.insert(NameRow(level: 2, key: tier, folded: stored))
+            }
+        }
+        return rows
+    }
+
+    /// Every stored alternate name, by place then id.
+    public static func allAlternates(_ db: Database) throws -> [AlternateName] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, place_id, language, name, is_preferred, is_short, is_colloquial, is_historic, valid_from, valid_to
+                FROM alternate_name ORDER BY place_id, id
+                """
+        ).map(GRDBPlaceIndex.alternateName(_:))
+    }
+
+    /// The stored place with its alternate names, nil when not stored.
+    public static func storedPlace(_ db: Database, id: Int64) throws -> Place? {
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT id, latitude, longitude, population, feature_class, feature_code, country_code,
+                       admin1_code, timezone, modified, name, ascii_name, alternate_names
+                FROM place WHERE id = ?
+                """)
+        guard let row = try Row.fetchOne(statement, arguments: [id]) else { return nil }
+        return Place(
+            id: row[0], name: row[10], asciiName: row[11], alternateNames: row[12],
+            coordinate: Coordinate(uncheckedLatitude: row[1], longitude: row[2]),
+            featureClass: row[4], featureCode: row[5], countryCode: row[6], admin1Code: row[7],
+            population: row[3], timezone: row[8], modified: row[9],
+            alternates: try GRDBPlaceIndex.alternates(db, placeID: id))
+    }
+
+    static func write(_ place: Place, _ db: Database) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO place
+                (id, latitude, longitude, population, feature_class, feature_code, country_code,
+                 admin1_code, timezone, modified, name, ascii_name, alternate_names)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        try statement.execute(arguments: [
+            place.id, place.coordinate.latitude, place.coordinate.longitude, place.population, place.featureClass,
+            place.featureCode, place.countryCode, place.admin1Code, place.timezone, place.modified, place.name,
+            place.asciiName, place.alternateNames,
+        ])
+    }
+}
