@@ -61,6 +61,7 @@ struct ConfigLoaderTests {
         #expect(config.host == defaults.host)
         #expect(config.port == defaults.port)
         #expect(config.databasePath == defaults.databasePath)
+        #expect(config.placesPath == defaults.placesPath)
         #expect(config.requestTimeout == defaults.requestTimeout)
         #expect(config.idleTimeout == defaults.idleTimeout)
         #expect(config.maximumConnections == defaults.maximumConnections)
