@@ -10,7 +10,7 @@ import Testing
 struct PlaceRoutesTests {
     /// A harness whose database holds the shared GeoNames extract, with Uusimaa and the
     /// Nordic countries named.
-    static func harness() throws -> RouteTestHarness {
+    static func harness(alternates: [AlternateName] = []) throws -> RouteTestHarness {
         let harness = try RouteTestHarness()
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
@@ -18,8 +18,13 @@ struct PlaceRoutesTests {
         let importer = GRDBPlaceImporter(database: harness.components.placesDatabase)
         try importer.begin()
         var batch = PlaceBatch()
-        for line in text.split(separator: "\n") { batch.append(try GeoNamesRow.parse(String(line))) }
+        for line in text.split(separator: "\n") {
+            var place = try GeoNamesRow.parse(String(line))
+            place.alternates = alternates.filter { $0.placeID == place.id }
+            batch.append(place)
+        }
         try importer.add(batch)
+        try importer.addAlternateNames(alternates)
         try importer.addAdmin1([Admin1Division(code: "FI.01", name: "Uusimaa", asciiName: "Uusimaa", geonameID: 830709)])
         try importer.addCountries([CountryInfo(code: "FI", name: "Finland"), CountryInfo(code: "SE", name: "Sweden")])
         _ = try importer.finish()
@@ -55,6 +60,39 @@ struct PlaceRoutesTests {
             let query = response.json["query"] as? [String: Any]
             #expect(query?["q"] as? String == "hel")
             #expect(query?["radius_km"] as? Double == 200)
+        }
+    }
+
+    @Test("lang, else Accept-Language, picks each place's name; codes are not matched; a bad lang is a 400")
+    func languages() async throws {
+        let harness = try Self.harness(alternates: [
+            AlternateName(id: 1, placeID: 658225, language: "iata", name: "HEL"),
+            AlternateName(id: 2, placeID: 658225, language: "sv", name: "Helsingfors", isPreferred: true),
+            AlternateName(id: 3, placeID: 658225, language: "ru", name: "Хельсинки", isPreferred: true),
+        ])
+        try await harness.test { client in
+            let near = "/v1/places?q=hel&lat=60.21&lon=25.14"
+            let swedish = try await client.send(.get, near + "&lang=sv")
+            let first = try #require(Self.results(swedish).first)
+            #expect(first["id"] as? Int == 658225)
+            #expect(first["name"] as? String == "Helsingfors")
+            #expect(first["matched_name"] as? String == "Helsinki", "HEL is an airport code, not a name")
+            #expect(first["label"] as? String == "Helsingfors, Uusimaa, Finland")
+            #expect((swedish.json["query"] as? [String: Any])?["languages"] as? [String] == ["sv"])
+            let header = try await client.send(.get, near, headers: [.acceptLanguage: "de, ru;q=0.8, sv;q=0.5"])
+            #expect(Self.results(header).first?["name"] as? String == "Хельсинки")
+            let both = try await client.send(.get, near + "&lang=sv", headers: [.acceptLanguage: "ru"])
+            #expect(Self.results(both).first?["name"] as? String == "Helsingfors", "lang wins over the header")
+            let unknown = try await client.send(.get, near + "&lang=ja")
+            #expect(Self.results(unknown).first?["name"] as? String == "Helsinki", "falls back to the GeoNames name")
+            let messy = try await client.send(.get, near, headers: [.acceptLanguage: ";;q=x, !!"])
+            #expect(messy.status == .ok)
+            #expect(Self.results(messy).first?["name"] as? String == "Helsinki")
+            for bad in ["english", "", "sv-", "s%C3%A4"] {
+                let refused = try await client.send(.get, near + "&lang=" + bad)
+                #expect(refused.status == .badRequest, "\(bad)")
+                #expect(refused.errorCode == "invalid_field")
+            }
         }
     }
 
@@ -133,6 +171,7 @@ struct PlaceRoutesTests {
         ("/v1/places?q=hel&lat=north&lon=25", "invalid_coordinate"),
         ("/v1/places?q=hel&lat=nan&lon=25", "invalid_coordinate"),
         ("/v1/places?q=hel&lat=&lon=25", "invalid_coordinate"),
+        ("/v1/places?q=hel&lang=finnish", "invalid_field"),
         ("/v1/places?q=hel&limit=0", "invalid_field"),
         ("/v1/places?q=hel&limit=51", "invalid_field"),
         ("/v1/places?q=hel&limit=ten", "invalid_field"),

@@ -14,18 +14,18 @@ trap 'rm -rf "$WORK"' EXIT
 "$BIN/geonames-generator" --rows "$ROWS" --seed 11 --output "$WORK/a.txt" 2>/dev/null
 "$BIN/geonames-generator" --rows "$ROWS" --seed 12 --output "$WORK/b.txt" 2>/dev/null
 DB="$WORK/places.sqlite"
-"$BIN/frostbox" import geonames "$WORK/a.txt" --db "$DB" >/dev/null 2>&1
+"$BIN/frostbox" import geonames "$WORK/a.txt" --set places.path="$DB" >/dev/null 2>&1
 before=$(sqlite3 "$DB" "select count(*) from place")
 names=$(sqlite3 "$DB" "select count(*) from place_name_box")
 echo "first import: $before places, $names names"
 # Time a full second import to spread the kills over it.
 start=$(date +%s.%N)
 cp "$DB" "$WORK/copy.sqlite"
-"$BIN/frostbox" import geonames "$WORK/b.txt" --db "$WORK/copy.sqlite" >/dev/null 2>&1
+"$BIN/frostbox" import geonames "$WORK/b.txt" --set places.path="$WORK/copy.sqlite" >/dev/null 2>&1
 total=$(python3 -c "print($(date +%s.%N) - $start)")
 echo "an uninterrupted second import takes ${total%.*}.x s"
 for fraction in 0.1 0.3 0.5 0.7 0.85 0.95; do
-  "$BIN/frostbox" import geonames "$WORK/b.txt" --db "$DB" >/dev/null 2>&1 &
+  "$BIN/frostbox" import geonames "$WORK/b.txt" --set places.path="$DB" >/dev/null 2>&1 &
   pid=$!
   sleep "$(python3 -c "print($total * $fraction)")"
   kill -9 "$pid" 2>/dev/null && state=killed || state="had finished"
@@ -40,7 +40,7 @@ for fraction in 0.1 0.3 0.5 0.7 0.85 0.95; do
   fi
   [ "$check" = ok ] || { echo "FAIL: integrity"; exit 1; }
 done
-"$BIN/frostbox" import geonames "$WORK/b.txt" --db "$DB" | head -3
+"$BIN/frostbox" import geonames "$WORK/b.txt" --set places.path="$DB" | head -3
 after=$(sqlite3 "$DB" "select count(*) from place")
 expected=$(sqlite3 "$WORK/copy.sqlite" "select count(*) from place")
 leftovers=$(sqlite3 "$DB" "select count(*) from sqlite_master where name like '%_next'")

@@ -36,7 +36,7 @@ import_pair() {  # file label
   start=$(now); tools/bench/sqlite3-shell-import.sh "$file" "$WORK/shell.sqlite" 2>/dev/null; shell=$(seconds "$start" "$(now)")
   rm -f "$WORK/places.sqlite"*
   # Progress lines (plain, every 5 s and at each index phase) with elapsed times, for the phases.
-  start=$(now); "$BIN/frostbox" import geonames "$file" --db "$WORK/places.sqlite" 2>&1 >"$WORK/import-$label.txt" \
+  start=$(now); "$BIN/frostbox" import geonames "$file" --set places.path="$WORK/places.sqlite" 2>&1 >"$WORK/import-$label.txt" \
     | python3 -u -c 'import sys, time
 t0 = time.time()
 for line in sys.stdin: print(f"{time.time() - t0:7.1f} s  {line.rstrip()}")' >"$WORK/import-$label.progress"
@@ -63,7 +63,7 @@ echo "== search latency in process"
 
 echo "== HTTP: GET /health vs GET /v1/places (wrk -t2 -c32 -d10s), 3 rounds"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-FROSTBOX_LOG_LEVEL=warning "$BIN/frostbox" serve --port "$PORT" --db "$WORK/places.sqlite" \
+FROSTBOX_LOG_LEVEL=warning "$BIN/frostbox" serve --port "$PORT" --db "$WORK/devices.sqlite" --set places.path="$WORK/places.sqlite" \
   --set places.seed_path= --set limits.rate_limit.burst=0 >"$WORK/server.log" 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true' EXIT
