@@ -26,6 +26,7 @@ struct Import: AsyncParsableCommand {
         @Option(help: "Keep only these countries, e.g. FI,SE.") var countries: String?
         @Option(help: "Keep only places with at least this population.") var minPopulation: Int64 = 0
         @Flag(help: "Drop every stored place first.") var replace = false
+        @Flag(help: "Rebuild the name index even for files small enough to apply in place.") var rebuild = false
         @OptionGroup var shared: ConfigOptions
 
         func validate() throws {
@@ -38,6 +39,7 @@ struct Import: AsyncParsableCommand {
             options.countries = PlaceImportOptions.codeSet(countries)
             options.minimumPopulation = minPopulation
             options.replace = replace
+            if rebuild { options.incrementalLimitBytes = -1 }
             var logger = Logger(label: "frostbox.import")
             logger.logLevel = .warning
             let path = try await shared.load(command: "import", logger: logger).placesPath
