@@ -89,7 +89,9 @@ public enum PlaceImport {
         var summary = PlaceImportSummary()
         var changes = PlaceChanges()
         try read(files, into: &changes, summary: &summary, options: options)
-        if changes.isEmpty {
+        // A quiet day's empty update files are a day without changes, not a mistake.
+        let quietDay = summary.rowsRead == 0 && files.allSatisfy(\.isDailyUpdate)
+        if changes.isEmpty && !quietDay {
             throw PlaceImportError.nothingImported(filtered: summary.filtered, skipped: summary.skippedCount)
         }
         progress(PlaceImportProgress(

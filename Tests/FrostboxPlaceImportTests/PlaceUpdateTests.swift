@@ -176,6 +176,18 @@ struct PlaceUpdateTests {
         #expect(try await Self.contents(updated) == expected)
     }
 
+    @Test("a quiet day's empty update files change nothing and are not an error; other empty files still are")
+    func quietDay() async throws {
+        let database = try await base("quiet")
+        let before = try await Self.contents(database)
+        let summary = try await importFiles(try dayFiles(Day()), into: database)
+        #expect(summary.update?.placesWritten == 0)
+        #expect(try await Self.contents(database) == before)
+        await #expect(throws: PlaceImportError.self) {
+            _ = try await importFiles([try write("empty.txt", [])], into: database)
+        }
+    }
+
     @Test("renamed day files are recognised by content; the same files through the bulk path end the same")
     func renamedAndBulk() async throws {
         let day = try Self.day()
