@@ -28,6 +28,9 @@ public enum PlaceImport {
         }
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
+                // The import is background work: its threads (this one and those it starts)
+                // yield the CPU to the service's. Linux nice values are per thread, inherited.
+                if options.backgroundPriority { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
                 continuation.resume(
                     with: Result {
                         try runBlocking(files: files, options: options, database: database, logger: logger, progress: progress)

@@ -17,6 +17,8 @@ public struct PlaceImportOptions: Sendable {
     /// holds places, are applied in place (a day's changes: milliseconds to seconds);
     /// larger ones, or `replace`, rebuild the name tables (bulk).
     public var incrementalLimitBytes: Int64 = 64 << 20
+    /// Run the import's threads at nice 10, below the service's.
+    public var backgroundPriority = true
 
     public init() {}
 

@@ -69,6 +69,8 @@ public final class GRDBPlaceImporter {
     private var spiller: NameRunSpiller
     private var admin1Count = 0
     private var countryCount = 0
+    /// Writes the import's dirty pages back as it goes (see `WritebackPacer`).
+    private var pacer: WritebackPacer?
 
     static let liveTables = ["place", "place_name_box", "place_name_cell", "place_name_tier"]
     /// The name levels in record order (`NameRecord.level` is the index).
@@ -93,6 +95,13 @@ public final class GRDBPlaceImporter {
     /// Clears leftovers of an interrupted import and creates the staging tables.
     public func begin() throws {
         try resetRunDirectory(create: true)
+        pacer?.stop()
+        let databasePath = database.path
+        let runDirectory = runDirectory
+        pacer = WritebackPacer {
+            let runs = (try? FileManager.default.contentsOfDirectory(atPath: runDirectory)) ?? []
+            return [databasePath, databasePath + "-wal"] + runs.map { runDirectory + "/" + $0 }
+        }
         names = NameRunBuffer(capacity: runBytes + runBytes / 8)
         try database.pool.writeWithoutTransaction { db in
             try Self.dropNextTables(db)
@@ -235,7 +244,10 @@ public final class GRDBPlaceImporter {
 
     /// Builds the new tables and swaps them in atomically. `progress` is told each step.
     public func finish(progress: (String) -> Void = { _ in }) throws -> PlaceImportResult {
-        defer { try? resetRunDirectory(create: false) }
+        defer {
+            try? resetRunDirectory(create: false)
+            pacer?.stop()
+        }
         progress("sorting names")
         let runs = try sortedRuns()
         let replaceAll = replace
@@ -300,6 +312,7 @@ public final class GRDBPlaceImporter {
 
     /// Drops the staging tables and run files without touching the live tables.
     public func abandon() {
+        pacer?.stop()
         _ = try? spiller.wait()
         try? resetRunDirectory(create: false)
         try? database.pool.writeWithoutTransaction { db in

@@ -65,7 +65,19 @@ public struct GRDBPlaceUpdater: Sendable {
     }
 
     public func apply(_ changes: PlaceChanges) throws -> PlaceUpdateResult {
-        try database.pool.write { db in try Self.apply(changes, db) }
+        try database.pool.writeWithoutTransaction { db in
+            // The changes touch pages all over a file of gigabytes: a larger page cache for
+            // this connection while they are applied, and reads through the memory map.
+            let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+            try db.execute(sql: "PRAGMA cache_size = -262144; PRAGMA mmap_size = 68719476736")
+            defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
+            var result = PlaceUpdateResult()
+            try db.inTransaction {
+                result = try Self.apply(changes, db)
+                return .commit
+            }
+            return result
+        }
     }
 
     static func apply(_ changes: PlaceChanges, _ db: Database) throws -> PlaceUpdateResult {
@@ -80,17 +92,28 @@ public struct GRDBPlaceUpdater: Sendable {
             if let placeID = try Int64.fetchOne(owner, arguments: [id]) { concerned.insert(placeID) }
         }
         let ordered = concerned.sorted()
-        var before: [Int64: Set<NameRow>] = [:]
+        var before: [Int64: Place] = [:]
         for id in ordered {
-            before[id] = try storedPlace(db, id: id).map(nameRows(of:)) ?? []
+            if let place = try storedPlace(db, id: id) { before[id] = place }
         }
+        let storedAlternates = Dictionary(
+            before.values.flatMap(\.alternates).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
 
-        let placeExists = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM place WHERE id = ?)")
         for place in changes.places {
-            if try Bool.fetchOne(placeExists, arguments: [place.id]) == true { result.placesReplaced += 1 }
+            var unchanged = place
+            if let stored = before[place.id] {
+                result.placesReplaced += 1
+                unchanged.alternates = stored.alternates
+                // The same row again (a file applied twice): nothing to write.
+                if unchanged == stored {
+                    result.placesWritten += 1
+                    continue
+                }
+            }
             try write(place, db)
             result.placesWritten += 1
         }
+        let placeExists = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM place WHERE id = ?)")
         let writeAlternate = try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO alternate_name
@@ -104,11 +127,12 @@ public struct GRDBPlaceUpdater: Sendable {
                 try db.execute(sql: "DELETE FROM alternate_name WHERE id = ?", arguments: [alternate.id])
                 continue
             }
+            result.alternatesWritten += 1
+            if storedAlternates[alternate.id] == alternate { continue }
             try writeAlternate.execute(arguments: [
                 alternate.id, alternate.placeID, alternate.language, alternate.name, alternate.isPreferred, alternate.isShort,
                 alternate.isColloquial, alternate.isHistoric, alternate.from, alternate.to,
             ])
-            result.alternatesWritten += 1
         }
         for id in changes.deletedAlternates {
             try db.execute(sql: "DELETE FROM alternate_name WHERE id = ?", arguments: [id])
@@ -130,27 +154,46 @@ public struct GRDBPlaceUpdater: Sendable {
                 arguments: [country.code, country.name, country.capital, country.population, country.continent])
         }
 
-        let levels = ["box", "cell", "tier"]
-        let inserts = try levels.map { level in
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO place_name_\(level) (\(level), folded, place_id) VALUES (?, ?, ?)")
-        }
-        let deletes = try levels.map { level in
-            try db.cachedStatement(sql: "DELETE FROM place_name_\(level) WHERE \(level) = ? AND folded = ? AND place_id = ?")
-        }
+        // The name rows that change, applied in index order (each B-tree page visited once).
+        var removed: [(NameRow, Int64)] = []
+        var added: [(NameRow, Int64)] = []
         for id in ordered {
-            let old = before[id] ?? []
+            let old = before[id].map(nameRows(of:)) ?? []
             let new = try storedPlace(db, id: id).map(nameRows(of:)) ?? []
             guard old != new else { continue }
             result.placesReindexed += 1
-            for row in old.subtracting(new) {
-                try deletes[row.level].execute(arguments: [row.key, row.folded, id])
-                result.nameRowsRemoved += 1
-            }
-            for row in new.subtracting(old) {
-                try inserts[row.level].execute(arguments: [row.key, row.folded, id])
-                result.nameRowsAdded += 1
-            }
+            removed += old.subtracting(new).map { ($0, id) }
+            added += new.subtracting(old).map { ($0, id) }
         }
+        let inIndexOrder: ((NameRow, Int64), (NameRow, Int64)) -> Bool = { a, b in
+            if a.0.level != b.0.level { return a.0.level < b.0.level }
+            if a.0.key != b.0.key { return a.0.key < b.0.key }
+            if a.0.folded != b.0.folded { return Array(a.0.folded.utf8).lexicographicallyPrecedes(b.0.folded.utf8) }
+            return a.1 < b.1
+        }
+        let levels = ["box", "cell", "tier"]
+        let deletes = try levels.map { level in
+            try RawStatement(db, sql: "DELETE FROM place_name_\(level) WHERE \(level) = ? AND folded = ? AND place_id = ?")
+        }
+        for (row, id) in removed.sorted(by: inIndexOrder) {
+            let statement = deletes[row.level]
+            statement.bind(1, row.key)
+            statement.bind(2, row.folded)
+            statement.bind(3, id)
+            try statement.execute()
+        }
+        let inserts = try levels.map { level in
+            try RawStatement(db, sql: "INSERT OR IGNORE INTO place_name_\(level) (\(level), folded, place_id) VALUES (?, ?, ?)")
+        }
+        for (row, id) in added.sorted(by: inIndexOrder) {
+            let statement = inserts[row.level]
+            statement.bind(1, row.key)
+            statement.bind(2, row.folded)
+            statement.bind(3, id)
+            try statement.execute()
+        }
+        result.nameRowsRemoved = removed.count
+        result.nameRowsAdded = added.count
         return result
     }
 

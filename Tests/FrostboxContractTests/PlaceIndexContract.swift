@@ -20,6 +20,8 @@ enum PlaceIndexImplementation: String, ContractImplementation {
             var batch = PlaceBatch()
             for place in places { batch.append(place) }
             if !batch.isEmpty { try importer.add(batch) }
+            let alternates = places.flatMap(\.alternates)
+            if !alternates.isEmpty { try importer.addAlternateNames(alternates) }
             if !admin1.isEmpty { try importer.addAdmin1(admin1) }
             if !countries.isEmpty { try importer.addCountries(countries) }
             _ = try importer.finish()
@@ -65,6 +67,30 @@ struct PlaceIndexContract {
         _ index: any PlaceIndex, _ text: String, near: Coordinate? = vuosaari, limit: Int = 10, radius: Double = 200
     ) async throws -> [PlaceMatch] {
         try await index.search(try PlaceQuery(text: text, near: near, limit: limit, radiusKilometres: radius))
+    }
+
+    @Test("with alternate names: a code is not a name, names in a language are found, and the query's language names the place",
+          arguments: PlaceIndexImplementation.allCases)
+    func alternateNames(_ implementation: PlaceIndexImplementation) async throws {
+        var places = Self.finland
+        places[0].alternates = [
+            AlternateName(id: 1, placeID: 658_225, language: "iata", name: "HEL"),
+            AlternateName(id: 2, placeID: 658_225, language: "sv", name: "Helsingfors", isPreferred: true),
+            AlternateName(id: 3, placeID: 658_225, language: "fi", name: "Helsingin kaupunki"),
+        ]
+        places[1].alternates = [AlternateName(id: 4, placeID: 660_129, language: "sv", name: "Esbo", isPreferred: true)]
+        let index = try implementation.make(places, in: directory)
+        let hel = try await search(index, "hel")
+        #expect(hel.first?.place.id == 658_225)
+        #expect(hel.first?.matchedName == "Helsinki")
+        #expect(hel.first?.isExact == false, "HEL no longer makes 'hel' an exact match")
+        #expect(try await search(index, "helsingin k").first?.place.id == 658_225)
+        let swedish = try await index.search(try PlaceQuery(text: "e", near: Self.vuosaari, languages: ["sv-FI"]))
+        let espoo = try #require(swedish.first { $0.place.id == 660_129 })
+        #expect(espoo.displayName == "Esbo")
+        #expect(espoo.place.alternates == places[1].alternates)
+        let plain = try await search(index, "esp")
+        #expect(plain.first?.displayName == "Espoo")
     }
 
     @Test("an empty index answers nothing, near a point or worldwide", arguments: PlaceIndexImplementation.allCases)
