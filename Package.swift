@@ -49,10 +49,13 @@ let package = Package(
         .target(name: "FrostboxCore"),
 
         // MARK: Adapters
+        // Linux calls Swift's Glibc module lacks (I/O priority, sync_file_range), for imports.
+        .target(name: "CFrostboxSystem"),
         .target(
             name: "FrostboxSQLite",
             dependencies: [
                 "FrostboxCore",
+                "CFrostboxSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The C API, for the bulk place import's hot insert loop (see RawStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -125,7 +128,7 @@ let package = Package(
             // The import use case drives two adapters, one per thread: the GeoNames reader and
             // the SQLite place importer (they never see each other).
             dependencies: [
-                "FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite",
+                "FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite", "CFrostboxSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

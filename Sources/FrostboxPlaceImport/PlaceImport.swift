@@ -1,3 +1,4 @@
+import CFrostboxSystem
 import FrostboxCore
 import FrostboxGeoNames
 import FrostboxSQLite
@@ -29,8 +30,9 @@ public enum PlaceImport {
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 // The import is background work: its threads (this one and those it starts)
-                // yield the CPU to the service's. Linux nice values are per thread, inherited.
-                if options.backgroundPriority { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
+                // yield the CPU and the disk to the service's. Linux nice values and I/O
+                // priorities are per thread, inherited by the threads it starts.
+                if options.backgroundPriority { PlaceImport.yieldToService() }
                 continuation.resume(
                     with: Result {
                         try runBlocking(files: files, options: options, database: database, logger: logger, progress: progress)
@@ -82,6 +84,12 @@ public enum PlaceImport {
                 "skipped": "\(summary.skippedCount)", "seconds": "\(String(format: "%.1f", summary.elapsedSeconds))",
             ])
         return summary
+    }
+
+    /// Lowers the calling thread's CPU (nice 10) and I/O (idle class) priority.
+    static func yieldToService() {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        _ = frostbox_ioprio_set_idle()
     }
 
     /// Reads every file into memory (they are small) and applies them in one transaction.

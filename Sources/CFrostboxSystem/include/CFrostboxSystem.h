@@ -1,0 +1,17 @@
+#ifndef CFROSTBOX_SYSTEM_H
+#define CFROSTBOX_SYSTEM_H
+
+/// Linux calls that Swift's Glibc module does not declare, for background work that must
+/// yield to the service: a bulk place import.
+
+/// Puts the calling thread (and threads it starts afterwards) in the idle I/O class: the
+/// block layer serves its reads and the writeback it starts only when no one else waits.
+/// Returns 0, or -1 with errno set (e.g. where I/O priorities are unsupported).
+int frostbox_ioprio_set_idle(void);
+
+/// Writes back the dirty pages of `fd` and waits for them (sync_file_range with
+/// WAIT_BEFORE | WRITE | WAIT_AFTER over the whole file): data only, no journal commit.
+/// Returns 0, or -1 with errno set.
+int frostbox_write_back(int fd);
+
+#endif

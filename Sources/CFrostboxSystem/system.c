@@ -1,0 +1,23 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "CFrostboxSystem.h"
+
+int frostbox_ioprio_set_idle(void) {
+#if defined(__linux__) && defined(SYS_ioprio_set)
+    const int who_process = 1;  /* IOPRIO_WHO_PROCESS; with 0: the calling thread */
+    const int class_idle = 3;   /* IOPRIO_CLASS_IDLE */
+    return (int)syscall(SYS_ioprio_set, who_process, 0, class_idle << 13);
+#else
+    return -1;
+#endif
+}
+
+int frostbox_write_back(int fd) {
+#if defined(__linux__)
+    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+#else
+    return fsync(fd);
+#endif
+}
