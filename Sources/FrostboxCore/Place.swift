@@ -55,7 +55,21 @@ public struct Place: Sendable, Hashable {
     /// ones left out. A form that the table only knows as a code (an airport's `HEL`, a
     /// postal code), never as a name, is left out too: the dump's column lists codes among
     /// the names, and nobody types an airport code to find a town.
-    public var nameForms: [String] {
+    public var nameForms: [String] { foldedForms.map(\.form) }
+
+    /// The distinct folded forms of every name (what the index holds for this place).
+    public var foldedNames: [String] {
+        // A handful of forms per place: a linear scan beats hashing here (the import folds
+        // every place of allCountries).
+        var result: [String] = []
+        for (_, folded) in foldedForms where !folded.isEmpty && !result.contains(folded) {
+            result.append(folded)
+        }
+        return result
+    }
+
+    /// `nameForms` with each form folded once.
+    var foldedForms: [(form: String, folded: String)] {
         var forms: [String] = [name]
         if !asciiName.isEmpty { forms.append(asciiName) }
         if !alternateNames.isEmpty {
@@ -63,36 +77,20 @@ public struct Place: Sendable, Hashable {
                 forms.append(String(part))
             }
         }
-        guard !alternates.isEmpty else { return forms }
+        let tableNamesStart = forms.count
         for alternate in alternates where alternate.isName && !alternate.name.isEmpty {
             forms.append(alternate.name)
         }
-        let codes = codeOnlyForms
-        guard !codes.isEmpty else { return forms }
-        return forms.filter { !codes.contains(NameFolding.fold($0)) }
-    }
-
-    /// Folded forms the alternate names table has only as codes: a code's form, unless the
-    /// name, the ASCII name or a name in a language folds the same.
-    var codeOnlyForms: Set<String> {
+        let folded = forms.map { (form: $0, folded: NameFolding.fold($0)) }
+        guard alternates.contains(where: { !$0.isName }) else { return folded }
+        // Forms the table has only as codes: a code's form, unless the name, the ASCII name
+        // or a name in a language folds the same.
         var codes = Set(alternates.lazy.filter { !$0.isName }.map { NameFolding.fold($0.name) })
-        guard !codes.isEmpty else { return codes }
-        codes.remove(NameFolding.fold(name))
-        codes.remove(NameFolding.fold(asciiName))
-        for alternate in alternates where alternate.isName { codes.remove(NameFolding.fold(alternate.name)) }
-        return codes
-    }
-
-    /// The distinct folded forms of every name (what the index holds for this place).
-    public var foldedNames: [String] {
-        // A handful of forms per place: a linear scan beats hashing here (the import folds
-        // every place of allCountries).
-        var result: [String] = []
-        for form in nameForms {
-            let folded = NameFolding.fold(form)
-            if !folded.isEmpty, !result.contains(folded) { result.append(folded) }
-        }
-        return result
+        codes.remove(folded[0].folded)
+        if !asciiName.isEmpty { codes.remove(folded[1].folded) }
+        for entry in folded[tableNamesStart...] { codes.remove(entry.folded) }
+        guard !codes.isEmpty else { return folded }
+        return folded.filter { !codes.contains($0.folded) }
     }
 
     /// Whether the place belongs in the coarse search levels (1° cells and population tiers):

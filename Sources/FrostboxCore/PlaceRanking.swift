@@ -43,8 +43,7 @@ public enum PlaceRanking {
     /// ASCII name, then the shortest alternate (the one closest to what was typed).
     public static func bestMatch(of place: Place, foldedQuery: String) -> (name: String, isExact: Bool)? {
         var best: (name: String, isExact: Bool, order: Int, length: Int)?
-        for (order, form) in place.nameForms.enumerated() {
-            let folded = NameFolding.fold(form)
+        for (order, (form, folded)) in place.foldedForms.enumerated() {
             guard NameFolding.hasPrefix(folded, foldedQuery) else { continue }
             let exact = folded.utf8.count == foldedQuery.utf8.count
             let rank = (exact: exact, order: min(order, 2), length: folded.utf8.count)

@@ -67,8 +67,9 @@ public final class GRDBPlaceImporter {
     private var latestSeq: [Int64: UInt32] = [:]
     private var names: NameRunBuffer
     private var spiller: NameRunSpiller
-    private var admin1Count = 0
-    private var countryCount = 0
+    /// Divisions and countries staged (`GRDBPlaceImporter+Staging.swift`).
+    var admin1Count = 0
+    var countryCount = 0
     /// Writes the import's dirty pages back as it goes (see `WritebackPacer`).
     private var pacer: WritebackPacer?
 
@@ -127,28 +128,9 @@ public final class GRDBPlaceImporter {
             try db.execute(sql: "PRAGMA synchronous = OFF")
             defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
             try db.inTransaction {
-                let placeInsert = try RawStatement(
-                    db,
-                    sql: """
-                        INSERT OR REPLACE INTO main.place_next
-                        (id, latitude, longitude, population, feature_class, feature_code, country_code,
-                         admin1_code, timezone, modified, name, ascii_name, alternate_names)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
+                let placeInsert = try RawStatement(db, sql: PlaceRows.insertPlace(into: "main.place_next"))
                 for place in batch.places {
-                    placeInsert.bind(1, place.id)
-                    placeInsert.bind(2, place.coordinate.latitude)
-                    placeInsert.bind(3, place.coordinate.longitude)
-                    placeInsert.bind(4, place.population)
-                    placeInsert.bind(5, place.featureClass)
-                    placeInsert.bind(6, place.featureCode)
-                    placeInsert.bind(7, place.countryCode)
-                    placeInsert.bind(8, place.admin1Code)
-                    placeInsert.bind(9, place.timezone)
-                    placeInsert.bind(10, place.modified)
-                    placeInsert.bind(11, place.name)
-                    placeInsert.bind(12, place.asciiName)
-                    placeInsert.bind(13, place.alternateNames)
+                    PlaceRows.bind(place, to: placeInsert)
                     try placeInsert.execute()
                 }
                 return .commit
@@ -161,13 +143,10 @@ public final class GRDBPlaceImporter {
             } else {
                 latestSeq[place.id] = sequence
             }
-            let box = place.box.key
-            let coarse = place.isSettlementLike
-            let cell = PlaceLevels.cellKey(place.coordinate)
-            let tier = Int64(PlaceLevels.tier(population: place.population))
+            let keys = PlaceLevels.keys(of: place)
             for folded in batch.foldedNames[index] {
-                names.append(level: 0, key: box, placeID: place.id, seq: sequence, folded: folded)
-                if coarse {
+                names.append(level: 0, key: keys.box, placeID: place.id, seq: sequence, folded: folded)
+                if let cell = keys.cell, let tier = keys.tier {
                     names.append(level: 1, key: cell, placeID: place.id, seq: sequence, folded: folded)
                     names.append(level: 2, key: tier, placeID: place.id, seq: sequence, folded: folded)
                 }
@@ -177,69 +156,6 @@ public final class GRDBPlaceImporter {
             try spiller.submit(names)
             names = NameRunBuffer(capacity: runBytes + runBytes / 8)
         }
-    }
-
-    /// Stages first-level division names (replacing by code when finished).
-    public func addAdmin1(_ divisions: [Admin1Division]) throws {
-        try database.pool.writeWithoutTransaction { db in
-            try db.inTransaction {
-                let statement = try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO temp.import_admin1 (code, name, ascii_name, geonameid) VALUES (?, ?, ?, ?)")
-                for division in divisions {
-                    try statement.execute(arguments: [division.code, division.name, division.asciiName, division.geonameID])
-                }
-                return .commit
-            }
-        }
-        admin1Count += divisions.count
-    }
-
-    /// Stages alternate names (replacing by alternateNameId when finished; names of places
-    /// not stored after the import are left out). The names they give places must already
-    /// be in the places' batches (`Place.alternates`).
-    public func addAlternateNames(_ alternates: [AlternateName]) throws {
-        try database.pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = OFF")
-            defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
-            try db.inTransaction {
-                let statement = try RawStatement(
-                    db,
-                    sql: """
-                        INSERT OR REPLACE INTO temp.import_alternate_name
-                        (id, place_id, language, name, is_preferred, is_short, is_colloquial, is_historic, valid_from, valid_to)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
-                for alternate in alternates {
-                    statement.bind(1, alternate.id)
-                    statement.bind(2, alternate.placeID)
-                    statement.bind(3, alternate.language)
-                    statement.bind(4, alternate.name)
-                    statement.bind(5, Int64(alternate.isPreferred ? 1 : 0))
-                    statement.bind(6, Int64(alternate.isShort ? 1 : 0))
-                    statement.bind(7, Int64(alternate.isColloquial ? 1 : 0))
-                    statement.bind(8, Int64(alternate.isHistoric ? 1 : 0))
-                    statement.bind(9, alternate.from)
-                    statement.bind(10, alternate.to)
-                    try statement.execute()
-                }
-                return .commit
-            }
-        }
-    }
-
-    /// Stages countries (replacing by code when finished).
-    public func addCountries(_ countries: [CountryInfo]) throws {
-        try database.pool.writeWithoutTransaction { db in
-            try db.inTransaction {
-                let statement = try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO temp.import_country (code, name, capital, population, continent) VALUES (?, ?, ?, ?, ?)")
-                for country in countries {
-                    try statement.execute(arguments: [country.code, country.name, country.capital, country.population, country.continent])
-                }
-                return .commit
-            }
-        }
-        countryCount += countries.count
     }
 
     /// Builds the new tables and swaps them in atomically. `progress` is told each step.
@@ -391,7 +307,7 @@ public final class GRDBPlaceImporter {
         var keptPlaces = 0
         if !replaceAll {
             progress("keeping places not in this import")
-            let columns = "id, latitude, longitude, population, feature_class, feature_code, country_code, admin1_code, timezone, modified, name, ascii_name, alternate_names"
+            let columns = PlaceRows.placeColumns
             try db.inTransaction {
                 try db.execute(sql: "INSERT OR IGNORE INTO main.place_next (\(columns)) SELECT \(columns) FROM main.place")
                 keptPlaces = db.changesCount

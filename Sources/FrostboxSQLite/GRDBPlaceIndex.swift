@@ -62,33 +62,12 @@ public struct GRDBPlaceIndex: PlaceIndex {
                 WHERE p.id = ?
                 """)
         guard let row = try Row.fetchOne(statement, arguments: [candidate.id]) else { return nil }
-        let place = Place(
-            id: row[0], name: row[10], asciiName: row[11], alternateNames: row[12],
-            coordinate: Coordinate(uncheckedLatitude: row[1], longitude: row[2]),
-            featureClass: row[4], featureCode: row[5], countryCode: row[6], admin1Code: row[7],
-            population: row[3], timezone: row[8], modified: row[9],
-            alternates: try alternates(db, placeID: candidate.id))
+        let place = PlaceRows.place(row, alternates: try PlaceRows.alternates(db, placeID: candidate.id))
         let best = PlaceRanking.bestMatch(of: place, foldedQuery: query.folded)
         return PlaceMatch(
             place: place, matchedName: best?.name ?? place.name, isExact: candidate.isExact,
             distanceKilometres: candidate.distance, score: candidate.score,
             admin1Name: row[13], countryName: row[14], localizedName: place.preferredName(languages: query.languages))
-    }
-
-    /// The alternate names table's entries of a place, by alternateNameId.
-    static func alternates(_ db: Database, placeID: Int64) throws -> [AlternateName] {
-        let statement = try db.cachedStatement(
-            sql: """
-                SELECT id, place_id, language, name, is_preferred, is_short, is_colloquial, is_historic, valid_from, valid_to
-                FROM alternate_name WHERE place_id = ? ORDER BY id
-                """)
-        return try Row.fetchAll(statement, arguments: [placeID]).map(alternateName(_:))
-    }
-
-    static func alternateName(_ row: Row) -> AlternateName {
-        AlternateName(
-            id: row[0], placeID: row[1], language: row[2], name: row[3], isPreferred: row[4], isShort: row[5],
-            isColloquial: row[6], isHistoric: row[7], from: row[8], to: row[9])
     }
 }
 

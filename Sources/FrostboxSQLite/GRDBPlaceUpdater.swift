@@ -114,12 +114,7 @@ public struct GRDBPlaceUpdater: Sendable {
             result.placesWritten += 1
         }
         let placeExists = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM place WHERE id = ?)")
-        let writeAlternate = try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO alternate_name
-                (id, place_id, language, name, is_preferred, is_short, is_colloquial, is_historic, valid_from, valid_to)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+        let writeAlternate = try RawStatement(db, sql: PlaceRows.insertAlternate(into: "alternate_name"))
         for alternate in changes.alternates {
             guard try Bool.fetchOne(placeExists, arguments: [alternate.placeID]) == true else {
                 result.alternatesOfUnknownPlaces += 1
@@ -129,10 +124,8 @@ public struct GRDBPlaceUpdater: Sendable {
             }
             result.alternatesWritten += 1
             if storedAlternates[alternate.id] == alternate { continue }
-            try writeAlternate.execute(arguments: [
-                alternate.id, alternate.placeID, alternate.language, alternate.name, alternate.isPreferred, alternate.isShort,
-                alternate.isColloquial, alternate.isHistoric, alternate.from, alternate.to,
-            ])
+            PlaceRows.bind(alternate, to: writeAlternate)
+            try writeAlternate.execute()
         }
         for id in changes.deletedAlternates {
             try db.execute(sql: "DELETE FROM alternate_name WHERE id = ?", arguments: [id])
@@ -171,44 +164,38 @@ public struct GRDBPlaceUpdater: Sendable {
             if a.0.folded != b.0.folded { return Array(a.0.folded.utf8).lexicographicallyPrecedes(b.0.folded.utf8) }
             return a.1 < b.1
         }
-        let levels = ["box", "cell", "tier"]
-        let deletes = try levels.map { level in
-            try RawStatement(db, sql: "DELETE FROM place_name_\(level) WHERE \(level) = ? AND folded = ? AND place_id = ?")
+        try write(removed.sorted(by: inIndexOrder), db) { level in
+            "DELETE FROM place_name_\(level) WHERE \(level) = ? AND folded = ? AND place_id = ?"
         }
-        for (row, id) in removed.sorted(by: inIndexOrder) {
-            let statement = deletes[row.level]
-            statement.bind(1, row.key)
-            statement.bind(2, row.folded)
-            statement.bind(3, id)
-            try statement.execute()
-        }
-        let inserts = try levels.map { level in
-            try RawStatement(db, sql: "INSERT OR IGNORE INTO place_name_\(level) (\(level), folded, place_id) VALUES (?, ?, ?)")
-        }
-        for (row, id) in added.sorted(by: inIndexOrder) {
-            let statement = inserts[row.level]
-            statement.bind(1, row.key)
-            statement.bind(2, row.folded)
-            statement.bind(3, id)
-            try statement.execute()
+        try write(added.sorted(by: inIndexOrder), db) { level in
+            "INSERT OR IGNORE INTO place_name_\(level) (\(level), folded, place_id) VALUES (?, ?, ?)"
         }
         result.nameRowsRemoved = removed.count
         result.nameRowsAdded = added.count
         return result
     }
 
+    /// Runs `sql(level)` once per name row, bound to its key, folded name and place id.
+    static func write(_ rows: [(NameRow, Int64)], _ db: Database, sql: (String) -> String) throws {
+        let statements = try ["box", "cell", "tier"].map { level in try RawStatement(db, sql: sql(level)) }
+        for (row, id) in rows {
+            let statement = statements[row.level]
+            statement.bind(1, row.key)
+            statement.bind(2, row.folded)
+            statement.bind(3, id)
+            try statement.execute()
+        }
+    }
+
     /// The name index rows of a place (what the bulk import writes for it).
     static func nameRows(of place: Place) -> Set<NameRow> {
         var rows = Set<NameRow>()
-        let box = place.box.key
-        let coarse = place.isSettlementLike
-        let cell = PlaceLevels.cellKey(place.coordinate)
-        let tier = Int64(PlaceLevels.tier(population: place.population))
+        let keys = PlaceLevels.keys(of: place)
         for folded in place.foldedNames {
             // The bulk import cuts names at the run record's limit: the same here.
             let stored = NameRunBuffer.truncated(folded)
-            rows.insert(NameRow(level: 0, key: box, folded: stored))
-            if coarse {
+            rows.insert(NameRow(level: 0, key: keys.box, folded: stored))
+            if let cell = keys.cell, let tier = keys.tier {
                 rows.insert(NameRow(level: 1, key: cell, folded: stored))
                 rows.insert(NameRow(level: 2, key: tier, folded: stored))
             }
@@ -218,44 +205,20 @@ public struct GRDBPlaceUpdater: Sendable {
 
     /// Every stored alternate name, by place then id.
     public static func allAlternates(_ db: Database) throws -> [AlternateName] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT id, place_id, language, name, is_preferred, is_short, is_colloquial, is_historic, valid_from, valid_to
-                FROM alternate_name ORDER BY place_id, id
-                """
-        ).map(GRDBPlaceIndex.alternateName(_:))
+        try Row.fetchAll(db, sql: "SELECT \(PlaceRows.alternateColumns) FROM alternate_name ORDER BY place_id, id")
+            .map(PlaceRows.alternate(_:))
     }
 
     /// The stored place with its alternate names, nil when not stored.
     public static func storedPlace(_ db: Database, id: Int64) throws -> Place? {
-        let statement = try db.cachedStatement(
-            sql: """
-                SELECT id, latitude, longitude, population, feature_class, feature_code, country_code,
-                       admin1_code, timezone, modified, name, ascii_name, alternate_names
-                FROM place WHERE id = ?
-                """)
+        let statement = try db.cachedStatement(sql: "SELECT \(PlaceRows.placeColumns) FROM place WHERE id = ?")
         guard let row = try Row.fetchOne(statement, arguments: [id]) else { return nil }
-        return Place(
-            id: row[0], name: row[10], asciiName: row[11], alternateNames: row[12],
-            coordinate: Coordinate(uncheckedLatitude: row[1], longitude: row[2]),
-            featureClass: row[4], featureCode: row[5], countryCode: row[6], admin1Code: row[7],
-            population: row[3], timezone: row[8], modified: row[9],
-            alternates: try GRDBPlaceIndex.alternates(db, placeID: id))
+        return PlaceRows.place(row, alternates: try PlaceRows.alternates(db, placeID: id))
     }
 
     static func write(_ place: Place, _ db: Database) throws {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO place
-                (id, latitude, longitude, population, feature_class, feature_code, country_code,
-                 admin1_code, timezone, modified, name, ascii_name, alternate_names)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        try statement.execute(arguments: [
-            place.id, place.coordinate.latitude, place.coordinate.longitude, place.population, place.featureClass,
-            place.featureCode, place.countryCode, place.admin1Code, place.timezone, place.modified, place.name,
-            place.asciiName, place.alternateNames,
-        ])
+        let statement = try RawStatement(db, sql: PlaceRows.insertPlace(into: "place"))
+        PlaceRows.bind(place, to: statement)
+        try statement.execute()
     }
 }
