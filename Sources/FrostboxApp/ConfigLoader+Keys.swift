@@ -34,27 +34,14 @@ enum ConfigKeys {
         if let connections = try r.int("server.max_connections", in: 1...1_000_000) { config.maximumConnections = connections }
 
         // database, logging
-        if let path = try r.string("database.path") {
-            guard !path.isEmpty else { throw r.fail("database.path", "must not be empty") }
-            // SQLite would only say "unable to open database file".
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw r.fail("database.path", "the folder \(folder) does not exist (create it, or choose another file with --db)")
-            }
+        if let path = try r.filePath("database.path", empty: "", hint: " (create it, or choose another file with --db)") {
             config.databasePath = path
         }
         if let level = try r.choice("log.level", logLevels) { config.logLevel = Logger.Level(rawValue: level) ?? .info }
 
         // places
         if let seed = try r.string("places.seed_path") { config.placesSeedPath = seed.isEmpty ? nil : seed }
-        if let path = try r.string("places.path") {
-            guard !path.isEmpty else { throw r.fail("places.path", "must not be empty (leave it out for the file beside the database)") }
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw r.fail("places.path", "the folder \(folder) does not exist")
-            }
+        if let path = try r.filePath("places.path", empty: " (leave it out for the file beside the database)") {
             config.placesPathSetting = path
         }
 

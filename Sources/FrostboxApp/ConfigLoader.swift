@@ -205,6 +205,19 @@ extension ConfigLoader {
             ConfigurationError(key: key, source: source(of: key), message)
         }
 
+        /// A file path whose folder exists (SQLite would only say "unable to open database
+        /// file"); nil when no source sets `key`. `empty` and `hint` finish the refusals.
+        mutating func filePath(_ key: String, empty: String, hint: String = "") throws(ConfigurationError) -> String? {
+            guard let path = try string(key) else { return nil }
+            guard !path.isEmpty else { throw fail(key, "must not be empty" + empty) }
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw fail(key, "the folder \(folder) does not exist" + hint)
+            }
+            return path
+        }
+
         mutating func int(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
             guard let raw = try string(key) else { return nil }
             let text = raw.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")
