@@ -244,9 +244,9 @@ struct OpenMeteoClientTests {
             let started = clock.now
             let failure = await client.forecasts(for: [Self.helsinki], gate: gate).failure
             // Milliseconds on a quiet machine (the CLI: 0.2 s including opening the database). The
-            // bound is one connect timeout (10 s): a refusal never waits for it. Loaded CI runs
+            // bound is below four 10 s attempts; a refusal never waits for one. Loaded CI runs
             // have taken up to 5 s here; one attempt and no backoff are checked below, exactly.
-            #expect(clock.now - started < .seconds(9))
+            #expect(clock.now - started < .seconds(30))
             #expect(failure == .transport("Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."))
             let unreachable = try #require(failure)
             #expect(OpenMeteoClient.isUnreachable(unreachable))
