@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxStorageFormats
 import Foundation
 import GRDB
 

@@ -1,6 +1,7 @@
 import FrostboxCore
 @testable import FrostboxSQLite
 import Foundation
+import FrostboxStorageFormats
 import Testing
 
 /// The outbox writes payload JSON by hand for speed; its key names and their order must be

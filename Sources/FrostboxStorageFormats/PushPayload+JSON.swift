@@ -4,7 +4,7 @@ extension PushPayload {
     /// The payload as compact JSON with sorted keys and nil members left out, written by hand:
     /// the outbox stores one per alert, and Foundation's encoder costs more than the rest of
     /// planning together. `JSONDecoder` reads it back into an equal value.
-    var outboxJSON: String {
+    public var outboxJSON: String {
         // Key names come from the payload types' CodingKeys (one source of truth); members are
         // written in sorted key order, as `.sortedKeys` would.
         typealias Keys = PushPayload.CodingKeys
