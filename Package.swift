@@ -3,7 +3,9 @@ import PackageDescription
 
 // Layout (see README "Architecture"):
 //   Sources/FrostboxCore       pure domain: geobox, validation, folding, frost rule, alert planning, ports
+//   Sources/FrostboxStorageFormats stored forms both database adapters share (outbox payload JSON, forecast hours)
 //   Sources/FrostboxSQLite     adapter: SQLite via GRDB (devices, subscriptions, places, ledger, cache, outbox)
+//   Sources/FrostboxPostgres   adapter: PostgreSQL via postgres-nio (the same ports but places, for several instances)
 //   Sources/FrostboxGeoNames   adapter: GeoNames dump reader (.txt and .zip)
 //   Sources/FrostboxOpenMeteo  adapter: Open-Meteo forecast client
 //   Sources/FrostboxAPNs       adapter: APNs HTTP/2 provider client
@@ -13,6 +15,7 @@ import PackageDescription
 //   Sources/FrostboxApp        composition root: configuration, wiring, services
 //   Sources/frostbox           thin ArgumentParser executable
 //   Sources/FrostboxDoubles    test doubles (in-memory stores, recording push sender)
+//   tools/TestPostgres         a throwaway PostgreSQL cluster for tests (initdb in a temporary directory, free port)
 //   tools/                     loopback doubles (mock Open-Meteo, mock APNs), generators, benchmarks
 
 let package = Package(
@@ -43,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
         // The configuration loader's shape checks, and tests reading docs/openapi.yaml.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // MARK: Core (pure)
@@ -51,14 +55,27 @@ let package = Package(
         // MARK: Adapters
         // Linux calls Swift's Glibc module lacks (I/O priority, sync_file_range), for imports.
         .target(name: "CFrostboxSystem"),
+        // How both database adapters store what they share (no database code).
+        .target(name: "FrostboxStorageFormats", dependencies: ["FrostboxCore"]),
         .target(
             name: "FrostboxSQLite",
             dependencies: [
                 "FrostboxCore",
+                "FrostboxStorageFormats",
                 "CFrostboxSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The C API, for the bulk place import's hot insert loop (see RawStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "FrostboxPostgres",
+            dependencies: [
+                "FrostboxCore",
+                "FrostboxStorageFormats",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -135,7 +152,7 @@ let package = Package(
         .target(
             name: "FrostboxApp",
             dependencies: [
-                "FrostboxCore", "FrostboxSQLite", "FrostboxGeoNames", "FrostboxOpenMeteo",
+                "FrostboxCore", "FrostboxSQLite", "FrostboxPostgres", "FrostboxGeoNames", "FrostboxOpenMeteo",
                 "FrostboxAPNs", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -165,6 +182,8 @@ let package = Package(
             name: "FrostboxDoubles",
             dependencies: ["FrostboxCore", .product(name: "Logging", package: "swift-log")]
         ),
+        // A real PostgreSQL for tests: its own throwaway cluster, started on a free port.
+        .target(name: "TestPostgres", path: "tools/TestPostgres"),
         .target(
             name: "MockOpenMeteo",
             dependencies: [
@@ -255,7 +274,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore"]),
-        .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxCore", "FrostboxDoubles", "FrostboxGeoNames", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxStorageFormats", "FrostboxCore", "FrostboxDoubles", "FrostboxGeoNames", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "FrostboxGeoNamesTests",
             dependencies: ["FrostboxGeoNames", "FrostboxCore", "FrostboxDoubles", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
@@ -324,7 +343,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxContractTests",
             dependencies: [
-                "FrostboxCore", "FrostboxSQLite", "FrostboxDoubles",
+                "FrostboxCore", "FrostboxSQLite", "FrostboxDoubles", "FrostboxPostgres", "TestPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

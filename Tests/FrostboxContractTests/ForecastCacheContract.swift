@@ -1,15 +1,17 @@
 import FrostboxCore
 import FrostboxDoubles
+import FrostboxPostgres
 import FrostboxSQLite
 import Testing
 
 /// Every `ForecastCache` there is.
 enum ForecastCacheImplementation: String, ContractImplementation {
-    case grdb, inMemory
+    case grdb, inMemory, postgres
 
     /// A fresh, empty cache; `directory` holds whatever files it needs for the test's duration.
-    func make(in directory: TemporaryDirectory) throws -> any ForecastCache {
+    func make(in directory: TemporaryDirectory) async throws -> any ForecastCache {
         switch self {
+        case .postgres: PostgresForecastCache(database: try await ContractPostgres.freshDatabase())
         case .grdb: GRDBForecastCache(database: try FrostboxDatabase(path: directory.databasePath))
         case .inMemory: InMemoryForecastCache()
         }
@@ -47,7 +49,7 @@ struct ForecastCacheContract {
 
     @Test("a stored forecast comes back whole under its box", arguments: ForecastCacheImplementation.allCases)
     func roundTrip(_ implementation: ForecastCacheImplementation) async throws {
-        let cache = try implementation.make(in: directory)
+        let cache = try await implementation.make(in: directory)
         var noElevation = Self.forecast(Self.antimeridian, fetchedAt: 1_000, hours: 3)
         noElevation.elevation = nil
         let stored = [Self.forecast(Self.helsinki, fetchedAt: 1_000), noElevation]
@@ -58,7 +60,7 @@ struct ForecastCacheContract {
 
     @Test("an empty cache, an empty question and unknown boxes answer nothing", arguments: ForecastCacheImplementation.allCases)
     func nothing(_ implementation: ForecastCacheImplementation) async throws {
-        let cache = try implementation.make(in: directory)
+        let cache = try await implementation.make(in: directory)
         #expect(try await cache.forecasts(for: [Self.helsinki], fetchedSince: 0).isEmpty)
         try await cache.store([])
         try await cache.store([Self.forecast(Self.helsinki, fetchedAt: 1)])
@@ -70,7 +72,7 @@ struct ForecastCacheContract {
     @Test("fetchedSince is inclusive: fetched at that second is served, a second earlier is not",
           arguments: ForecastCacheImplementation.allCases)
     func freshnessBoundary(_ implementation: ForecastCacheImplementation) async throws {
-        let cache = try implementation.make(in: directory)
+        let cache = try await implementation.make(in: directory)
         try await cache.store([Self.forecast(Self.helsinki, fetchedAt: 10_000), Self.forecast(Self.equator, fetchedAt: 9_999)])
         let found = try await cache.forecasts(for: [Self.helsinki, Self.equator], fetchedSince: 10_000)
         #expect(Set(found.keys) == [Self.helsinki])
@@ -81,7 +83,7 @@ struct ForecastCacheContract {
 
     @Test("a box asked for twice is answered once", arguments: ForecastCacheImplementation.allCases)
     func repeatedBoxes(_ implementation: ForecastCacheImplementation) async throws {
-        let cache = try implementation.make(in: directory)
+        let cache = try await implementation.make(in: directory)
         try await cache.store([Self.forecast(Self.helsinki, fetchedAt: 5)])
         let found = try await cache.forecasts(for: [Self.helsinki, Self.helsinki], fetchedSince: 0)
         #expect(found.count == 1)
@@ -89,7 +91,7 @@ struct ForecastCacheContract {
 
     @Test("storing a box again replaces its entry, older or newer", arguments: ForecastCacheImplementation.allCases)
     func replaces(_ implementation: ForecastCacheImplementation) async throws {
-        let cache = try implementation.make(in: directory)
+        let cache = try await implementation.make(in: directory)
         try await cache.store([Self.forecast(Self.helsinki, fetchedAt: 100, hours: 10)])
         try await cache.store([Self.forecast(Self.helsinki, fetchedAt: 200, hours: 20)])
         #expect(try await cache.forecasts(for: [Self.helsinki], fetchedSince: 0)[Self.helsinki]?.hours.count == 20)
@@ -101,7 +103,7 @@ struct ForecastCacheContract {
 
     @Test("purge drops entries fetched strictly before the cutoff and says how many", arguments: ForecastCacheImplementation.allCases)
     func purge(_ implementation: ForecastCacheImplementation) async throws {
-        let cache = try implementation.make(in: directory)
+        let cache = try await implementation.make(in: directory)
         try await cache.store([
             Self.forecast(Self.helsinki, fetchedAt: 100), Self.forecast(Self.equator, fetchedAt: 200),
             Self.forecast(Self.antimeridian, fetchedAt: 300),

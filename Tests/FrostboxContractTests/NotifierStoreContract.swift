@@ -1,16 +1,27 @@
 import FrostboxCore
 import FrostboxDoubles
+import FrostboxPostgres
 import FrostboxSQLite
 import Testing
 
 /// Every `NotifierStore` there is, with the way to put devices and subscriptions in front of
 /// it (the SQLite store reads what the subscription store wrote; the double is seeded).
 enum NotifierStoreImplementation: String, ContractImplementation {
-    case grdb, inMemory
+    case grdb, inMemory, postgres
 
     /// A fresh, empty store and its seeding.
-    func make(in directory: TemporaryDirectory) throws -> NotifierStoreUnderTest {
+    func make(in directory: TemporaryDirectory) async throws -> NotifierStoreUnderTest {
         switch self {
+        case .postgres:
+            let database = try await ContractPostgres.freshDatabase()
+            let subscriptions = PostgresSubscriptionStore(database: database)
+            return NotifierStoreUnderTest(
+                store: PostgresNotifierStore(database: database, keptRuns: 2),
+                register: { token, time in try await subscriptions.register(DeviceRegistration(token: token), at: time) },
+                subscribe: { token, coordinate, name, time in
+                    _ = try await subscriptions.subscribe(
+                        token, to: NewSubscription(coordinate: coordinate, name: try PlaceName(name)), at: time)
+                })
         case .grdb:
             let database = try FrostboxDatabase(path: directory.databasePath)
             let subscriptions = GRDBSubscriptionStore(database: database)
@@ -73,7 +84,7 @@ struct NotifierStoreContract {
     @Test("subscribed boxes come distinct, failing first (longest first), then never fetched, then by oldest success",
           arguments: NotifierStoreImplementation.allCases)
     func boxOrder(_ implementation: NotifierStoreImplementation) async throws {
-        let subject = try implementation.make(in: directory)
+        let subject = try await implementation.make(in: directory)
         let store = subject.store
         let coordinates = (0..<5).map { try! Coordinate(latitude: 10 + Double($0), longitude: 20) }
         for (i, c) in coordinates.enumerated() { try await subject.subscribe(alice, c, "P\(i)", 100) }
@@ -88,7 +99,7 @@ struct NotifierStoreContract {
 
     @Test("places by box: each subscription of the box, with its device", arguments: NotifierStoreImplementation.allCases)
     func placesByBox(_ implementation: NotifierStoreImplementation) async throws {
-        let subject = try implementation.make(in: directory)
+        let subject = try await implementation.make(in: directory)
         try await subject.subscribe(alice, home, "Home", 100)
         try await subject.subscribe(alice, home, "Garden", 100)
         try await subject.subscribe(bob, away, "Cabin", 100)
@@ -102,7 +113,7 @@ struct NotifierStoreContract {
     @Test("enqueue stores each (device, event) once, marks it alerted at once, and reads back the exact push",
           arguments: NotifierStoreImplementation.allCases)
     func enqueueOnce(_ implementation: NotifierStoreImplementation) async throws {
-        let subject = try implementation.make(in: directory)
+        let subject = try await implementation.make(in: directory)
         let store = subject.store
         try await subject.subscribe(alice, home, "Home", 100)
         try await subject.subscribe(bob, home, "Cabin", 100)
@@ -130,7 +141,7 @@ struct NotifierStoreContract {
 
     @Test("the same entries enqueued twice in one call are stored once", arguments: NotifierStoreImplementation.allCases)
     func enqueueDuplicateInOneCall(_ implementation: NotifierStoreImplementation) async throws {
-        let subject = try implementation.make(in: directory)
+        let subject = try await implementation.make(in: directory)
         try await subject.subscribe(alice, home, "Home", 100)
         let stored = try await subject.store.enqueue([entry(alice), entry(alice)], runID: nil)
         #expect(stored.count == 1)
@@ -139,7 +150,7 @@ struct NotifierStoreContract {
 
     @Test("an entry for a device that is gone is skipped, not an error", arguments: NotifierStoreImplementation.allCases)
     func enqueueForGoneDevice(_ implementation: NotifierStoreImplementation) async throws {
-        let subject = try implementation.make(in: directory)
+        let subject = try await implementation.make(in: directory)
         try await subject.subscribe(alice, home, "Home", 100)
         #expect(try await subject.store.enqueue([entry(bob)], runID: nil).isEmpty)
         #expect(try await subject.store.alertedEvents(in: [home.box], now: 0).isEmpty)
@@ -148,7 +159,7 @@ struct NotifierStoreContract {
     @Test("outcomes: delivered ends an entry; temporary and auth keep it pending with the attempt counted; permanent ends it",
           arguments: NotifierStoreImplementation.allCases)
     func outcomes(_ implementation: NotifierStoreImplementation) async throws {
-        let subject = try implementation.make(in: directory)
+        let subject = try await implementation.make(in: directory)
         let store = subject.store
         try await subject.subscribe(alice, home, "Home", 100)
         try await subject.subscribe(bob, home, "Cabin", 100)
@@ -169,7 +180,7 @@ struct NotifierStoreContract {
 
     @Test("an outcome for an entry no longer pending changes nothing", arguments: NotifierStoreImplementation.allCases)
     func recordOnlyPending(_ implementation: NotifierStoreImplementation) async throws {
-        let subject = try implementation.make(in: directory)
+        let subject = try await implementation.make(in: directory)
         let store = subject.store
         try await subject.subscribe(alice, home, "Home", 100)
         let stored = try await store.enqueue([entry(alice), entry(alice, level: .hardFreeze)], runID: nil)
@@ -183,7 +194,7 @@ struct NotifierStoreContract {
 
     @Test("pending pages: after, through and limit, by id", arguments: NotifierStoreImplementation.allCases)
     func paging(_ implementation: NotifierStoreImplementation) async throws {
-        let subject = try implementation.make(in: directory)
+        let subject = try await implementation.make(in: directory)
         let store = subject.store
         try await subject.subscribe(alice, home, "Home", 100)
         let nights = (0..<5).map { LocalDate(year: 2026, month: 5, day: 10 + $0) }
@@ -198,7 +209,7 @@ struct NotifierStoreContract {
     @Test("pruning deletes the device with its outbox and alerted events, unless it registered after the cutoff",
           arguments: NotifierStoreImplementation.allCases)
     func pruning(_ implementation: NotifierStoreImplementation) async throws {
-        let subject = try implementation.make(in: directory)
+        let subject = try await implementation.make(in: directory)
         let store = subject.store
         try await subject.subscribe(alice, home, "Home", 100)
         try await subject.subscribe(bob, home, "Cabin", 100)
@@ -218,7 +229,7 @@ struct NotifierStoreContract {
     @Test("runs: a run left running is marked interrupted; summaries round-trip; newest first",
           arguments: NotifierStoreImplementation.allCases)
     func runs(_ implementation: NotifierStoreImplementation) async throws {
-        let store = try implementation.make(in: directory).store
+        let store = try await implementation.make(in: directory).store
         let first = try await store.startRun(at: 10)
         let second = try await store.startRun(at: 20)
         var summary = NotifyRunSummary(id: second, startedAt: 20)
@@ -248,7 +259,7 @@ struct NotifierStoreContract {
     @Test("purge: finished entries whose push expired go with their alerted marks; pending ones, ones without an expiration, and fetch state of subscribed boxes stay",
           arguments: NotifierStoreImplementation.allCases)
     func purge(_ implementation: NotifierStoreImplementation) async throws {
-        let subject = try implementation.make(in: directory)
+        let subject = try await implementation.make(in: directory)
         let store = subject.store
         try await subject.subscribe(alice, home, "Home", 100)
         let stored = try await store.enqueue(
@@ -269,7 +280,7 @@ struct NotifierStoreContract {
 
     @Test("purge keeps the newest runs and never one still running", arguments: NotifierStoreImplementation.allCases)
     func purgeRuns(_ implementation: NotifierStoreImplementation) async throws {
-        let store = try implementation.make(in: directory).store
+        let store = try await implementation.make(in: directory).store
         var ids: [Int64] = []
         for time in [10, 20, 30, 40] as [Int64] {
             let id = try await store.startRun(at: time)

@@ -1,15 +1,17 @@
 import FrostboxCore
 import FrostboxDoubles
+import FrostboxPostgres
 import FrostboxSQLite
 import Testing
 
 /// Every `QuotaLedger`: the SQLite one and the in-memory double.
 enum QuotaLedgerImplementation: String, ContractImplementation {
-    case grdb, inMemory
+    case grdb, inMemory, postgres
 
     /// A fresh, empty ledger enforcing `budgets`, its files (if any) in `directory`.
-    func make(_ budgets: QuotaBudgets, in directory: TemporaryDirectory) throws -> any QuotaLedger {
+    func make(_ budgets: QuotaBudgets, in directory: TemporaryDirectory) async throws -> any QuotaLedger {
         switch self {
+        case .postgres: PostgresQuotaLedger(database: try await ContractPostgres.freshDatabase(), budgets: budgets)
         case .grdb: GRDBQuotaLedger(database: try FrostboxDatabase(path: directory.databasePath), budgets: budgets)
         case .inMemory: InMemoryQuotaLedger(budgets: budgets)
         }
@@ -31,7 +33,7 @@ struct QuotaLedgerContract {
     @Test("a reservation is packed to the tightest window and charged at once", arguments: QuotaLedgerImplementation.allCases)
     func packsAndCharges(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
-        let ledger = try implementation.make(Self.small, in: directory)
+        let ledger = try await implementation.make(Self.small, in: directory)
         let reservation = try #require(Self.granted(try await ledger.reserve(units: 250, weightPerUnit: 1, minimumUnits: 1, at: Self.now)))
         #expect(reservation.units == 100)
         #expect(reservation.weight == 100)
@@ -43,7 +45,7 @@ struct QuotaLedgerContract {
     @Test("a minimum that does not fit is refused, nothing charged, with the second it will fit", arguments: QuotaLedgerImplementation.allCases)
     func refusesWithRetryAfter(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
-        let ledger = try implementation.make(Self.small, in: directory)
+        let ledger = try await implementation.make(Self.small, in: directory)
         _ = try #require(Self.granted(try await ledger.reserve(units: 90, weightPerUnit: 1, minimumUnits: 90, at: Self.now)))
         #expect(try await ledger.reserve(units: 20, weightPerUnit: 1, minimumUnits: 20, at: Self.now + 10) == .exhausted(retryAfter: Self.now + 60))
         #expect(try await ledger.usage(at: Self.now + 10).lastMinute == 90)
@@ -56,7 +58,7 @@ struct QuotaLedgerContract {
     @Test("settling replaces the reserved weight: 0 for a request that never left, clamped at 0", arguments: QuotaLedgerImplementation.allCases)
     func settleReplacesWeight(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
-        let ledger = try implementation.make(Self.small, in: directory)
+        let ledger = try await implementation.make(Self.small, in: directory)
         let a = try #require(Self.granted(try await ledger.reserve(units: 40, weightPerUnit: 1, minimumUnits: 1, at: Self.now)))
         let b = try #require(Self.granted(try await ledger.reserve(units: 30, weightPerUnit: 1, minimumUnits: 1, at: Self.now)))
         let c = try #require(Self.granted(try await ledger.reserve(units: 20, weightPerUnit: 1, minimumUnits: 1, at: Self.now)))
@@ -72,7 +74,7 @@ struct QuotaLedgerContract {
     @Test("settling a reservation the ledger does not know changes nothing", arguments: QuotaLedgerImplementation.allCases)
     func settleUnknown(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
-        let ledger = try implementation.make(Self.small, in: directory)
+        let ledger = try await implementation.make(Self.small, in: directory)
         _ = try #require(Self.granted(try await ledger.reserve(units: 10, weightPerUnit: 1, minimumUnits: 1, at: Self.now)))
         try await ledger.settle(QuotaReservation(id: 9_999, units: 10, weight: 10, at: Self.now), weight: 0)
         #expect(try await ledger.usage(at: Self.now).lastDay == 10)
@@ -81,7 +83,7 @@ struct QuotaLedgerContract {
     @Test("windows slide: a charge leaves the minute after 60 s, the hour after 3,600 s, the day after 86,400 s", arguments: QuotaLedgerImplementation.allCases)
     func windowsSlide(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
-        let ledger = try implementation.make(Self.small, in: directory)
+        let ledger = try await implementation.make(Self.small, in: directory)
         _ = try #require(Self.granted(try await ledger.reserve(units: 50, weightPerUnit: 2, minimumUnits: 1, at: Self.now)))
         let budgets = Self.small
         #expect(try await ledger.usage(at: Self.now + 59) == QuotaUsage(lastMinute: 100, lastHour: 100, lastDay: 100, budgets: budgets))
@@ -95,7 +97,7 @@ struct QuotaLedgerContract {
     @Test("fractional weights pack exactly: 0.4 × 10 fits a budget of 4", arguments: QuotaLedgerImplementation.allCases)
     func fractionalWeights(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
-        let ledger = try implementation.make(QuotaBudgets(perMinute: 4, perHour: 100, perDay: 100), in: directory)
+        let ledger = try await implementation.make(QuotaBudgets(perMinute: 4, perHour: 100, perDay: 100), in: directory)
         let reservation = try #require(Self.granted(try await ledger.reserve(units: 25, weightPerUnit: 0.4, minimumUnits: 1, at: Self.now)))
         #expect(reservation.units == 10)
         #expect(abs(reservation.weight - 4) < 1e-9)
@@ -104,7 +106,7 @@ struct QuotaLedgerContract {
     @Test("a hold refuses every reservation until it ends, charging nothing; a shorter one never cuts it", arguments: QuotaLedgerImplementation.allCases)
     func holds(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
-        let ledger = try implementation.make(Self.small, in: directory)
+        let ledger = try await implementation.make(Self.small, in: directory)
         let daily = QuotaHold(until: Self.now + 600, reason: "Daily API request limit exceeded.")
         try await ledger.hold(daily, at: Self.now)
         try await ledger.hold(QuotaHold(until: Self.now + 60, reason: "Minutely API request limit exceeded."), at: Self.now)
@@ -123,7 +125,7 @@ struct QuotaLedgerContract {
     @Test("zero units or zero weight are granted without charging anything", arguments: QuotaLedgerImplementation.allCases)
     func nothingToCharge(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
-        let ledger = try implementation.make(Self.small, in: directory)
+        let ledger = try await implementation.make(Self.small, in: directory)
         let reservation = try #require(Self.granted(try await ledger.reserve(units: 5, weightPerUnit: 0, minimumUnits: 1, at: Self.now)))
         #expect(reservation.weight == 0)
         #expect(try await ledger.usage(at: Self.now).lastDay == 0)

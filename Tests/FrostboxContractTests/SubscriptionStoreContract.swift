@@ -1,15 +1,18 @@
 import FrostboxCore
 import FrostboxDoubles
+import FrostboxPostgres
 import FrostboxSQLite
 import Testing
 
 /// Every `SubscriptionStore` there is.
 enum SubscriptionStoreImplementation: String, ContractImplementation {
-    case grdb, inMemory
+    case grdb, inMemory, postgres
 
     /// A fresh, empty store; `directory` holds whatever files it needs for the test's duration.
-    func make(in directory: TemporaryDirectory, limit: Int = 50) throws -> any SubscriptionStore {
+    func make(in directory: TemporaryDirectory, limit: Int = 50) async throws -> any SubscriptionStore {
         switch self {
+        case .postgres:
+            PostgresSubscriptionStore(database: try await ContractPostgres.freshDatabase(), maximumSubscriptionsPerDevice: limit)
         case .grdb:
             GRDBSubscriptionStore(
                 database: try FrostboxDatabase(path: directory.databasePath), maximumSubscriptionsPerDevice: limit)
@@ -38,7 +41,7 @@ struct SubscriptionStoreContract {
     @Test("register says whether the device was new; again it refreshes registeredAt and keeps createdAt",
           arguments: SubscriptionStoreImplementation.allCases)
     func registerIsIdempotent(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory)
+        let store = try await implementation.make(in: directory)
         #expect(try await store.register(DeviceRegistration(token: token), at: 100) == true)
         #expect(try await store.register(DeviceRegistration(token: token), at: 200) == false)
         let device = try #require(try await store.device(token))
@@ -50,7 +53,7 @@ struct SubscriptionStoreContract {
     @Test("facts a registration leaves out keep their stored values; given ones replace them",
           arguments: SubscriptionStoreImplementation.allCases)
     func registrationFactsMerge(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory)
+        let store = try await implementation.make(in: directory)
         try await store.register(DeviceRegistration(token: token, topic: "fi.example.app", environment: .sandbox, locale: "fi-FI"), at: 1)
         try await store.register(DeviceRegistration(token: token), at: 2)
         var device = try #require(try await store.device(token))
@@ -66,7 +69,7 @@ struct SubscriptionStoreContract {
 
     @Test("an unknown device is nil, not an error", arguments: SubscriptionStoreImplementation.allCases)
     func unknownDevice(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory)
+        let store = try await implementation.make(in: directory)
         #expect(try await store.device(token) == nil)
         #expect(try await store.subscriptions(of: token).isEmpty)
     }
@@ -74,7 +77,7 @@ struct SubscriptionStoreContract {
     @Test("subscribe registers an unknown device at that time and stores every field",
           arguments: SubscriptionStoreImplementation.allCases)
     func subscribeStoresEverything(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory)
+        let store = try await implementation.make(in: directory)
         let settings = AlertSettings(rule: "legacy", frostRiskC: 2.5, freezeC: -0.5, hardFreezeC: -4, allClear: true)
         let change = try await store.subscribe(token, to: try Self.place(unit: .fahrenheit, settings: settings), at: 300)
         #expect(change.created)
@@ -96,7 +99,7 @@ struct SubscriptionStoreContract {
     @Test("subscribing does not count as registering: a known device keeps its registeredAt",
           arguments: SubscriptionStoreImplementation.allCases)
     func subscribeKeepsRegistration(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory)
+        let store = try await implementation.make(in: directory)
         try await store.register(DeviceRegistration(token: token, topic: "fi.example.app"), at: 10)
         _ = try await store.subscribe(token, to: try Self.place(), at: 20)
         let device = try #require(try await store.device(token))
@@ -107,7 +110,7 @@ struct SubscriptionStoreContract {
     @Test("the same point (to 1e-6° on each axis) and name answers the stored subscription",
           arguments: SubscriptionStoreImplementation.allCases)
     func duplicates(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory)
+        let store = try await implementation.make(in: directory)
         let first = try await store.subscribe(token, to: try Self.place(), at: 1)
         let again = try await store.subscribe(token, to: try Self.place(lat: 60.1700004, lon: 24.9399996, unit: .fahrenheit), at: 2)
         #expect(!again.created)
@@ -122,7 +125,7 @@ struct SubscriptionStoreContract {
     @Test("subscriptions lists one device's, oldest first, with ids in creation order",
           arguments: SubscriptionStoreImplementation.allCases)
     func listing(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory)
+        let store = try await implementation.make(in: directory)
         let a = try await store.subscribe(token, to: try Self.place("a"), at: 5).subscription
         _ = try await store.subscribe(other, to: try Self.place("x"), at: 6)
         let b = try await store.subscribe(token, to: try Self.place("b", lat: -33.87, lon: 151.21), at: 4).subscription
@@ -135,7 +138,7 @@ struct SubscriptionStoreContract {
     @Test("unsubscribe by point and name removes that subscription only and says how many",
           arguments: SubscriptionStoreImplementation.allCases)
     func unsubscribeByPoint(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory)
+        let store = try await implementation.make(in: directory)
         _ = try await store.subscribe(token, to: try Self.place(), at: 1)
         _ = try await store.subscribe(token, to: try Self.place("Home"), at: 1)
         _ = try await store.subscribe(other, to: try Self.place(), at: 1)
@@ -150,7 +153,7 @@ struct SubscriptionStoreContract {
     @Test("unsubscribe by id touches only the device's own subscription",
           arguments: SubscriptionStoreImplementation.allCases)
     func unsubscribeByID(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory)
+        let store = try await implementation.make(in: directory)
         let mine = try await store.subscribe(token, to: try Self.place(), at: 1).subscription
         #expect(try await store.unsubscribe(other, id: mine.id) == false)
         #expect(try await store.subscriptions(of: token) == [mine])
@@ -163,7 +166,7 @@ struct SubscriptionStoreContract {
     @Test("deleting a device takes its subscriptions with it and leaves other devices alone",
           arguments: SubscriptionStoreImplementation.allCases)
     func deleteDevice(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory)
+        let store = try await implementation.make(in: directory)
         _ = try await store.subscribe(token, to: try Self.place(), at: 1)
         _ = try await store.subscribe(other, to: try Self.place(), at: 1)
         #expect(try await store.deleteDevice(token) == true)
@@ -181,7 +184,7 @@ struct SubscriptionStoreContract {
     @Test("the per-device limit refuses one more, still answers duplicates, and counts per device",
           arguments: SubscriptionStoreImplementation.allCases)
     func limit(_ implementation: SubscriptionStoreImplementation) async throws {
-        let store = try implementation.make(in: directory, limit: 2)
+        let store = try await implementation.make(in: directory, limit: 2)
         _ = try await store.subscribe(token, to: try Self.place("a"), at: 1)
         _ = try await store.subscribe(token, to: try Self.place("b"), at: 1)
         await #expect(throws: StoreLimitError.self) { try await store.subscribe(token, to: try Self.place("c"), at: 1) }

@@ -1,0 +1,94 @@
+import Logging
+import NIOSSL
+import PostgresNIO
+
+/// The PostgreSQL database of a Frostbox cluster: a `PostgresClient` pool, run for as long as
+/// this object lives, with every migration applied. Several instances may open it at once:
+/// migrations run in one transaction under an advisory lock, so they are applied once.
+///
+/// Every write is one transaction committed before its method returns; PostgreSQL's defaults
+/// (`synchronous_commit = on`, `fsync = on`) make that commit durable.
+public final class PostgresDatabase: Sendable {
+    /// The pool; adapters run their queries through it.
+    public let client: PostgresClient
+    public let settings: PostgresConnectionSettings
+    let logger: Logger
+    private let runner: Task<Void, Never>
+
+    /// Connects (the pool runs until `close()`), checks the server answers, and migrates.
+    public init(settings: PostgresConnectionSettings, maximumConnections: Int = 20, logger: Logger = Logger(label: "frostbox.postgres")) async throws {
+        var configuration = PostgresClient.Configuration(
+            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+            database: settings.database, tls: try Self.tls(settings.tls))
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = .seconds(10)
+        // Quiet pool: the client logs each connection at debug level under its own label.
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.settings = settings
+        self.logger = logger
+        self.runner = Task { await client.run() }
+        do {
+            try await PostgresMigrations.migrate(client, logger: logger)
+        } catch {
+            runner.cancel()
+            throw PostgresStoreError.wrapping(error, doing: "open \(settings.redacted)")
+        }
+        logger.debug("opened PostgreSQL database", metadata: ["url": "\(settings.redacted)"])
+    }
+
+    deinit { runner.cancel() }
+
+    /// Stops the pool; queries after this fail.
+    public func close() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Runs `body` in one transaction: committed before this returns, rolled back when it throws.
+    /// The body's own error is rethrown as it was (a `StoreLimitError` stays one).
+    public func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> sending T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError { throw closureError }
+            throw error.beginError ?? error.commitError ?? error
+        }
+    }
+
+    /// Whether every known migration has been applied (for readiness checks).
+    public func isMigrated() async throws -> Bool {
+        let applied = try await PostgresMigrations.applied(client, logger: logger)
+        return PostgresMigrations.all.allSatisfy { applied.contains($0.name) }
+    }
+
+    static func tls(_ mode: PostgresConnectionSettings.TLSMode) throws -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case .disable:
+            return .disable
+        case .prefer, .require:
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            return mode == .prefer ? .prefer(tls) : .require(tls)
+        case .verifyFull:
+            return .require(TLSConfiguration.makeClientConfiguration())
+        }
+    }
+}
+
+/// A failure of the PostgreSQL store, with what it was doing. Wraps the driver's error, whose
+/// text can hold the query but never bound values (tokens are bound, never spliced).
+public struct PostgresStoreError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+
+    static func wrapping(_ error: any Error, doing what: String) -> PostgresStoreError {
+        if let error = error as? PostgresStoreError { return error }
+        if let error = error as? PSQLError {
+            let server = error.serverInfo?[.message].map { ": \($0)" } ?? ""
+            return PostgresStoreError("could not \(what): \(error.code)\(server)")
+        }
+        return PostgresStoreError("could not \(what): \(error)")
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import FrostboxCore
+import FrostboxStorageFormats
+import PostgresNIO
+
+/// The `ForecastCache` on PostgreSQL, shared by every instance: one row per box, the hourly
+/// series in the same compact binary form as the SQLite cache (`ForecastHoursCodec`).
+public struct PostgresForecastCache: ForecastCache {
+    let database: PostgresDatabase
+    /// Forecasts written per statement.
+    static let storeChunk = 1_000
+
+    public init(database: PostgresDatabase) {
+        self.database = database
+    }
+
+    public func forecasts(for boxes: [GeoBox], fetchedSince: Int64) async throws -> [GeoBox: BoxForecast] {
+        let keys = Array(Set(boxes.map(\.key)))
+        guard !keys.isEmpty else { return [:] }
+        let rows = try await database.client.query(
+            """
+            SELECT box, fetched_at, timezone, utc_offset_seconds, grid_latitude, grid_longitude, elevation, hour_count, hours
+            FROM forecast_cache WHERE box = ANY(\(keys)) AND fetched_at >= \(fetchedSince)
+            """, logger: database.logger)
+        var result: [GeoBox: BoxForecast] = [:]
+        for try await (key, fetchedAt, timezone, offset, gridLatitude, gridLongitude, elevation, hourCount, hours) in rows.decode(
+            (Int64, Int64, String, Int32, Double, Double, Double?, Int32, ByteBuffer).self)
+        {
+            // A row that no longer decodes is treated as absent: it is fetched again and replaced.
+            guard let box = GeoBox(key: key), let series = ForecastHoursCodec.decode(Data(hours.readableBytesView)), series.count == hourCount
+            else { continue }
+            result[box] = BoxForecast(
+                box: box, timezone: timezone, utcOffsetSeconds: Int(offset), gridLatitude: gridLatitude,
+                gridLongitude: gridLongitude, elevation: elevation, fetchedAt: fetchedAt, hours: series)
+        }
+        return result
+    }
+
+    public func store(_ forecasts: [BoxForecast]) async throws {
+        guard !forecasts.isEmpty else { return }
+        // The last forecast of a box wins, as with one upsert after another.
+        var latest: [Int64: BoxForecast] = [:]
+        for forecast in forecasts { latest[forecast.boxKey] = forecast }
+        let unique = Array(latest.values)
+        let logger = database.logger
+        try await database.transaction { connection in
+            for start in stride(from: 0, to: unique.count, by: Self.storeChunk) {
+                let chunk = unique[start..<min(start + Self.storeChunk, unique.count)]
+                // Elevation may be missing: NaN in the array stands for NULL.
+                try await connection.query(
+                    """
+                    INSERT INTO forecast_cache (box, fetched_at, timezone, utc_offset_seconds, grid_latitude, grid_longitude,
+                                                elevation, hour_count, hours)
+                    SELECT box, fetched_at, timezone, utc_offset, grid_latitude, grid_longitude, NULLIF(elevation, 'NaN'),
+                           hour_count, decode(hours, 'base64')
+                    FROM unnest(\(chunk.map(\.boxKey)), \(chunk.map(\.fetchedAt)), \(chunk.map(\.timezone)),
+                                \(chunk.map { Int32(clamping: $0.utcOffsetSeconds) }), \(chunk.map(\.gridLatitude)),
+                                \(chunk.map(\.gridLongitude)), \(chunk.map { $0.elevation ?? .nan }),
+                                \(chunk.map { Int32(clamping: $0.hours.count) }),
+                                \(chunk.map { ForecastHoursCodec.encode($0.hours).base64EncodedString() }))
+                        AS u(box, fetched_at, timezone, utc_offset, grid_latitude, grid_longitude, elevation, hour_count, hours)
+                    ON CONFLICT (box) DO UPDATE SET fetched_at = excluded.fetched_at, timezone = excluded.timezone,
+                        utc_offset_seconds = excluded.utc_offset_seconds, grid_latitude = excluded.grid_latitude,
+                        grid_longitude = excluded.grid_longitude, elevation = excluded.elevation,
+                        hour_count = excluded.hour_count, hours = excluded.hours
+                    """, logger: logger)
+            }
+        }
+    }
+
+    @discardableResult
+    public func purge(fetchedBefore: Int64) async throws -> Int {
+        try await database.client.query(
+            "DELETE FROM forecast_cache WHERE fetched_at < \(fetchedBefore) RETURNING box", logger: database.logger
+        ).collectCount()
+    }
+
+    /// How many boxes are cached (for status output).
+    public func count() async throws -> Int {
+        try await database.client.query("SELECT count(*) FROM forecast_cache", logger: database.logger).single(Int.self) ?? 0
+    }
+}
+
+extension PostgresRowSequence {
+    /// How many rows the query returned (read to the end).
+    func collectCount() async throws -> Int {
+        var count = 0
+        for try await _ in self { count += 1 }
+        return count
+    }
+
+    /// The first column of the first row, or nil when there is none.
+    func single<T: PostgresDecodable & Sendable>(_ type: T.Type) async throws -> T? {
+        var result: T?
+        for try await value in self.decode(T.self) where result == nil { result = value }
+        return result
+    }
+}

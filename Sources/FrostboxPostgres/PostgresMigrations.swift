@@ -1,0 +1,203 @@
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema, as an append-only list of named migrations (a landed one is never
+/// edited). `migrate` applies the missing ones in one transaction holding an advisory lock,
+/// so instances starting together wait for each other and the schema is migrated once.
+///
+/// The tables mirror the SQLite schema after its v8 (places stay in each instance's local
+/// SQLite file): `device` with a stable integer id, `subscription`, the fan-out `outbox`
+/// (one row per device and event, the queued push and the alerted mark at once, its distinct
+/// pushes stored once in `outbox_push`), `box_fetch`, `notify_run`, `forecast_cache`,
+/// `quota_charge` and `quota_hold`.
+enum PostgresMigrations {
+    /// The advisory lock key held while migrating ("Frostbox" in ASCII).
+    static let lockKey: Int64 = 0x4672_6f73_7462_6f78
+
+    static let all: [(name: String, sql: [String])] = [
+        ("p1-initial", initial)
+    ]
+
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS schema_migration (
+                    name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+                """, logger: logger)
+            var applied: Set<String> = []
+            for try await name in try await connection.query("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
+                applied.insert(name)
+            }
+            for migration in all where !applied.contains(migration.name) {
+                for statement in migration.sql {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO schema_migration (name) VALUES (\(migration.name))", logger: logger)
+                logger.info("applied PostgreSQL migration", metadata: ["migration": "\(migration.name)"])
+            }
+        }
+    }
+
+    static func applied(_ client: PostgresClient, logger: Logger) async throws -> Set<String> {
+        var applied: Set<String> = []
+        let exists = try await client.query("SELECT to_regclass('schema_migration') IS NOT NULL", logger: logger)
+        for try await table in exists.decode(Bool.self) where !table { return [] }
+        for try await name in try await client.query("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
+            applied.insert(name)
+        }
+        return applied
+    }
+
+    static let initial: [String] = [
+        """
+        CREATE TABLE device (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            token TEXT NOT NULL UNIQUE
+                CHECK (length(token) BETWEEN 16 AND 200 AND length(token) % 2 = 0 AND token ~ '^[0-9a-f]+$'),
+            topic TEXT,
+            environment TEXT CHECK (environment IN ('production', 'sandbox')),
+            locale TEXT,
+            created_at BIGINT NOT NULL,
+            registered_at BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE subscription (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            token TEXT NOT NULL REFERENCES device(token) ON DELETE CASCADE,
+            latitude DOUBLE PRECISION NOT NULL CHECK (latitude BETWEEN -90 AND 90),
+            longitude DOUBLE PRECISION NOT NULL CHECK (longitude BETWEEN -180 AND 180),
+            box BIGINT NOT NULL CHECK (box >= 0),
+            name TEXT NOT NULL CHECK (char_length(name) BETWEEN 1 AND 200),
+            unit TEXT NOT NULL CHECK (unit IN ('C', 'F')),
+            created_at BIGINT NOT NULL,
+            rule TEXT,
+            frost_risk_c DOUBLE PRECISION,
+            freeze_c DOUBLE PRECISION,
+            hard_freeze_c DOUBLE PRECISION,
+            all_clear BOOLEAN NOT NULL DEFAULT false
+        )
+        """,
+        "CREATE INDEX subscription_on_token ON subscription (token, id)",
+        "CREATE INDEX subscription_on_box ON subscription (box, token)",
+        """
+        CREATE TABLE forecast_cache (
+            box BIGINT PRIMARY KEY CHECK (box >= 0),
+            fetched_at BIGINT NOT NULL,
+            timezone TEXT NOT NULL CHECK (length(timezone) BETWEEN 1 AND 100),
+            utc_offset_seconds INTEGER NOT NULL CHECK (utc_offset_seconds BETWEEN -86400 AND 86400),
+            grid_latitude DOUBLE PRECISION NOT NULL CHECK (grid_latitude BETWEEN -90 AND 90),
+            grid_longitude DOUBLE PRECISION NOT NULL CHECK (grid_longitude BETWEEN -180 AND 180),
+            elevation DOUBLE PRECISION,
+            hour_count INTEGER NOT NULL CHECK (hour_count >= 0),
+            hours BYTEA NOT NULL
+        )
+        """,
+        "CREATE INDEX forecast_cache_on_fetched_at ON forecast_cache (fetched_at)",
+        """
+        CREATE TABLE quota_charge (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            at BIGINT NOT NULL,
+            weight DOUBLE PRECISION NOT NULL CHECK (weight >= 0),
+            locations INTEGER NOT NULL CHECK (locations >= 0),
+            settled BOOLEAN NOT NULL DEFAULT false
+        )
+        """,
+        "CREATE INDEX quota_charge_on_at ON quota_charge (at)",
+        """
+        CREATE TABLE quota_hold (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            until BIGINT NOT NULL,
+            reason TEXT NOT NULL,
+            set_at BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE notify_run (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            started_at BIGINT NOT NULL,
+            finished_at BIGINT,
+            status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'degraded', 'failed', 'interrupted')),
+            boxes INTEGER NOT NULL DEFAULT 0 CHECK (boxes >= 0),
+            forecasts_cached INTEGER NOT NULL DEFAULT 0 CHECK (forecasts_cached >= 0),
+            forecasts_fetched INTEGER NOT NULL DEFAULT 0 CHECK (forecasts_fetched >= 0),
+            boxes_failed INTEGER NOT NULL DEFAULT 0 CHECK (boxes_failed >= 0),
+            boxes_left_out INTEGER NOT NULL DEFAULT 0 CHECK (boxes_left_out >= 0),
+            forecast_requests INTEGER NOT NULL DEFAULT 0 CHECK (forecast_requests >= 0),
+            weight_used DOUBLE PRECISION NOT NULL DEFAULT 0 CHECK (weight_used >= 0),
+            verdicts INTEGER NOT NULL DEFAULT 0 CHECK (verdicts >= 0),
+            alerts_planned INTEGER NOT NULL DEFAULT 0 CHECK (alerts_planned >= 0),
+            alerts_carried_over INTEGER NOT NULL DEFAULT 0 CHECK (alerts_carried_over >= 0),
+            alerts_delivered INTEGER NOT NULL DEFAULT 0 CHECK (alerts_delivered >= 0),
+            failed_temporary INTEGER NOT NULL DEFAULT 0 CHECK (failed_temporary >= 0),
+            failed_permanent INTEGER NOT NULL DEFAULT 0 CHECK (failed_permanent >= 0),
+            failed_invalid_token INTEGER NOT NULL DEFAULT 0 CHECK (failed_invalid_token >= 0),
+            failed_auth INTEGER NOT NULL DEFAULT 0 CHECK (failed_auth >= 0),
+            failed_expired INTEGER NOT NULL DEFAULT 0 CHECK (failed_expired >= 0),
+            tokens_pruned INTEGER NOT NULL DEFAULT 0 CHECK (tokens_pruned >= 0),
+            resend_ms BIGINT NOT NULL DEFAULT 0,
+            forecast_ms BIGINT NOT NULL DEFAULT 0,
+            planning_ms BIGINT NOT NULL DEFAULT 0,
+            store_ms BIGINT NOT NULL DEFAULT 0,
+            delivery_ms BIGINT NOT NULL DEFAULT 0,
+            duration_ms BIGINT NOT NULL DEFAULT 0,
+            error TEXT,
+            CHECK ((status = 'running') = (finished_at IS NULL) OR status = 'interrupted')
+        )
+        """,
+        """
+        CREATE TABLE outbox_push (
+            id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+            collapse_id TEXT CHECK (collapse_id IS NULL OR octet_length(collapse_id) <= 64),
+            push_type TEXT NOT NULL CHECK (push_type IN ('alert', 'background')),
+            priority SMALLINT NOT NULL CHECK (priority IN (5, 10)),
+            expiration BIGINT,
+            payload TEXT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE outbox (
+            id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+            device_id BIGINT NOT NULL REFERENCES device(id) ON DELETE CASCADE,
+            box BIGINT NOT NULL CHECK (box >= 0),
+            night INTEGER NOT NULL CHECK (night BETWEEN 10000101 AND 99991231),
+            level SMALLINT NOT NULL CHECK (level BETWEEN 0 AND 3),
+            kind TEXT NOT NULL CHECK (kind IN ('frost', 'escalation', 'all-clear')),
+            push_id BIGINT NOT NULL REFERENCES outbox_push(id),
+            apns_id TEXT CHECK (apns_id IS NULL OR length(apns_id) = 36),
+            topic TEXT,
+            environment TEXT CHECK (environment IN ('production', 'sandbox')),
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            run_id BIGINT REFERENCES notify_run(id) ON DELETE SET NULL,
+            last_attempt_at BIGINT,
+            delivered_at BIGINT,
+            delivered_apns_id TEXT,
+            failure_class TEXT CHECK (failure_class IN ('temporary', 'permanent', 'invalid-token', 'auth', 'expired')),
+            failure_reason TEXT,
+            UNIQUE (device_id, box, night, level),
+            CHECK ((status = 'delivered') = (delivered_at IS NOT NULL)),
+            CHECK (status != 'failed' OR failure_class IS NOT NULL),
+            CHECK ((kind = 'all-clear') = (level = 0))
+        )
+        """,
+        "CREATE INDEX outbox_pending ON outbox (id) WHERE status = 'pending'",
+        "CREATE INDEX outbox_on_box ON outbox (box, expires_at)",
+        "CREATE INDEX outbox_on_push ON outbox (push_id)",
+        "CREATE INDEX outbox_on_run ON outbox (run_id)",
+        """
+        CREATE TABLE box_fetch (
+            box BIGINT PRIMARY KEY CHECK (box >= 0),
+            last_attempt_at BIGINT NOT NULL,
+            last_success_at BIGINT,
+            failing_since BIGINT,
+            failure TEXT,
+            CHECK ((failing_since IS NULL) = (failure IS NULL))
+        )
+        """,
+    ]
+}

@@ -1,0 +1,253 @@
+import Foundation
+import FrostboxCore
+import FrostboxStorageFormats
+import PostgresNIO
+
+/// The `NotifierStore` on PostgreSQL, with the same layout as the SQLite outbox (see
+/// `PostgresMigrations`): bulk writes go as arrays bound to one statement (`unnest`), a few
+/// thousand rows each, inside one transaction per call, committed before it returns.
+public struct PostgresNotifierStore: NotifierStore {
+    let database: PostgresDatabase
+    /// How many runs the runs table keeps.
+    public let keptRuns: Int
+    /// Rows written per statement.
+    static let chunk = 5_000
+
+    public init(database: PostgresDatabase, keptRuns: Int = 10_000) {
+        self.database = database
+        self.keptRuns = keptRuns
+    }
+
+    var logger: Logger { database.logger }
+
+    public func boxesToNotify() async throws -> [GeoBox] {
+        // Failing boxes first (longest failing first), then never fetched, then oldest success.
+        let rows = try await database.client.query(
+            """
+            SELECT s.box FROM (SELECT DISTINCT box FROM subscription) AS s
+            LEFT JOIN box_fetch AS f ON f.box = s.box
+            ORDER BY CASE WHEN f.failing_since IS NOT NULL THEN 0 WHEN f.box IS NULL THEN 1 ELSE 2 END,
+                     COALESCE(f.failing_since, f.last_success_at, 0), s.box
+            """, logger: logger)
+        var boxes: [GeoBox] = []
+        for try await key in rows.decode(Int64.self) {
+            if let box = GeoBox(key: key) { boxes.append(box) }
+        }
+        return boxes
+    }
+
+    public func places(in boxes: [GeoBox]) async throws -> [GeoBox: [SubscribedPlace]] {
+        guard !boxes.isEmpty else { return [:] }
+        let rows = try await database.client.query(
+            """
+            SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
+                   s.all_clear, d.topic, d.environment
+            FROM subscription AS s JOIN device AS d ON d.token = s.token
+            WHERE s.box = ANY(\(boxes.map(\.key)))
+            ORDER BY s.box, s.token COLLATE "C", s.id
+            """, logger: logger)
+        var result: [GeoBox: [SubscribedPlace]] = [:]
+        for try await (key, id, token, name, unit, rule, frostRisk, freeze, hardFreeze, allClear, topic, environment) in rows.decode(
+            (Int64, Int64, String, String, String, String?, Double?, Double?, Double?, Bool, String?, String?).self)
+        {
+            guard let box = GeoBox(key: key) else { continue }
+            result[box, default: []].append(
+                SubscribedPlace(
+                    subscriptionID: id, token: DeviceToken(trustedHex: token), name: name,
+                    unit: TemperatureUnit(rawValue: unit) ?? .celsius,
+                    settings: AlertSettings(rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear),
+                    topic: topic, environment: environment.flatMap(APNsEnvironment.init(rawValue:))))
+        }
+        return result
+    }
+
+    public func alertedEvents(in boxes: [GeoBox], now: Int64) async throws -> [GeoBox: [AlertedEvent]] {
+        guard !boxes.isEmpty else { return [:] }
+        let rows = try await database.client.query(
+            """
+            SELECT d.token, o.box, o.night, o.level, o.kind FROM outbox AS o JOIN device AS d ON d.id = o.device_id
+            WHERE o.box = ANY(\(boxes.map(\.key))) AND o.expires_at > \(now)
+            """, logger: logger)
+        var result: [GeoBox: [AlertedEvent]] = [:]
+        for try await (token, key, night, level, kind) in rows.decode((String, Int64, Int32, Int16, String).self) {
+            guard let box = GeoBox(key: key), let night = LocalDate(compactNumber: Int(night)),
+                let level = FrostLevel(rawValue: Int(level)), let kind = AlertKind(rawValue: kind)
+            else { continue }
+            result[box, default: []].append(
+                AlertedEvent(token: DeviceToken(trustedHex: token), event: FrostEvent(box: box, night: night, level: level), kind: kind))
+        }
+        return result
+    }
+
+    public func recordFetches(succeeded: [GeoBox], failed: [GeoBox: String], at now: Int64) async throws {
+        guard !succeeded.isEmpty || !failed.isEmpty else { return }
+        let failures = Array(failed)
+        let logger = logger
+        try await database.transaction { connection in
+            if !succeeded.isEmpty {
+                try await connection.query(
+                    """
+                    INSERT INTO box_fetch (box, last_attempt_at, last_success_at, failing_since, failure)
+                    SELECT box, \(now), \(now), NULL, NULL FROM unnest(\(Array(Set(succeeded.map(\.key))))) AS u(box)
+                    ON CONFLICT (box) DO UPDATE SET last_attempt_at = excluded.last_attempt_at,
+                        last_success_at = excluded.last_success_at, failing_since = NULL, failure = NULL
+                    """, logger: logger)
+            }
+            if !failures.isEmpty {
+                try await connection.query(
+                    """
+                    INSERT INTO box_fetch (box, last_attempt_at, last_success_at, failing_since, failure)
+                    SELECT box, \(now), NULL, \(now), failure
+                    FROM unnest(\(failures.map(\.key.key)), \(failures.map(\.value))) AS u(box, failure)
+                    ON CONFLICT (box) DO UPDATE SET last_attempt_at = excluded.last_attempt_at,
+                        failing_since = COALESCE(box_fetch.failing_since, excluded.failing_since),
+                        failure = excluded.failure
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry] {
+        guard !entries.isEmpty else { return [] }
+        let logger = logger
+        return try await database.transaction { connection in
+            // One transaction: the rows are the queued pushes and the alerted marks at once.
+            var stored: [OutboxEntry] = []
+            stored.reserveCapacity(entries.count)
+            for start in stride(from: 0, to: entries.count, by: Self.chunk) {
+                let chunk = Array(entries[start..<min(start + Self.chunk, entries.count)])
+                stored += try await PostgresOutboxWriter.insert(chunk, runID: runID, on: connection, logger: logger)
+            }
+            return stored
+        }
+    }
+
+    public func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry] {
+        try await database.client.withConnection { connection in
+            try await PostgresOutboxWriter.pending(on: connection, after: after, through: through ?? Int64.max, limit: limit, logger: logger)
+        }
+    }
+
+    public func lastOutboxID() async throws -> Int64 {
+        try await database.client.query("SELECT COALESCE(max(id), 0) FROM outbox", logger: logger).single(Int64.self) ?? 0
+    }
+
+    public func record(_ outcomes: [(id: Int64, outcome: OutboxOutcome)]) async throws {
+        guard !outcomes.isEmpty else { return }
+        // One statement applies a batch of outcomes at once; an id seen twice starts a new
+        // batch, so that its outcomes apply in order, as one update after another would.
+        var batches: [[(id: Int64, outcome: OutboxOutcome)]] = [[]]
+        var seen: Set<Int64> = []
+        for outcome in outcomes {
+            if seen.contains(outcome.id) || batches[batches.count - 1].count >= Self.chunk {
+                batches.append([])
+                seen = []
+            }
+            seen.insert(outcome.id)
+            batches[batches.count - 1].append(outcome)
+        }
+        let logger = logger
+        try await database.transaction { connection in
+            for batch in batches where !batch.isEmpty {
+                var ids: [Int64] = [], statuses: [String] = [], times: [Int64] = [], apnsIDs: [String] = []
+                var classes: [String] = [], reasons: [String] = []
+                for (id, outcome) in batch {
+                    ids.append(id)
+                    switch outcome {
+                    case .delivered(let at, let apnsID):
+                        statuses.append("delivered")
+                        times.append(at)
+                        apnsIDs.append(apnsID)
+                        classes.append("")
+                        reasons.append("")
+                    case .failed(let failure, let reason, let at):
+                        statuses.append(failure.keepsEntryPending ? "pending" : "failed")
+                        times.append(at)
+                        apnsIDs.append("")
+                        classes.append(failure.rawValue)
+                        reasons.append(String(reason.prefix(500)))
+                    }
+                }
+                try await connection.query(
+                    """
+                    UPDATE outbox AS o SET status = u.status, attempts = o.attempts + 1, last_attempt_at = u.at,
+                        delivered_at = CASE WHEN u.status = 'delivered' THEN u.at END,
+                        delivered_apns_id = CASE WHEN u.status = 'delivered' THEN u.apns_id END,
+                        failure_class = NULLIF(u.class, ''),
+                        failure_reason = CASE WHEN u.status = 'delivered' THEN NULL ELSE u.reason END
+                    FROM unnest(\(ids), \(statuses), \(times), \(apnsIDs), \(classes), \(reasons))
+                        AS u(id, status, at, apns_id, class, reason)
+                    WHERE o.id = u.id AND o.status = 'pending'
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool {
+        // Subscriptions and outbox rows go with the device: ON DELETE CASCADE.
+        try await database.client.query(
+            "DELETE FROM device WHERE token = \(token.hex) AND registered_at <= \(cutoff) RETURNING id", logger: logger
+        ).collectCount() > 0
+    }
+
+    public func startRun(at now: Int64) async throws -> Int64 {
+        let logger = logger
+        return try await database.transaction { connection in
+            try await connection.query(
+                "UPDATE notify_run SET status = 'interrupted', finished_at = COALESCE(finished_at, \(now)) WHERE status = 'running'",
+                logger: logger)
+            return try await connection.query(PostgresNotifyRuns.insert(NotifyRunSummary(startedAt: now)), logger: logger)
+                .single(Int64.self) ?? 0
+        }
+    }
+
+    public func finishRun(_ summary: NotifyRunSummary) async throws {
+        // Written even when the run is being cancelled by a graceful shutdown: a run that
+        // stopped after its current batch still deserves its row.
+        let client = database.client
+        let logger = logger
+        try await Task.detached {
+            try await client.query(PostgresNotifyRuns.update(summary), logger: logger)
+        }.value
+    }
+
+    public func recentRuns(limit: Int) async throws -> [NotifyRunSummary] {
+        var binds = PostgresBindings()
+        binds.append(Int64(limit))
+        let rows = try await database.client.query(
+            PostgresQuery(unsafeSQL: PostgresNotifyRuns.select + " ORDER BY id DESC LIMIT $1", binds: binds), logger: logger)
+        var runs: [NotifyRunSummary] = []
+        for try await row in rows { runs.append(try PostgresNotifyRuns.summary(row)) }
+        return runs
+    }
+
+    @discardableResult
+    public func purge(before: Int64) async throws -> Int {
+        let keptRuns = Int64(keptRuns)
+        let logger = logger
+        return try await database.transaction { connection in
+            var deleted = 0
+            // A NULL expiration never compares below `before`: such entries are kept.
+            deleted += try await connection.query(
+                """
+                DELETE FROM outbox WHERE status != 'pending'
+                    AND push_id IN (SELECT id FROM outbox_push WHERE expiration < \(before))
+                RETURNING id
+                """, logger: logger
+            ).collectCount()
+            try await connection.query(
+                "DELETE FROM outbox_push AS p WHERE NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.push_id = p.id)", logger: logger)
+            deleted += try await connection.query(
+                "DELETE FROM box_fetch AS f WHERE NOT EXISTS (SELECT 1 FROM subscription AS s WHERE s.box = f.box) RETURNING box",
+                logger: logger
+            ).collectCount()
+            deleted += try await connection.query(
+                """
+                DELETE FROM notify_run WHERE id <= (SELECT max(id) FROM notify_run) - \(keptRuns) AND status != 'running'
+                RETURNING id
+                """, logger: logger
+            ).collectCount()
+            return deleted
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import FrostboxCore
+import FrostboxStorageFormats
+import PostgresNIO
+
+/// Writes and reads outbox rows in bulk: each distinct push of a chunk stored once in
+/// `outbox_push`, the rows inserted by one statement over bound arrays, ids taken from the
+/// sequence up front so that they rise in entry order.
+enum PostgresOutboxWriter {
+    /// The parts of a push that many devices share.
+    private struct Push: Hashable {
+        var collapseID: String?
+        var pushType: PushType
+        var priority: PushPriority
+        var expiration: Int64?
+        var payload: PushPayload
+    }
+
+    /// Stands for NULL in a bound array of integers (arrays cannot hold NULL here).
+    static let noValue = Int64.min
+
+    /// Stores `entries` (one chunk); those stored, with their ids. An entry whose device is
+    /// gone or whose (device, event) is already there is skipped.
+    static func insert(_ entries: [OutboxEntry], runID: Int64?, on connection: PostgresConnection, logger: Logger) async throws -> [OutboxEntry] {
+        // The distinct pushes of the chunk, stored once each.
+        var pushIndex: [Push: Int] = [:]
+        var pushes: [Push] = []
+        var pushOfEntry: [Int] = []
+        pushOfEntry.reserveCapacity(entries.count)
+        for entry in entries {
+            let n = entry.notification
+            let push = Push(collapseID: n.collapseID, pushType: n.pushType, priority: n.priority, expiration: n.expiration, payload: n.payload)
+            if let index = pushIndex[push] {
+                pushOfEntry.append(index)
+            } else {
+                pushIndex[push] = pushes.count
+                pushOfEntry.append(pushes.count)
+                pushes.append(push)
+            }
+        }
+        let pushIDs = try await nextIDs("outbox_push", count: pushes.count, on: connection, logger: logger)
+        try await connection.query(
+            """
+            INSERT INTO outbox_push (id, collapse_id, push_type, priority, expiration, payload)
+            SELECT id, CASE WHEN has_collapse_id THEN collapse_id END, push_type, priority, NULLIF(expiration, \(noValue)), payload
+            FROM unnest(\(pushIDs), \(pushes.map { $0.collapseID != nil }), \(pushes.map { $0.collapseID ?? "" }),
+                        \(pushes.map(\.pushType.rawValue)), \(pushes.map { Int16($0.priority.rawValue) }),
+                        \(pushes.map { $0.expiration ?? noValue }), \(pushes.map(\.payload.outboxJSON)))
+                AS u(id, has_collapse_id, collapse_id, push_type, priority, expiration, payload)
+            """, logger: logger)
+
+        let ids = try await nextIDs("outbox", count: entries.count, on: connection, logger: logger)
+        var tokens: [String] = [], boxes: [Int64] = [], nights: [Int32] = [], levels: [Int16] = [], kinds: [String] = []
+        var pushColumn: [Int64] = [], apnsIDs: [String] = [], topics: [String] = [], hasTopic: [Bool] = []
+        var environments: [String] = [], attempts: [Int32] = [], created: [Int64] = [], expires: [Int64] = []
+        for (index, entry) in entries.enumerated() {
+            let n = entry.notification
+            let event = entry.event
+            tokens.append(entry.token.hex)
+            boxes.append(event.box.key)
+            nights.append(Int32(event.night.compactNumber))
+            levels.append(Int16(event.level.rawValue))
+            kinds.append(entry.kind.rawValue)
+            pushColumn.append(pushIDs[pushOfEntry[index]])
+            // The planned id is derived from the key; only another one (moved rows, tests) is stored.
+            apnsIDs.append(n.apnsID == event.apnsID(for: entry.token) ? "" : n.apnsID)
+            topics.append(n.topic ?? "")
+            hasTopic.append(n.topic != nil)
+            environments.append(n.environment?.rawValue ?? "")
+            attempts.append(Int32(clamping: entry.attempts))
+            created.append(entry.createdAt)
+            expires.append(n.expiration ?? (entry.createdAt + 86_400))
+        }
+        let rows = try await connection.query(
+            """
+            INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, apns_id, topic, environment,
+                                status, attempts, created_at, expires_at, run_id)
+            SELECT u.id, d.id, u.box, u.night, u.level, u.kind, u.push_id, NULLIF(u.apns_id, ''),
+                   CASE WHEN u.has_topic THEN u.topic END, NULLIF(u.environment, ''), 'pending', u.attempts,
+                   u.created_at, u.expires_at, \(runID)
+            FROM unnest(\(ids), \(tokens), \(boxes), \(nights), \(levels), \(kinds), \(pushColumn), \(apnsIDs), \(topics),
+                        \(hasTopic), \(environments), \(attempts), \(created), \(expires))
+                AS u(id, token, box, night, level, kind, push_id, apns_id, topic, has_topic, environment, attempts,
+                     created_at, expires_at)
+            JOIN device AS d ON d.token = u.token
+            ORDER BY u.id
+            ON CONFLICT (device_id, box, night, level) DO NOTHING
+            RETURNING id
+            """, logger: logger)
+        var inserted: Set<Int64> = []
+        for try await id in rows.decode(Int64.self) { inserted.insert(id) }
+        var stored: [OutboxEntry] = []
+        stored.reserveCapacity(inserted.count)
+        for (index, var entry) in entries.enumerated() where inserted.contains(ids[index]) {
+            entry.id = ids[index]
+            stored.append(entry)
+        }
+        return stored
+    }
+
+    /// `count` new ids of `table`'s identity column, ascending.
+    static func nextIDs(_ table: String, count: Int, on connection: PostgresConnection, logger: Logger) async throws -> [Int64] {
+        guard count > 0 else { return [] }
+        let rows = try await connection.query(
+            """
+            SELECT nextval(pg_get_serial_sequence(\(table), 'id')) FROM generate_series(1, \(Int64(count)))
+            """, logger: logger)
+        var ids: [Int64] = []
+        ids.reserveCapacity(count)
+        for try await id in rows.decode(Int64.self) { ids.append(id) }
+        ids.sort()
+        return ids
+    }
+
+    /// Pending entries with `after < id <= through`, by id, at most `limit`; each distinct
+    /// push of the page decoded once.
+    static func pending(on connection: PostgresConnection, after: Int64, through: Int64, limit: Int, logger: Logger) async throws -> [OutboxEntry] {
+        typealias Row = (id: Int64, token: String, box: Int64, night: Int32, level: Int16, kind: String, pushID: Int64,
+                         apnsID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64)
+        var rows: [Row] = []
+        let query = try await connection.query(
+            """
+            SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
+                   o.attempts, o.created_at
+            FROM outbox AS o JOIN device AS d ON d.id = o.device_id
+            WHERE o.status = 'pending' AND o.id > \(after) AND o.id <= \(through)
+            ORDER BY o.id LIMIT \(Int64(limit))
+            """, logger: logger)
+        for try await row in query.decode((Int64, String, Int64, Int32, Int16, String, Int64, String?, String?, String?, Int32, Int64).self) {
+            rows.append(row)
+        }
+        var pushes: [Int64: Push] = [:]
+        let pushIDs = Array(Set(rows.map(\.pushID)))
+        if !pushIDs.isEmpty {
+            let pushRows = try await connection.query(
+                "SELECT id, collapse_id, push_type, priority, expiration, payload FROM outbox_push WHERE id = ANY(\(pushIDs))",
+                logger: logger)
+            for try await (id, collapseID, type, priority, expiration, payload) in pushRows.decode(
+                (Int64, String?, String, Int16, Int64?, String).self)
+            {
+                guard let pushType = PushType(rawValue: type), let priority = PushPriority(rawValue: Int(priority)) else {
+                    throw PostgresStoreError("outbox push \(id) holds values this version cannot read")
+                }
+                let decoded = try decoder.decode(PushPayload.self, from: Data(payload.utf8))
+                pushes[id] = Push(collapseID: collapseID, pushType: pushType, priority: priority, expiration: expiration, payload: decoded)
+            }
+        }
+        return try rows.map { row in
+            guard let box = GeoBox(key: row.box), let night = LocalDate(compactNumber: Int(row.night)),
+                let level = FrostLevel(rawValue: Int(row.level)), let kind = AlertKind(rawValue: row.kind),
+                let push = pushes[row.pushID]
+            else { throw PostgresStoreError("outbox row \(row.id) holds values this version cannot read") }
+            let token = DeviceToken(trustedHex: row.token)
+            let event = FrostEvent(box: box, night: night, level: level)
+            let notification = PushNotification(
+                token: token, topic: row.topic, environment: row.environment.flatMap(APNsEnvironment.init(rawValue:)),
+                apnsID: row.apnsID ?? event.apnsID(for: token), collapseID: push.collapseID, pushType: push.pushType,
+                priority: push.priority, expiration: push.expiration, payload: push.payload)
+            return OutboxEntry(id: row.id, event: event, kind: kind, notification: notification, attempts: Int(row.attempts), createdAt: row.createdAt)
+        }
+    }
+
+    static let decoder = JSONDecoder()
+}
