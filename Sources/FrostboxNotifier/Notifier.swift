@@ -50,26 +50,33 @@ public actor Notifier {
     /// Runs once now and returns its summary. A dry run plans but stores and sends nothing;
     /// `onPlanned` sees each chunk of planned entries.
     public func run(dryRun: Bool = false, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)? = nil) async throws -> RunResult {
-        guard begin() else { return .alreadyRunning }
-        defer { end() }
-        let id = dryRun ? 0 : try await work.store.startRun(at: work.clock())
-        return .completed(await work.perform(runID: id, dryRun: dryRun, onPlanned: onPlanned))
+        guard await begin() else { return .alreadyRunning }
+        let id: Int64
+        do {
+            id = dryRun ? 0 : try await work.store.startRun(at: work.clock())
+        } catch {
+            await end()
+            throw error
+        }
+        let summary = await work.perform(runID: id, dryRun: dryRun, onPlanned: onPlanned)
+        await end()
+        return .completed(summary)
     }
 
     /// Starts a run in the background and returns at once (for `POST /admin/notify`).
     public func trigger() async throws -> TriggerResult {
-        guard begin() else { return .alreadyRunning }
+        guard await begin() else { return .alreadyRunning }
         let id: Int64
         do {
             id = try await work.store.startRun(at: work.clock())
         } catch {
-            end()
+            await end()
             throw error
         }
         let work = self.work
         triggered = Task {
             let summary = await work.perform(runID: id, dryRun: false, onPlanned: nil)
-            self.end()
+            await self.end()
             return summary
         }
         return .started(runID: id)
@@ -93,15 +100,19 @@ public actor Notifier {
         triggered?.cancel()
     }
 
-    private func begin() -> Bool {
+    private func begin() async -> Bool {
         if running { return false }
-        if let runLock, !runLock.tryLock() { return false }
+        // Claimed before the lock's await, so that a second caller meanwhile sees it taken.
         running = true
+        if let runLock, !(await runLock.tryLock()) {
+            running = false
+            return false
+        }
         return true
     }
 
-    private func end() {
+    private func end() async {
+        await runLock?.unlock()
         running = false
-        runLock?.unlock()
     }
 }
