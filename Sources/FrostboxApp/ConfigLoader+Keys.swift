@@ -1,5 +1,6 @@
 import FrostboxCore
 import FrostboxHTTP
+import FrostboxPostgres
 import Foundation
 import Logging
 
@@ -7,13 +8,45 @@ import Logging
 /// documents the same keys; a test checks that the two agree.
 enum ConfigKeys {
     /// Keys whose values are secrets: never logged, never repeated in errors.
-    static let secretKeys: Set<String> = ["admin.token", "forecast.api_key"]
+    static let secretKeys: Set<String> = ["admin.token", "forecast.api_key", "database.url", "database.password"]
 
     static func isSecret(_ key: String) -> Bool { secretKeys.contains(key) }
 
     static var secretEnvironmentNames: Set<String> { Set(secretKeys.map(ConfigLoader.Reader.environmentName)) }
 
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
+
+    /// `database.url` with its password (`database.password` or `database.password_file`);
+    /// nil when no URL is set (SQLite).
+    static func readPostgres(_ r: inout ConfigLoader.Reader, logger: Logger) throws(ConfigurationError) -> PostgresConnectionSettings? {
+        let inline = try r.string("database.password", secret: true).flatMap { $0.isEmpty ? nil : $0 }
+        let file = try r.string("database.password_file").flatMap { $0.isEmpty ? nil : $0 }
+        guard let url = try r.string("database.url", secret: true), !url.isEmpty else {
+            if inline != nil || file != nil { throw r.fail("database.url", "a database password is set but no database.url") }
+            return nil
+        }
+        var settings: PostgresConnectionSettings
+        do {
+            settings = try PostgresConnectionSettings(url: url)
+        } catch {
+            throw r.fail("database.url", error.message)
+        }
+        switch (inline, file) {
+        case (_?, _?):
+            throw r.fail("database.password_file", "set database.password or database.password_file, not both")
+        case (let password?, nil):
+            settings.password = password
+        case (nil, let path?):
+            do {
+                settings.password = try SecretFile.readText(path, logger: logger)
+            } catch {
+                throw r.fail("database.password_file", "\(error.problem)")
+            }
+        case (nil, nil):
+            break
+        }
+        return settings
+    }
 
     /// Reads every key over the defaults of `FrostboxSettings()`.
     static func read(_ r: inout ConfigLoader.Reader, logger: Logger) throws(ConfigurationError) -> FrostboxSettings {
@@ -37,6 +70,7 @@ enum ConfigKeys {
         if let path = try r.filePath("database.path", empty: "", hint: " (create it, or choose another file with --db)") {
             config.databasePath = path
         }
+        config.postgres = try readPostgres(&r, logger: logger)
         if let level = try r.choice("log.level", logLevels) { config.logLevel = Logger.Level(rawValue: level) ?? .info }
 
         // places

@@ -15,19 +15,19 @@ public struct ForecastComponents: Sendable {
     /// The HTTP client of forecast requests (this component's own).
     let httpClient: ForecastHTTPClient
     public let client: OpenMeteoClient
-    public let cache: GRDBForecastCache
-    public let ledger: GRDBQuotaLedger
+    public let cache: any ForecastCache
+    public let ledger: any QuotaLedger
     /// Cache → batched requests → ledger.
     public let provider: CachedForecastProvider
     public let settings: ForecastSettings
 
-    public init(database: FrostboxDatabase, settings: ForecastSettings, logger: Logger) {
+    public init(database: DeviceDatabase, settings: ForecastSettings, logger: Logger) {
         self.settings = settings
         let httpClient = ForecastHTTPClient(settings: settings, logger: logger)
         self.httpClient = httpClient
         client = OpenMeteoClient(httpClient: { httpClient.client }, configuration: settings.clientConfiguration, logger: logger)
-        cache = GRDBForecastCache(database: database)
-        ledger = GRDBQuotaLedger(database: database, budgets: settings.budgets)
+        cache = database.forecastCache
+        ledger = database.quotaLedger(budgets: settings.budgets)
         provider = CachedForecastProvider(
             fetcher: client, cache: cache, ledger: ledger, freshness: ForecastFreshness(ttlSeconds: settings.cacheTTLSeconds),
             settings: .init(maximumQuotaWaitSeconds: settings.maximumQuotaWaitSeconds, maximumConcurrentRequests: settings.maximumConcurrentRequests),
@@ -147,7 +147,7 @@ public struct ForecastReport: Sendable {
 extension FrostboxApplication {
     /// `frostbox forecast`: the forecast and verdict of the box containing `coordinate`.
     public static func forecastReport(near coordinate: Coordinate, rule: FrostRule, config: FrostboxSettings, logger: Logger) async throws -> ForecastReport {
-        let database = try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger)
+        let database = try await DeviceDatabase.open(config, logger: logger)
         let forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
         let box = coordinate.box
         let now = Int64(Date().timeIntervalSince1970)

@@ -69,7 +69,7 @@ extension FrostboxApplication {
 
     /// Counts and the latest runs for `GET /admin/stats`.
     static func adminStats(
-        database: FrostboxDatabase, places: PlacesDatabase, runs: @escaping @Sendable () async throws -> [NotifyRunSummary] = { [] }
+        database: DeviceDatabase, places: PlacesDatabase, runs: @escaping @Sendable () async throws -> [NotifyRunSummary] = { [] }
     ) -> @Sendable () async throws -> AdminStats {
         {
             var counts = try await database.statistics()
@@ -86,7 +86,7 @@ extension FrostboxApplication {
     }
 
     /// The report line's queue: alerts pending in the outbox.
-    static func outboxQueue(_ database: FrostboxDatabase) -> @Sendable () async -> Int {
+    static func outboxQueue(_ database: DeviceDatabase) -> @Sendable () async -> Int {
         { (try? await database.outboxPending()) ?? 0 }
     }
 }

@@ -20,7 +20,7 @@ extension FrostboxApplication {
     /// server (no new connections, in-flight requests finish), then the background services
     /// (a notify run finishes its current batch), so the outbox is left consistent.
     public static func serve(config: FrostboxSettings, logger: Logger) async throws {
-        let components = try Components(config: config, logger: logger)
+        let components = try await Components.open(config: config, logger: logger)
         bootstrapMetrics(components.operations.telemetry.factory)
         let group = try await serviceGroup(config: config, components: components, logger: logger, signals: [.sigterm, .sigint])
         try await runServiceGroup(group, config: config)

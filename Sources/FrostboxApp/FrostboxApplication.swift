@@ -15,11 +15,13 @@ public enum FrostboxApplication {
 
     /// The live parts, opened once and shared by the server and the CLI commands.
     public struct Components: Sendable {
-        public let database: FrostboxDatabase
+        /// Devices, subscriptions, the notifier's state, forecast cache and ledger: the SQLite
+        /// file, or a shared PostgreSQL (`database.url`).
+        public let database: DeviceDatabase
         /// The places file (GeoNames reference data), apart from the device database so that
         /// imports never hold the device database's write lock.
         public let placesDatabase: PlacesDatabase
-        public let subscriptions: GRDBSubscriptionStore
+        public let subscriptions: any SubscriptionStore
         public let clock: @Sendable () -> Int64
         /// Place search over the GeoNames tables (`PlaceImport` fills them).
         public let places: GRDBPlaceIndex
@@ -39,11 +41,27 @@ public enum FrostboxApplication {
         /// The configured rule preset without per-subscription overrides: the status map's verdicts.
         public let alertRule: FrostRule
 
+        /// Opens the database `config` names (PostgreSQL when `database.url` is set) and wires
+        /// the components over it.
+        public static func open(config: FrostboxSettings, logger: Logger) async throws -> Components {
+            try Components(config: config, database: try await DeviceDatabase.open(config, logger: logger), logger: logger)
+        }
+
+        /// The components over the SQLite file of `config` (tests and tools; `open` also
+        /// reaches PostgreSQL).
         public init(config: FrostboxSettings, logger: Logger) throws {
-            database = try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger)
+            if config.postgres != nil {
+                throw ConfigurationError(key: "database.url", source: "settings", "a PostgreSQL database is opened with Components.open")
+            }
+            try self.init(
+                config: config, database: .sqlite(try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger)),
+                logger: logger)
+        }
+
+        public init(config: FrostboxSettings, database: DeviceDatabase, logger: Logger) throws {
+            self.database = database
             placesDatabase = try PlacesDatabase(path: config.placesPath, logger: logger)
-            subscriptions = GRDBSubscriptionStore(
-                database: database, maximumSubscriptionsPerDevice: config.maximumSubscriptionsPerDevice)
+            subscriptions = database.subscriptions(maximumPerDevice: config.maximumSubscriptionsPerDevice)
             clock = { Int64(Date().timeIntervalSince1970) }
             alertRule = FrostRule.presets[config.alertRule] ?? .default
             places = GRDBPlaceIndex(database: placesDatabase)
@@ -97,7 +115,7 @@ public enum FrostboxApplication {
 
     /// Builds the HTTP application for `config`.
     public static func build(config: FrostboxSettings, logger: Logger) async throws -> App {
-        try await build(config: config, components: Components(config: config, logger: logger), logger: logger)
+        try await build(config: config, components: Components.open(config: config, logger: logger), logger: logger)
     }
 
     /// Long-running services that run beside the HTTP server in `serve` (each stops on

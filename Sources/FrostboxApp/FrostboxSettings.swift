@@ -1,6 +1,7 @@
 import FrostboxCore
 import FrostboxHTTP
 import FrostboxNotifier
+import FrostboxPostgres
 import FrostboxSQLite
 import Logging
 
@@ -13,6 +14,9 @@ public struct FrostboxSettings: Sendable {
     public var port = 8080
     /// The SQLite file.
     public var databasePath = "./frostbox.sqlite"
+    /// The shared PostgreSQL database (`database.url`); nil keeps devices, subscriptions and
+    /// the notifier's state in the SQLite file. Places stay local either way.
+    public var postgres: PostgresConnectionSettings?
     /// The places file (`places.path`); nil: `NAME-places.sqlite` beside the database.
     public var placesPathSetting: String?
     /// Where places are stored.

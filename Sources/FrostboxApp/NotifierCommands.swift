@@ -10,7 +10,7 @@ public enum NotifierCommands {
     /// from the forecasts the cache holds fresh (`CacheOnlyForecastProvider`), so it writes no
     /// cache entry and charges no quota; boxes without one are reported as left out.
     public static func notifyOnce(config: FrostboxSettings, dryRun: Bool, logger: Logger, report: @escaping @Sendable (String) -> Void) async throws -> Notifier.RunResult {
-        let components = try FrostboxApplication.Components(config: config, logger: logger)
+        let components = try await FrostboxApplication.Components.open(config: config, logger: logger)
         let notifier = dryRun ? dryRunNotifier(components, config: config, logger: logger) : components.notifier.notifier
         let result: Result<Notifier.RunResult, any Error>
         do {
@@ -46,8 +46,7 @@ public enum NotifierCommands {
 
     /// The latest runs of the database at `databasePath`, newest first.
     public static func recentRuns(config: FrostboxSettings, limit: Int, logger: Logger) async throws -> [NotifyRunSummary] {
-        let database = try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger)
-        return try await GRDBNotifierStore(database: database).recentRuns(limit: limit)
+        try await DeviceDatabase.open(config, logger: logger).notifierStore.recentRuns(limit: limit)
     }
 
     /// One line per planned alert: device (redacted), event and text.

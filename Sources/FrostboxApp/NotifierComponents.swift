@@ -10,21 +10,21 @@ import ServiceLifecycle
 /// provider and the push sender, with a file lock next to the database so that runs of
 /// different processes (`serve` and `notify --once`) never overlap.
 public struct NotifierComponents: Sendable {
-    public let store: GRDBNotifierStore
+    public let store: any NotifierStore
     public let notifier: Notifier
     public let configuration: NotifierSettings
 
     /// Wires the notifier over `database` with the given forecast and push capabilities.
-    public init(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
+    public init(database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
         resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) {
-        store = GRDBNotifierStore(database: database)
+        store = database.notifierStore
         configuration = config.notifier
         notifier = Notifier(
             store: store, forecasts: forecasts, push: push,
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
             configuration: config.notifier,
-            runLock: FileRunLock(path: database.path + ".notify-lock"),
+            runLock: database.notifyRunLock(logger: logger),
             logger: logger, clock: clock, resent: resent)
     }
 
@@ -47,7 +47,7 @@ extension FrostboxApplication {
     /// ask for boxes in chunks that are a multiple of the forecast batch size, so a run makes
     /// ⌈boxes / batch⌉ requests. `push` is the process's push capability (`PushComponents`:
     /// APNs, or the log-only sink when no app is configured).
-    static func makeNotifier(database: FrostboxDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
+    static func makeNotifier(database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
         resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) -> NotifierComponents {
         var config = config

@@ -61,7 +61,7 @@ extension FrostboxApplication {
     static func statusRoutes(_ components: Components) -> [FrostboxAPI.RouteGroup] {
         guard let token = components.operations.adminToken else { return [] }
         let board = StatusBoard(
-            source: GRDBBoxMapSource(database: components.database), forecasts: components.forecasts.cache,
+            source: components.database.boxMap, forecasts: components.forecasts.cache,
             rule: components.alertRule)
         let clock = components.clock
         let operations = StatusRoutes.Operations(

@@ -63,7 +63,7 @@ struct DryRunTests {
             #expect(summary.boxesLeftOut == 1)
             #expect(summary.forecastRequests == 0)
             #expect(mock.counters.requests == 0)
-            #expect(try await components.forecasts.cache.count() == 1)
+            #expect(try await components.database.cachedForecasts() == 1)
             #expect(try await components.forecasts.ledger.usage(at: components.clock()).lastDay == 0)
             #expect(try await components.notifier.store.recentRuns(limit: 5).isEmpty)
             #expect(lines.all.contains { $0.hasPrefix("dry run: 1 of 2 boxes planned from cached forecasts; 1 without") })
@@ -72,7 +72,7 @@ struct DryRunTests {
             // the request the dry run did not make.
             _ = try await NotifierCommands.notifyOnce(config: config, dryRun: false, logger: Self.quiet) { _ in }
             #expect(mock.counters.requests > 0)
-            #expect(try await components.forecasts.cache.count() == 2)
+            #expect(try await components.database.cachedForecasts() == 2)
         }
     }
 }

@@ -29,7 +29,7 @@ struct ForecastPipelineTests {
             settings.budgets = QuotaBudgets(perMinute: 600, perHour: 5_000, perDay: 50)
             let now = Int64(Date().timeIntervalSince1970)
 
-            let first = ForecastComponents(database: try FrostboxDatabase(path: path, logger: Self.quiet), settings: settings, logger: Self.quiet)
+            let first = ForecastComponents(database: .sqlite(try FrostboxDatabase(path: path, logger: Self.quiet)), settings: settings, logger: Self.quiet)
             let run1 = await first.provider.forecasts(for: boxes, now: now)
             try await first.shutdown()
             #expect(run1.forecasts.count == 50)
@@ -42,7 +42,7 @@ struct ForecastPipelineTests {
                 return false
             })
 
-            let second = ForecastComponents(database: try FrostboxDatabase(path: path, logger: Self.quiet), settings: settings, logger: Self.quiet)
+            let second = ForecastComponents(database: .sqlite(try FrostboxDatabase(path: path, logger: Self.quiet)), settings: settings, logger: Self.quiet)
             let run2 = await second.provider.forecasts(for: boxes, now: now + 120)
             try await second.shutdown()
             #expect(run2.forecasts.count == 50)

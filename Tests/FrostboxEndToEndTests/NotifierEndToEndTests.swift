@@ -78,7 +78,7 @@ struct NotifierEndToEndTests {
 
     func notifier(_ components: FrostboxApplication.Components, config: FrostboxSettings, push: any PushSender) -> Notifier {
         Notifier(
-            store: GRDBNotifierStore(database: components.database), forecasts: components.forecasts.provider, push: push,
+            store: GRDBNotifierStore(database: components.database.sqlite!), forecasts: components.forecasts.provider, push: push,
             configuration: config.notifier, logger: Logger(label: "e2e"), clock: { Self.now })
     }
 
@@ -209,7 +209,7 @@ struct NotifierEndToEndTests {
                 var restartedConfig = config
                 restartedConfig.databasePath = snapshot.appendingPathComponent("frostbox.sqlite").path
                 let restarted = try FrostboxApplication.Components(config: restartedConfig, logger: Logger(label: "e2e"))
-                let queued = try await GRDBNotifierStore(database: restarted.database).pendingOutbox(after: 0, through: nil, limit: 100)
+                let queued = try await GRDBNotifierStore(database: restarted.database.sqlite!).pendingOutbox(after: 0, through: nil, limit: 100)
                 #expect(queued.count == 5)
                 try await withAPNs { apns in
                 guard case .completed(let summary) = try await notifier(restarted, config: restartedConfig, push: apns.router).run() else {

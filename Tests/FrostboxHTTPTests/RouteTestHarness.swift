@@ -83,7 +83,7 @@ struct RouteTestHarness {
     func count(_ table: String) async throws -> Int {
         switch backing {
         case .sqlite(let components, _):
-            return try await components.database.pool.read { db in
+            return try await components.database.sqlite!.pool.read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? -1
             }
         case .inMemory(let store, _):

@@ -124,7 +124,7 @@ struct StatusRoutesTests {
     @Test("boxes on a seeded database: classes, details, cells, and the antimeridian and poles")
     func seededBoxes() async throws {
         let harness = try Self.harness()
-        let database = harness.components.database
+        let database = harness.components.database.sqlite!
         let now = Self.now
         let store = GRDBSubscriptionStore(database: database)
         func subscribe(_ token: String, _ lat: Double, _ lon: Double, _ name: String) async throws {

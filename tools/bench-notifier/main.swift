@@ -130,11 +130,11 @@ func run(_ arguments: Arguments) async throws {
         push = DiscardingPushSender()
     }
     let notifier = Notifier(
-        store: GRDBNotifierStore(database: components.database), forecasts: components.forecasts.provider, push: push,
+        store: GRDBNotifierStore(database: components.database.sqlite!), forecasts: components.forecasts.provider, push: push,
         planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
         configuration: config.notifier, logger: logger, clock: { now })
     if prefetch {
-        let boxes = try await GRDBNotifierStore(database: components.database).boxesToNotify()
+        let boxes = try await GRDBNotifierStore(database: components.database.sqlite!).boxesToNotify()
         let fetchStarted = ContinuousClock.now
         var fetched = 0
         for start in stride(from: 0, to: boxes.count, by: config.forecasts.batchSize) {

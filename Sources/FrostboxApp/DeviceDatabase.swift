@@ -1,0 +1,112 @@
+import FrostboxCore
+import FrostboxNotifier
+import FrostboxPostgres
+import FrostboxSQLite
+import Logging
+
+/// Where devices, subscriptions, the notifier's state, the forecast cache and the quota
+/// ledger live: the embedded SQLite file (the default), or a PostgreSQL database shared by
+/// several instances (`database.url`). Places stay in each instance's own SQLite file.
+public enum DeviceDatabase: Sendable {
+    case sqlite(FrostboxDatabase)
+    case postgres(PostgresDatabase)
+
+    /// Opens the database `config` names: PostgreSQL when `database.url` is set (connecting and
+    /// migrating), otherwise the SQLite file.
+    public static func open(_ config: FrostboxSettings, logger: Logger) async throws -> DeviceDatabase {
+        if let settings = config.postgres {
+            logger.info("devices and notifier state on PostgreSQL", metadata: ["url": "\(settings.redacted)"])
+            return .postgres(try await PostgresDatabase(settings: settings, logger: logger))
+        }
+        return .sqlite(try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger))
+    }
+
+    /// The SQLite database, or nil on PostgreSQL.
+    public var sqlite: FrostboxDatabase? {
+        if case .sqlite(let database) = self { return database }
+        return nil
+    }
+
+    public func subscriptions(maximumPerDevice: Int) -> any SubscriptionStore {
+        switch self {
+        case .sqlite(let database): GRDBSubscriptionStore(database: database, maximumSubscriptionsPerDevice: maximumPerDevice)
+        case .postgres(let database): PostgresSubscriptionStore(database: database, maximumSubscriptionsPerDevice: maximumPerDevice)
+        }
+    }
+
+    public var notifierStore: any NotifierStore {
+        switch self {
+        case .sqlite(let database): GRDBNotifierStore(database: database)
+        case .postgres(let database): PostgresNotifierStore(database: database)
+        }
+    }
+
+    public var forecastCache: any ForecastCache {
+        switch self {
+        case .sqlite(let database): GRDBForecastCache(database: database)
+        case .postgres(let database): PostgresForecastCache(database: database)
+        }
+    }
+
+    /// How many boxes have a cached forecast.
+    public func cachedForecasts() async throws -> Int {
+        switch self {
+        case .sqlite(let database): try await GRDBForecastCache(database: database).count()
+        case .postgres(let database): try await PostgresForecastCache(database: database).count()
+        }
+    }
+
+    public func quotaLedger(budgets: QuotaBudgets) -> any QuotaLedger {
+        switch self {
+        case .sqlite(let database): GRDBQuotaLedger(database: database, budgets: budgets)
+        case .postgres(let database): PostgresQuotaLedger(database: database, budgets: budgets)
+        }
+    }
+
+    public var boxMap: any BoxMapSource {
+        switch self {
+        case .sqlite(let database): GRDBBoxMapSource(database: database)
+        case .postgres(let database): PostgresBoxMapSource(database: database)
+        }
+    }
+
+    /// Keeps notify runs from overlapping: a lock file beside the SQLite file (processes on
+    /// this machine), or an advisory lock on PostgreSQL (every instance of the cluster).
+    public func notifyRunLock(logger: Logger) -> any NotifierRunLock {
+        switch self {
+        case .sqlite(let database): FileRunLock(path: database.path + ".notify-lock")
+        case .postgres(let database): PostgresRunLock(settings: database.settings, logger: logger)
+        }
+    }
+
+    /// Row counts for `/admin/stats` and the status page (places are counted in the places file).
+    public func statistics() async throws -> DatabaseStatistics {
+        switch self {
+        case .sqlite(let database):
+            return try await database.statistics()
+        case .postgres(let database):
+            let counts = try await database.statistics()
+            return DatabaseStatistics(
+                devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes,
+                outboxPendingByClass: counts.outboxPendingByClass)
+        }
+    }
+
+    /// Alerts waiting in the outbox.
+    public func outboxPending() async throws -> Int {
+        switch self {
+        case .sqlite(let database): try await database.outboxPending()
+        case .postgres(let database): try await database.outboxPending()
+        }
+    }
+
+    /// Whether every migration is applied (readiness).
+    public func isMigrated() async throws -> Bool {
+        switch self {
+        case .sqlite(let database): try await database.isMigrated()
+        case .postgres(let database): try await database.isMigrated()
+        }
+    }
+}
+
+extension PostgresRunLock: NotifierRunLock {}
