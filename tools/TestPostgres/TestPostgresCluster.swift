@@ -75,6 +75,14 @@ public final class TestPostgresCluster: Sendable {
         "postgres://\(user)@\(host):\(port)/\(database)"
     }
 
+    /// Runs `sql` with `psql` in `database`; its rows, one per line, columns split by `|`.
+    public func psql(_ sql: String, database: String) throws -> [[String]] {
+        let output = try run(
+            binDirectory + "/psql", ["-h", host, "-p", String(port), "-U", user, "-d", database, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
+            asPostgres: false)
+        return output.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+    }
+
     /// Runs `pgbench` (or another of the cluster's programs) against it; its standard output.
     public func runProgram(_ name: String, _ arguments: [String]) throws -> String {
         try run(binDirectory + "/" + name, arguments, asPostgres: false)

@@ -1,0 +1,206 @@
+import AsyncHTTPClient
+import Crypto
+import FrostboxCore
+import Foundation
+import Logging
+import MockAPNs
+import MockOpenMeteo
+import NIOCore
+import NIOHTTP1
+import TestPostgres
+import Testing
+
+/// Two real `frostbox serve` processes on one PostgreSQL cluster (a throwaway one, started
+/// here), with the APNs and Open-Meteo stand-ins: device writes spread over both instances are
+/// seen by both; a notify run holds the cluster-wide run lock; the instance running it is
+/// killed with SIGKILL mid-delivery, and the other one finishes the work — every planned alert
+/// delivered under its one apns-id, a resend byte-identical, no box's forecast asked for twice
+/// within its freshness window.
+@Suite("two instances on one PostgreSQL", .serialized)
+struct ClusterEndToEndTests {
+    static let quiet = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
+    static let boxes = 40
+    static let devices = 600
+    static let adminToken = "cluster-admin-token-0123456789abcdef"
+
+    @Test("writes on either instance are shared; a run killed mid-delivery is finished by the other instance, each alert under one apns-id")
+    func killedInstanceIsTakenOver() async throws {
+        let cluster = try TestPostgresCluster.shared()
+        let databaseName = try cluster.createDatabase(prefix: "e2e")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-cluster-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let privateKey = P256.Signing.PrivateKey()
+        let keyPath = directory.appendingPathComponent("AuthKey_CLUS123456.p8").path
+        try privateKey.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        var apnsSettings = MockAPNsSettings()
+        apnsSettings.signingKeys["CLUS123456"] = .init(teamID: "TEAM123456", publicKey: privateKey.publicKey)
+        // A little latency per push: the run is still delivering when it is killed.
+        apnsSettings.latency = .milliseconds(2)
+        let apns = try await MockAPNsServer.start(apnsSettings, logger: Self.quiet)
+        defer { Task { try? await apns.stop() } }
+        let apps = directory.appendingPathComponent("apps.json")
+        let appsJSON: [String: Any] = [
+            "apps": [[
+                "bundle_id": "com.example.frost", "environment": "sandbox", "host": "127.0.0.1:\(apns.port)",
+                "trusted_certificates_path": apns.certificatePath, "key_path": keyPath, "key_id": "CLUS123456",
+                "team_id": "TEAM123456",
+            ]],
+        ]
+        try JSONSerialization.data(withJSONObject: appsJSON).write(to: apps)
+
+        let openMeteo = MockOpenMeteo(
+            scenario: MockScenario(frostEverywhere: FrostSpot(latitude: 0, longitude: 0, minimumC: -4, nights: [0])), logger: Self.quiet)
+        try await openMeteo.withRunning { forecastURL in
+            func environment(_ name: String) -> [String: String] {
+                [
+                    "FROSTBOX_DATABASE_URL": cluster.url(database: databaseName) + "?sslmode=disable",
+                    // Each instance's own places file (and no seeding: places are not under test).
+                    "FROSTBOX_DATABASE_PATH": directory.appendingPathComponent("\(name).sqlite").path,
+                    "FROSTBOX_PLACES_SEED_PATH": "",
+                    "FROSTBOX_SERVER_PORT": "0",
+                    "FROSTBOX_ADMIN_TOKEN": Self.adminToken,
+                    "FROSTBOX_FORECAST_URL": forecastURL,
+                    "FROSTBOX_FORECAST_BATCH": "10",
+                    "FROSTBOX_NOTIFIER_BOXES_PER_CHUNK": "10",
+                    "FROSTBOX_NOTIFIER_CONCURRENCY": "8",
+                    "FROSTBOX_NOTIFIER_RETRY_BACKOFF": "10ms",
+                    // Only runs started here: no scheduled run in the test's time.
+                    "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
+                    "FROSTBOX_APNS_APPS_FILE": apps.path,
+                    "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
+                ]
+            }
+            let first = try ServerProcess(arguments: ["serve"], directory: directory, environment: environment("a"))
+            let second = try ServerProcess(arguments: ["serve"], directory: directory, environment: environment("b"))
+            try await first.start()
+            try await second.start()
+            defer {
+                first.stop()
+                second.stop()
+            }
+            let migrations = try cluster.psql("SELECT name FROM schema_migration", database: databaseName)
+            #expect(migrations.map { $0[0] } == ["p1-initial"], "migrated once")
+
+            // Device writes spread over both instances, two places per device.
+            try await Self.subscribeAll(ports: [first.port, second.port])
+            for (index, port) in [first.port, second.port].enumerated() {
+                // A device written through the other instance is seen here.
+                let token = Self.token(index == 0 ? 1 : 0)
+                let list = try await Self.request(.GET, port: port, path: "/v1/devices/\(token)/subscriptions")
+                #expect(list.status == 200)
+                #expect(list.body.components(separatedBy: "\"box\"").count - 1 == 2, "\(list.body)")
+            }
+            let counts = try cluster.psql("SELECT count(*), (SELECT count(*) FROM subscription) FROM device", database: databaseName)
+            #expect(counts.first == ["\(Self.devices)", "\(Self.devices * 2)"])
+
+            // One run at a time, cluster-wide.
+            let started = try await Self.request(.POST, port: first.port, path: "/admin/notify", admin: true)
+            #expect(started.status == 202, "\(started.body)")
+            let refused = try await Self.request(.POST, port: second.port, path: "/admin/notify", admin: true)
+            #expect(refused.status == 409, "the second instance must not start a run beside the first: \(refused.body)")
+
+            // Kill the first mid-delivery.
+            let killed = try await first.kill(when: { await apns.counters().requests >= 150 }, timeout: 120)
+            #expect(killed, "the run ended before the kill")
+
+            // The second instance takes the run lock once the dead instance's session is gone.
+            var takenOver = false
+            for _ in 0..<200 where !takenOver {
+                let answer = try await Self.request(.POST, port: second.port, path: "/admin/notify", admin: true)
+                takenOver = answer.status == 202
+                if !takenOver { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(takenOver)
+            try await Self.waitForRuns(port: second.port, finished: 1)
+
+            // Every planned alert delivered, under its own apns-id, the resends identical.
+            let rows = try cluster.psql("SELECT status, delivered_apns_id FROM outbox", database: databaseName)
+            let events = try cluster.psql("SELECT count(*) FROM (SELECT DISTINCT night, level FROM outbox) AS e", database: databaseName)
+            let perBox = Int(events.first?.first ?? "") ?? 0
+            #expect(perBox >= 1)
+            #expect(rows.count == Self.devices * 2 * perBox, "one alert per device, place box and event")
+            #expect(rows.allSatisfy { $0.first == "delivered" }, "every alert delivered")
+            let planned = Set(rows.map { $0[1].uppercased() })
+            #expect(planned.count == rows.count, "each alert has its own apns-id")
+            let deliveries = await apns.deliveries()
+            let byID = Dictionary(grouping: deliveries, by: { $0.apnsID.uppercased() })
+            #expect(Set(byID.keys) == planned, "delivered exactly the planned alerts")
+            var resent = 0
+            for (_, sends) in byID where sends.count > 1 {
+                resent += sends.count - 1
+                for again in sends.dropFirst() {
+                    #expect(again.payload == sends[0].payload && again.token == sends[0].token && again.collapseID == sends[0].collapseID)
+                }
+            }
+            // Only pushes in flight, or answered but not yet recorded, at the kill go out again.
+            #expect(resent <= 8 + 600, "resent \(resent)")
+            // The shared cache: no box asked for twice within its freshness window.
+            #expect(openMeteo.counters.locations == Self.boxes, "forecast locations asked for: \(openMeteo.counters.locations)")
+
+            let runs = try cluster.psql("SELECT status FROM notify_run ORDER BY id", database: databaseName)
+            #expect(runs.map { $0[0] } == ["interrupted", "completed"], "\(runs)")
+            print("cluster test: \(rows.count) alerts, \(resent) sent again after the kill")
+        }
+    }
+
+    static func token(_ device: Int) -> String {
+        let tail = String(device, radix: 16)
+        return "cd" + String(repeating: "0", count: 62 - tail.count) + tail
+    }
+
+    /// `devices` devices, each with two places in different boxes; writes alternate between the instances.
+    static func subscribeAll(ports: [Int]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<8 {
+                group.addTask {
+                    for device in stride(from: lane, to: devices, by: 8) {
+                        for place in 0..<2 {
+                            let box = (device + place * 7) % boxes
+                            let latitude = 60.002 + Double(box / 8) * 0.05
+                            let longitude = 20.002 + Double(box % 8) * 0.05
+                            let body = #"{"latitude":\#(latitude),"longitude":\#(longitude),"name":"Place \#(place)"}"#
+                            let port = ports[(device + place) % ports.count]
+                            let answer = try await request(.POST, port: port, path: "/v1/devices/\(token(device))/subscriptions", body: body)
+                            guard answer.status == 201 else {
+                                throw ServerProcess.ServerError(message: "subscribe answered \(answer.status): \(answer.body)")
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    static func request(_ method: HTTPMethod, port: Int, path: String, body: String? = nil, admin: Bool = false) async throws -> (status: Int, body: String) {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        if admin { request.headers.add(name: "Authorization", value: "Bearer \(adminToken)") }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        return (Int(response.status.code), text)
+    }
+
+    /// Waits until `/admin/stats` shows `finished` runs after the latest, none running.
+    static func waitForRuns(port: Int, finished: Int, timeout: Double = 180) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let stats = try await request(.GET, port: port, path: "/admin/stats", admin: true)
+            if stats.status == 200, let data = stats.body.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let runs = object["recent_runs"] as? [[String: Any]], let latest = runs.first,
+                let status = latest["status"] as? String, status != "running"
+            {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ServerProcess.ServerError(message: "no run finished in \(timeout) s")
+    }
+}
