@@ -339,6 +339,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "FrostboxPostgresTests",
+            dependencies: ["FrostboxPostgres", "FrostboxCore", "TestPostgres", .product(name: "Logging", package: "swift-log")]
+        ),
         // One suite per port, parameterized by implementation (see ContractSuites.swift).
         .testTarget(
             name: "FrostboxContractTests",

@@ -29,6 +29,11 @@ public final class PostgresDatabase: Sendable {
         self.logger = logger
         self.runner = Task { await client.run() }
         do {
+            // One direct connection first: a wrong address, user or database fails at once with
+            // the server's reason, where the pool would keep retrying.
+            let probe = try await PostgresConnection.connect(
+                configuration: try PostgresRunLock.configuration(settings), id: 0, logger: logger)
+            try? await probe.close()
             try await PostgresMigrations.migrate(client, logger: logger)
         } catch {
             runner.cancel()

@@ -53,6 +53,7 @@ public final class PostgresRunLock: Sendable {
         try? await connection.close()
     }
 
+    /// A single connection's configuration (10 s to connect).
     static func configuration(_ settings: PostgresConnectionSettings) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         switch settings.tls {
@@ -66,8 +67,10 @@ public final class PostgresRunLock: Sendable {
         case .verifyFull:
             tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
         }
-        return PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
             database: settings.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
     }
 }

@@ -228,6 +228,42 @@ struct ConfigLoaderTests {
         }
     }
 
+    @Test("database.url selects PostgreSQL with its password from a file or the environment; bad URLs and stray passwords are refused without repeating secrets")
+    func postgresURL() async throws {
+        #expect(try await Self.load().postgres == nil)
+        let config = try await Self.load(environment: ["FROSTBOX_DATABASE_URL": "postgres://frost@db.internal:6432/frostbox?sslmode=require"])
+        #expect(config.postgres?.host == "db.internal")
+        #expect(config.postgres?.port == 6432)
+        #expect(config.postgres?.user == "frost")
+        #expect(config.postgres?.database == "frostbox")
+        #expect(config.postgres?.tls == .require)
+        #expect(config.postgres?.password == nil)
+        let withPassword = try await Self.load(
+            environment: ["FROSTBOX_DATABASE_URL": "postgres://frost@db/frostbox", "FROSTBOX_DATABASE_PASSWORD": "pw-from-env"])
+        #expect(withPassword.postgres?.password == "pw-from-env")
+        try await Self.inDirectory { directory in
+            let path = try Self.write("pw-from-file\n", to: directory, name: "pg-password")
+            let fromFile = try await Self.load(overrides: ["database.url": "postgres://frost@db/frostbox", "database.password_file": path])
+            #expect(fromFile.postgres?.password == "pw-from-file")
+            let both = await #expect(throws: ConfigurationError.self) {
+                try await Self.load(
+                    environment: ["FROSTBOX_DATABASE_PASSWORD": "pw-from-env"],
+                    overrides: ["database.url": "postgres://frost@db/frostbox", "database.password_file": path])
+            }
+            #expect(both?.key == "database.password_file")
+        }
+        let stray = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(environment: ["FROSTBOX_DATABASE_PASSWORD": "pw-from-env"])
+        }
+        #expect(stray?.key == "database.url")
+        let bad = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(environment: ["FROSTBOX_DATABASE_URL": "postgres://frost:inline-secret@db/frostbox?sslmode=sometimes"])
+        }
+        #expect(bad?.key == "database.url")
+        #expect(bad?.description.contains("sslmode") == true)
+        #expect(bad?.description.contains("inline-secret") == false)
+    }
+
     @Test("an empty token leaves the admin API off; other variables are not Frostbox's business")
     func emptyToken() async throws {
         let config = try await Self.load(environment: ["FROSTBOX_ADMIN_TOKEN": "", "OTHER": "x"])

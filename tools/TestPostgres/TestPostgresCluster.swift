@@ -88,6 +88,9 @@ public final class TestPostgresCluster: Sendable {
         try run(binDirectory + "/" + name, arguments, asPostgres: false)
     }
 
+    /// A loopback port nothing listens on (just freed), for tests of unreachable servers.
+    public func unusedPort() throws -> Int { try Self.freePort() }
+
     // MARK: Starting and stopping
 
     static func start() throws -> TestPostgresCluster {

@@ -1,0 +1,97 @@
+import FrostboxCore
+import FrostboxPostgres
+import Logging
+import TestPostgres
+import Testing
+
+/// What only the PostgreSQL adapter has: its connection URL, migrations shared by several
+/// instances starting at once, and the cluster-wide run lock. (The ports' behaviour is
+/// proven by the contract suites, against SQLite and PostgreSQL alike.)
+@Suite("PostgreSQL adapter")
+struct PostgresDatabaseTests {
+    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test("a connection URL gives host, port, user, database, password and sslmode; defaults 5432 and prefer")
+    func parsesURLs() throws {
+        let full = try PostgresConnectionSettings(url: "postgresql://app%40x:s%3Acret@db.example:6543/frost?sslmode=verify-full")
+        #expect(full == PostgresConnectionSettings(
+            host: "db.example", port: 6543, user: "app@x", password: "s:cret", database: "frost", tls: .verifyFull))
+        let plain = try PostgresConnectionSettings(url: "postgres://frostbox@localhost/frostbox")
+        #expect(plain.port == 5432)
+        #expect(plain.tls == .prefer)
+        #expect(plain.password == nil)
+        #expect(!full.redacted.contains("s:cret") && !full.redacted.contains("cret"))
+        #expect(full.redacted == "postgres://app@x:***@db.example:6543/frost?sslmode=verify-full")
+    }
+
+    @Test("a URL that names no host, user or database, another scheme, a bad sslmode or an unknown parameter is refused by name",
+          arguments: [
+            ("mysql://u@h/db", "must look like"), ("postgres://h/db", "no user"), ("postgres://u@h", "no database"),
+            ("postgres://u@h/db?sslmode=maybe", "sslmode must be one of"), ("postgres://u@h/db?pool=3", "unknown parameter pool"),
+            ("postgres://u@h:99999/db", "outside 1...65535"), ("postgres://u:secret@/db", "no host"),
+          ])
+    func refusesBadURLs(_ url: String, _ message: String) {
+        #expect {
+            try PostgresConnectionSettings(url: url)
+        } throws: { error in
+            let text = (error as? PostgresSettingsError)?.message ?? ""
+            return text.contains(message) && !text.contains("secret")
+        }
+    }
+
+    @Test("four instances opening one new database at once migrate it once, and all of them work")
+    func concurrentMigrations() async throws {
+        let cluster = try TestPostgresCluster.shared()
+        let name = try cluster.createDatabase(prefix: "migrate")
+        let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable)
+        let databases = try await withThrowingTaskGroup(of: PostgresDatabase.self) { group in
+            for _ in 0..<4 { group.addTask { try await PostgresDatabase(settings: settings, maximumConnections: 2, logger: Self.quiet) } }
+            var opened: [PostgresDatabase] = []
+            for try await database in group { opened.append(database) }
+            return opened
+        }
+        #expect(databases.count == 4)
+        #expect(try cluster.psql("SELECT count(*) FROM schema_migration", database: name) == [["1"]])
+        for database in databases { #expect(try await database.isMigrated()) }
+        // Each instance writes; all see every write.
+        let token = DeviceToken(trustedHex: "0123456789abcdef0123456789abcdef")
+        for (index, database) in databases.enumerated() {
+            _ = try await PostgresSubscriptionStore(database: database).register(DeviceRegistration(token: token), at: Int64(index))
+        }
+        #expect(try await PostgresSubscriptionStore(database: databases[0]).device(token)?.registeredAt == 3)
+    }
+
+    @Test("the run lock is held by one session at a time, cluster-wide, and freed by unlock")
+    func runLockIsExclusive() async throws {
+        let cluster = try TestPostgresCluster.shared()
+        let name = try cluster.createDatabase(prefix: "lock")
+        let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable)
+        let first = PostgresRunLock(settings: settings, logger: Self.quiet)
+        let second = PostgresRunLock(settings: settings, logger: Self.quiet)
+        #expect(await first.tryLock())
+        #expect(await second.tryLock() == false)
+        await first.unlock()
+        #expect(await second.tryLock())
+        #expect(await first.tryLock() == false)
+        await second.unlock()
+    }
+
+    @Test("the run lock refuses, without throwing, when the server cannot be reached")
+    func runLockWithoutServer() async throws {
+        let port = try TestPostgresCluster.shared().unusedPort()
+        let lock = PostgresRunLock(
+            settings: PostgresConnectionSettings(host: "127.0.0.1", port: port, user: "nobody", database: "none", tls: .disable), logger: Self.quiet)
+        #expect(await lock.tryLock() == false)
+    }
+
+    @Test("opening a database the server does not have fails with a clear error")
+    func missingDatabase() async throws {
+        let cluster = try TestPostgresCluster.shared()
+        let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: "no_such_database", tls: .disable)
+        await #expect {
+            _ = try await PostgresDatabase(settings: settings, logger: Self.quiet)
+        } throws: { error in
+            "\(error)".contains("database \"no_such_database\" does not exist")
+        }
+    }
+}
