@@ -160,6 +160,8 @@ enum ConfigKeys {
         if let interval = try r.duration("notifier.interval", in: .seconds(60) ... .seconds(7 * 86_400)) { config.notifier.interval = interval }
         if let delay = try r.duration("notifier.first_run_delay", in: .zero ... .seconds(86_400)) { config.notifier.firstRunDelay = delay }
         if let delay = try r.duration("notifier.busy_retry_delay", in: .seconds(1) ... .seconds(86_400)) { config.notifier.busyRetryDelay = delay }
+        if let poll = try r.duration("notifier.join_interval", in: .seconds(1) ... .seconds(3_600)) { config.notifier.joinPollInterval = poll }
+        if let lease = try r.duration("notifier.lease", in: .seconds(3) ... .seconds(3_600)) { config.notifier.leaseSeconds = lease.components.seconds }
         if let concurrency = try r.int("notifier.concurrency", in: 1...10_000) { config.notifier.concurrency = concurrency }
         if let attempts = try r.int("notifier.attempts_per_run", in: 1...20) { config.notifier.attemptsPerRun = attempts }
         if let backoff = try r.duration("notifier.retry_backoff", in: .zero ... .seconds(3_600)) { config.notifier.retryBackoff = backoff }

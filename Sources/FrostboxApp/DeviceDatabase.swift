@@ -41,6 +41,18 @@ public enum DeviceDatabase: Sendable {
         }
     }
 
+    /// The notifier's store, and on PostgreSQL the same store as the queue of runs shared by
+    /// the cluster's instances (the entries it writes are claimed for `leaseSeconds`).
+    public func notifier(leaseSeconds: Int64) -> (store: any NotifierStore, workQueue: (any NotifyWorkQueue)?) {
+        switch self {
+        case .sqlite(let database):
+            return (GRDBNotifierStore(database: database), nil)
+        case .postgres(let database):
+            let store = PostgresNotifierStore(database: database, leaseSeconds: leaseSeconds)
+            return (store, store)
+        }
+    }
+
     public var forecastCache: any ForecastCache {
         switch self {
         case .sqlite(let database): GRDBForecastCache(database: database)

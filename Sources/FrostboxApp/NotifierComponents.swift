@@ -18,13 +18,20 @@ public struct NotifierComponents: Sendable {
     public init(database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
         resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) {
-        store = database.notifierStore
+        let (store, workQueue) = database.notifier(leaseSeconds: config.notifier.leaseSeconds)
+        self.store = store
+        if let queue = workQueue {
+            logger.info("notify runs shared with the cluster's other instances", metadata: ["worker": "\(queue.worker)"])
+        }
         configuration = config.notifier
         notifier = Notifier(
             store: store, forecasts: forecasts, push: push,
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
             configuration: config.notifier,
-            runLock: database.notifyRunLock(logger: logger),
+            // Shared runs on PostgreSQL coordinate through the database; the lock keeps local
+            // processes on one SQLite file apart.
+            runLock: workQueue == nil ? database.notifyRunLock(logger: logger) : nil,
+            workQueue: workQueue,
             logger: logger, clock: clock, resent: resent)
     }
 

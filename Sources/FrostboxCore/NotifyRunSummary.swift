@@ -113,3 +113,40 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
             + (error.map { " error=\($0)" } ?? "")
     }
 }
+
+extension NotifyRunSummary {
+    /// One run's summary from the parts its workers did (a run shared by several instances):
+    /// counts and times added up, the earliest start, the latest finish, the run's status
+    /// from the sums (interrupted or failed when any part was, the first error kept), and
+    /// `boxes` the run's box count.
+    public static func combining(_ parts: [NotifyRunSummary], runID: Int64, boxes: Int) -> NotifyRunSummary {
+        var total = NotifyRunSummary(id: runID, startedAt: parts.map(\.startedAt).min() ?? 0)
+        total.boxes = boxes
+        total.finishedAt = parts.compactMap(\.finishedAt).max()
+        for part in parts {
+            total.forecastsCached += part.forecastsCached
+            total.forecastsFetched += part.forecastsFetched
+            total.boxesFailed += part.boxesFailed
+            total.boxesLeftOut += part.boxesLeftOut
+            total.forecastRequests += part.forecastRequests
+            total.weightUsed += part.weightUsed
+            total.verdicts += part.verdicts
+            total.alertsPlanned += part.alertsPlanned
+            total.alertsCarriedOver += part.alertsCarriedOver
+            total.alertsDelivered += part.alertsDelivered
+            for (failure, count) in part.failed { total.failed[failure, default: 0] += count }
+            total.tokensPruned += part.tokensPruned
+            total.resendMilliseconds += part.resendMilliseconds
+            total.forecastMilliseconds += part.forecastMilliseconds
+            total.planningMilliseconds += part.planningMilliseconds
+            total.storeMilliseconds += part.storeMilliseconds
+            total.deliveryMilliseconds += part.deliveryMilliseconds
+            if total.error == nil { total.error = part.error }
+        }
+        if let finished = total.finishedAt { total.durationMilliseconds = Int(max(0, finished - total.startedAt)) * 1_000 }
+        let statuses = Set(parts.map(\.status))
+        total.status =
+            statuses.contains(.interrupted) ? .interrupted : statuses.contains(.failed) ? .failed : total.outcome
+        return total
+    }
+}

@@ -33,16 +33,19 @@ public actor Notifier {
     public init(
         store: any NotifierStore, forecasts: any ForecastProvider, push: any PushSender,
         planner: AlertPlanner = AlertPlanner(), configuration: NotifierSettings = NotifierSettings(),
-        runLock: (any NotifierRunLock)? = nil, logger: Logger,
+        runLock: (any NotifierRunLock)? = nil, workQueue: (any NotifyWorkQueue)? = nil, logger: Logger,
         clock: @escaping @Sendable () -> Int64,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         resent: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         work = NotifyRun(
-            store: store, forecasts: forecasts, push: push, planner: planner, configuration: configuration,
+            store: store, workQueue: workQueue, forecasts: forecasts, push: push, planner: planner, configuration: configuration,
             logger: logger, clock: clock, sleep: sleep, resent: resent)
         self.runLock = runLock
     }
+
+    /// Whether runs are shared with other instances (a `NotifyWorkQueue`).
+    public nonisolated var sharesRuns: Bool { work.workQueue != nil }
 
     /// Whether a run is going in this process.
     public var isRunning: Bool { running }
@@ -50,6 +53,9 @@ public actor Notifier {
     /// Runs once now and returns its summary. A dry run plans but stores and sends nothing;
     /// `onPlanned` sees each chunk of planned entries.
     public func run(dryRun: Bool = false, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)? = nil) async throws -> RunResult {
+        if !dryRun, let queue = work.workQueue {
+            return try await runShared(queue, startedAfter: nil)
+        }
         guard await begin() else { return .alreadyRunning }
         let id: Int64
         do {
@@ -63,9 +69,77 @@ public actor Notifier {
         return .completed(summary)
     }
 
+    /// A scheduled run: with a shared work queue, the run in progress is joined, and no new
+    /// one starts when another instance started one within the last `interval` / 2.
+    public func runScheduled(interval: Duration) async throws -> RunResult {
+        guard let queue = work.workQueue else { return try await run() }
+        return try await runShared(queue, startedAfter: work.clock() - max(1, interval.components.seconds / 2))
+    }
+
+    /// Joins the shared run in progress, if there is one and this instance is not on it.
+    /// Nil when there was nothing to join (or no shared work queue).
+    public func joinRunInProgress() async throws -> NotifyRunSummary? {
+        guard let queue = work.workQueue, await begin() else { return nil }
+        let join: NotifyRunJoin?
+        do {
+            join = try await queue.joinOrStartRun(at: work.clock(), startNew: false, startedAfter: nil)
+        } catch {
+            await end()
+            throw error
+        }
+        guard let join else {
+            await end()
+            return nil
+        }
+        let summary = await work.performShared(join, queue: queue)
+        await end()
+        return summary
+    }
+
+    /// Joins the shared run in progress or starts one, and does this instance's part of it.
+    private func runShared(_ queue: any NotifyWorkQueue, startedAfter: Int64?) async throws -> RunResult {
+        guard await begin() else { return .alreadyRunning }
+        let join: NotifyRunJoin?
+        do {
+            join = try await queue.joinOrStartRun(at: work.clock(), startNew: true, startedAfter: startedAfter)
+        } catch {
+            await end()
+            throw error
+        }
+        guard let join else {
+            await end()
+            return .alreadyRunning
+        }
+        let summary = await work.performShared(join, queue: queue)
+        await end()
+        return .completed(summary)
+    }
+
     /// Starts a run in the background and returns at once (for `POST /admin/notify`).
     public func trigger() async throws -> TriggerResult {
         guard await begin() else { return .alreadyRunning }
+        if let queue = work.workQueue {
+            // Shared: a run in progress elsewhere is joined (this instance helps), but no new
+            // run was started, which is what the answer says.
+            let join: NotifyRunJoin?
+            do {
+                join = try await queue.joinOrStartRun(at: work.clock(), startNew: true, startedAfter: nil)
+            } catch {
+                await end()
+                throw error
+            }
+            guard let join else {
+                await end()
+                return .alreadyRunning
+            }
+            let work = self.work
+            triggered = Task {
+                let summary = await work.performShared(join, queue: queue)
+                await self.end()
+                return summary
+            }
+            return join.started ? .started(runID: join.runID) : .alreadyRunning
+        }
         let id: Int64
         do {
             id = try await work.store.startRun(at: work.clock())

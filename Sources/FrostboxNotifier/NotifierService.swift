@@ -33,12 +33,12 @@ public struct NotifierService: Service {
     }
 
     private func loop() async throws {
-        try await sleep(configuration.firstRunDelay)
+        try await waitForNextRun(configuration.firstRunDelay)
         while !Task.isCancelled {
             let started = ContinuousClock.now
             let result: Notifier.RunResult
             do {
-                result = try await notifier.run()
+                result = try await notifier.runScheduled(interval: configuration.interval)
             } catch is CancellationError {
                 return
             } catch {
@@ -49,10 +49,29 @@ public struct NotifierService: Service {
             switch result {
             case .completed:
                 let elapsed = ContinuousClock.now - started
-                try await sleep(elapsed < configuration.interval ? configuration.interval - elapsed : .zero)
+                try await waitForNextRun(elapsed < configuration.interval ? configuration.interval - elapsed : .zero)
             case .alreadyRunning:
                 logger.info("a notify run is already going; trying again later", metadata: ["in": "\(configuration.busyRetryDelay)"])
-                try await sleep(configuration.busyRetryDelay)
+                try await waitForNextRun(configuration.busyRetryDelay)
+            }
+        }
+    }
+
+    /// Sleeps `duration`; with runs shared by several instances, looks every
+    /// `joinPollInterval` for a run in progress to help with meanwhile.
+    private func waitForNextRun(_ duration: Duration) async throws {
+        guard notifier.sharesRuns else { return try await sleep(duration) }
+        var left = duration
+        while left > .zero {
+            let step = min(left, configuration.joinPollInterval)
+            try await sleep(step)
+            left -= step
+            do {
+                _ = try await notifier.joinRunInProgress()
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                logger.warning("could not look for a shared notify run to join", metadata: ["error": "\(error)"])
             }
         }
     }

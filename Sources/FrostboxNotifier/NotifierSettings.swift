@@ -6,6 +6,12 @@ public struct NotifierSettings: Sendable, Hashable {
     public var firstRunDelay: Duration = .seconds(10)
     /// When a scheduled run finds another run going, it tries again after this long.
     public var busyRetryDelay: Duration = .seconds(60)
+    /// With runs shared by several instances (PostgreSQL): how often an idle instance looks
+    /// for a run in progress to help with.
+    public var joinPollInterval: Duration = .seconds(5)
+    /// With shared runs: how long a claim on boxes or outbox entries lasts unless renewed (a
+    /// third of it between renewals); what a dead instance held is taken over after it.
+    public var leaseSeconds: Int64 = 30
     /// Pushes in flight at once. The default fills the APNs transport's default pool (4
     /// connections × 100 streams); more in flight would only wait for a stream.
     public var concurrency = 400

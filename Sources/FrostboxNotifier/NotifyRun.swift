@@ -14,6 +14,8 @@ import Metrics
 /// 4. purge what has aged out, and store the summary.
 struct NotifyRun: Sendable {
     let store: any NotifierStore
+    /// Runs shared with other instances (PostgreSQL); nil: this process does whole runs.
+    let workQueue: (any NotifyWorkQueue)?
     let forecasts: any ForecastProvider
     let push: any PushSender
     let planner: AlertPlanner
@@ -62,6 +64,12 @@ struct NotifyRun: Sendable {
                 logger.error("could not store the run summary", metadata: ["error": "\(error)"])
             }
         }
+        report(summary, logger: logger)
+        return summary
+    }
+
+    /// The run's metrics and its log line.
+    func report(_ summary: NotifyRunSummary, logger: Logger) {
         // An interrupted run has always counted as failed here.
         let result = summary.status == .interrupted ? NotifyRunSummary.Status.failed.rawValue : summary.status.rawValue
         Counter(label: FrostboxMetrics.Name.notifyRuns, dimensions: [(FrostboxMetrics.Label.result, result)]).increment()
@@ -74,7 +82,6 @@ struct NotifyRun: Sendable {
         } else {
             logger.error("notify run did not complete", metadata: ["summary": "\(summary.line)"])
         }
-        return summary
     }
 
     // MARK: Planning
@@ -92,6 +99,25 @@ struct NotifyRun: Sendable {
         summary.storeMilliseconds += Self.milliseconds(since: stopwatch)
         summary.boxes = boxes.count
         let chunkSize = max(1, configuration.boxesPerChunk)
+        var next = 0
+        try await planChunks(
+            runID: runID, dryRun: dryRun, delivery: &delivery, summary: &summary, logger: logger, onPlanned: onPlanned,
+            nextChunk: {
+                guard next < boxes.count else { return nil }
+                defer { next += chunkSize }
+                return Array(boxes[next..<min(next + chunkSize, boxes.count)])
+            },
+            chunkStored: { _ in })
+    }
+
+    /// Plans the chunks `nextChunk` hands out until it has none; `chunkStored` is told once a
+    /// chunk's alerts are in the outbox. Each chunk's alerts are queued, then delivered while
+    /// the next chunk is fetched, planned and queued.
+    func planChunks(
+        runID: Int64, dryRun: Bool, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger,
+        onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?,
+        nextChunk: () async throws -> [GeoBox]?, chunkStored: ([GeoBox]) async throws -> Void
+    ) async throws {
         try await withThrowingTaskGroup(of: Round.self) { deliveries in
             /// Waits for the chunk being delivered, if any, and takes in its outcome.
             func settle() async throws {
@@ -99,10 +125,11 @@ struct NotifyRun: Sendable {
                 summary.deliveryMilliseconds += round.milliseconds
                 apply(round, to: &delivery, summary: &summary)
             }
-            for start in stride(from: 0, to: boxes.count, by: chunkSize) {
+            while true {
                 try Task.checkCancellation()
-                let chunk = Array(boxes[start..<min(start + chunkSize, boxes.count)])
+                guard let chunk = try await nextChunk() else { break }
                 let stored = try await prepare(chunk, runID: runID, dryRun: dryRun, summary: &summary, onPlanned: onPlanned)
+                try await chunkStored(chunk)
                 guard !stored.isEmpty else { continue }
                 // The previous chunk's delivery ends before this one's starts.
                 try await settle()

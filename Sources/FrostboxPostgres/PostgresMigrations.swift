@@ -15,7 +15,43 @@ enum PostgresMigrations {
     static let lockKey: Int64 = 0x4672_6f73_7462_6f78
 
     static let all: [(name: String, sql: [String])] = [
-        ("p1-initial", initial)
+        ("p1-initial", initial),
+        ("p2-shared-runs", sharedRuns),
+    ]
+
+    /// Runs shared by several instances: who works on a run (`run_worker`, with a heartbeat
+    /// and each worker's part), its boxes claimed under leases (`run_box`), and claims on
+    /// outbox entries (`claimed_by`, `claim_until`).
+    static let sharedRuns: [String] = [
+        """
+        CREATE TABLE run_worker (
+            run_id BIGINT NOT NULL REFERENCES notify_run(id) ON DELETE CASCADE,
+            worker TEXT NOT NULL CHECK (length(worker) BETWEEN 1 AND 200),
+            joined_at BIGINT NOT NULL,
+            heartbeat_at BIGINT NOT NULL,
+            finished_at BIGINT,
+            summary TEXT,
+            boxes INTEGER NOT NULL DEFAULT 0,
+            alerts_planned INTEGER NOT NULL DEFAULT 0,
+            alerts_delivered INTEGER NOT NULL DEFAULT 0,
+            alerts_carried_over INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (run_id, worker)
+        )
+        """,
+        """
+        CREATE TABLE run_box (
+            run_id BIGINT NOT NULL REFERENCES notify_run(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            box BIGINT NOT NULL CHECK (box >= 0),
+            worker TEXT,
+            lease_until BIGINT,
+            done_at BIGINT,
+            PRIMARY KEY (run_id, position)
+        )
+        """,
+        "CREATE INDEX run_box_open ON run_box (run_id, position) WHERE done_at IS NULL",
+        "ALTER TABLE outbox ADD COLUMN claimed_by TEXT",
+        "ALTER TABLE outbox ADD COLUMN claim_until BIGINT",
     ]
 
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {

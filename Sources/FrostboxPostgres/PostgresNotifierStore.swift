@@ -12,10 +12,21 @@ public struct PostgresNotifierStore: NotifierStore {
     public let keptRuns: Int
     /// Rows written per statement.
     static let chunk = 5_000
+    /// This instance's name in shared runs (`NotifyWorkQueue`).
+    public let worker: String
+    /// How long a claim on boxes or outbox entries lasts without renewal, seconds.
+    public let leaseSeconds: Int64
 
-    public init(database: PostgresDatabase, keptRuns: Int = 10_000) {
+    public init(database: PostgresDatabase, keptRuns: Int = 10_000, worker: String = PostgresNotifierStore.defaultWorker, leaseSeconds: Int64 = 30) {
         self.database = database
         self.keptRuns = keptRuns
+        self.worker = worker
+        self.leaseSeconds = leaseSeconds
+    }
+
+    /// `host:pid`, unique among the instances of a cluster.
+    public static var defaultWorker: String {
+        "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
     }
 
     var logger: Logger { database.logger }
@@ -110,13 +121,15 @@ public struct PostgresNotifierStore: NotifierStore {
     public func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry] {
         guard !entries.isEmpty else { return [] }
         let logger = logger
+        let worker = worker, leaseSeconds = leaseSeconds
         return try await database.transaction { connection in
             // One transaction: the rows are the queued pushes and the alerted marks at once.
             var stored: [OutboxEntry] = []
             stored.reserveCapacity(entries.count)
             for start in stride(from: 0, to: entries.count, by: Self.chunk) {
                 let chunk = Array(entries[start..<min(start + Self.chunk, entries.count)])
-                stored += try await PostgresOutboxWriter.insert(chunk, runID: runID, on: connection, logger: logger)
+                stored += try await PostgresOutboxWriter.insert(
+                    chunk, runID: runID, claim: (worker, leaseSeconds), on: connection, logger: logger)
             }
             return stored
         }

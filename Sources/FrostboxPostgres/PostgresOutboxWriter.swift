@@ -21,7 +21,10 @@ enum PostgresOutboxWriter {
 
     /// Stores `entries` (one chunk); those stored, with their ids. An entry whose device is
     /// gone or whose (device, event) is already there is skipped.
-    static func insert(_ entries: [OutboxEntry], runID: Int64?, on connection: PostgresConnection, logger: Logger) async throws -> [OutboxEntry] {
+    /// The entries are claimed by `claim.worker` until their creation time plus the lease.
+    static func insert(
+        _ entries: [OutboxEntry], runID: Int64?, claim: (worker: String, leaseSeconds: Int64), on connection: PostgresConnection, logger: Logger
+    ) async throws -> [OutboxEntry] {
         // The distinct pushes of the chunk, stored once each.
         var pushIndex: [Push: Int] = [:]
         var pushes: [Push] = []
@@ -74,10 +77,10 @@ enum PostgresOutboxWriter {
         let rows = try await connection.query(
             """
             INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, apns_id, topic, environment,
-                                status, attempts, created_at, expires_at, run_id)
+                                status, attempts, created_at, expires_at, run_id, claimed_by, claim_until)
             SELECT u.id, d.id, u.box, u.night, u.level, u.kind, u.push_id, NULLIF(u.apns_id, ''),
                    CASE WHEN u.has_topic THEN u.topic END, NULLIF(u.environment, ''), 'pending', u.attempts,
-                   u.created_at, u.expires_at, \(runID)
+                   u.created_at, u.expires_at, \(runID), \(claim.worker), u.created_at + \(claim.leaseSeconds)
             FROM unnest(\(ids), \(tokens), \(boxes), \(nights), \(levels), \(kinds), \(pushColumn), \(apnsIDs), \(topics),
                         \(hasTopic), \(environments), \(attempts), \(created), \(expires))
                 AS u(id, token, box, night, level, kind, push_id, apns_id, topic, has_topic, environment, attempts,
@@ -115,17 +118,33 @@ enum PostgresOutboxWriter {
     /// Pending entries with `after < id <= through`, by id, at most `limit`; each distinct
     /// push of the page decoded once.
     static func pending(on connection: PostgresConnection, after: Int64, through: Int64, limit: Int, logger: Logger) async throws -> [OutboxEntry] {
+        try await read(
+            on: connection,
+            """
+            WHERE o.status = 'pending' AND o.id > \(after) AND o.id <= \(through)
+            ORDER BY o.id LIMIT \(Int64(limit))
+            """, logger: logger)
+    }
+
+    /// The entries with these ids, by id.
+    static func entries(ids: [Int64], on connection: PostgresConnection, logger: Logger) async throws -> [OutboxEntry] {
+        guard !ids.isEmpty else { return [] }
+        return try await read(on: connection, "WHERE o.id = ANY(\(ids)) ORDER BY o.id", logger: logger)
+    }
+
+    /// Outbox rows matching `condition` (a query tail from WHERE on, over `outbox AS o`).
+    static func read(on connection: PostgresConnection, _ condition: PostgresQuery, logger: Logger) async throws -> [OutboxEntry] {
         typealias Row = (id: Int64, token: String, box: Int64, night: Int32, level: Int16, kind: String, pushID: Int64,
                          apnsID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64)
         var rows: [Row] = []
         let query = try await connection.query(
-            """
-            SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
-                   o.attempts, o.created_at
-            FROM outbox AS o JOIN device AS d ON d.id = o.device_id
-            WHERE o.status = 'pending' AND o.id > \(after) AND o.id <= \(through)
-            ORDER BY o.id LIMIT \(Int64(limit))
-            """, logger: logger)
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
+                           o.attempts, o.created_at
+                    FROM outbox AS o JOIN device AS d ON d.id = o.device_id
+                    """ + " " + condition.sql, binds: condition.binds),
+            logger: logger)
         for try await row in query.decode((Int64, String, Int64, Int32, Int16, String, Int64, String?, String?, String?, Int32, Int64).self) {
             rows.append(row)
         }
