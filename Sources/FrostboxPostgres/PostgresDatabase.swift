@@ -56,8 +56,9 @@ public final class PostgresDatabase: Sendable {
         do {
             return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError as? PSQLError { throw PostgresStoreError.wrapping(closureError, doing: "run a transaction") }
             if let closureError = error.closureError { throw closureError }
-            throw error.beginError ?? error.commitError ?? error
+            throw PostgresStoreError.wrapping(error.beginError ?? error.commitError ?? error, doing: "run a transaction")
         }
     }
 
@@ -92,6 +93,7 @@ public struct PostgresStoreError: Error, Sendable, CustomStringConvertible {
         if let error = error as? PostgresStoreError { return error }
         if let error = error as? PSQLError {
             let server = error.serverInfo?[.message].map { ": \($0)" } ?? ""
+            // Not the server's detail: it can quote row values (device tokens).
             return PostgresStoreError("could not \(what): \(error.code)\(server)")
         }
         return PostgresStoreError("could not \(what): \(error)")

@@ -185,6 +185,7 @@ extension PostgresNotifierStore: NotifyWorkQueue {
             var boxes = 0, undone = 0
             for try await (all, open) in counts.decode((Int64, Int64).self) { (boxes, undone) = (Int(all), Int(open)) }
             var total = NotifyRunSummary.combining(parts, runID: part.id, boxes: boxes)
+            total.finishedAt = max(total.finishedAt ?? now, now)
             if undone > 0, total.status != .failed {
                 total.status = .interrupted
                 total.error = total.error ?? "\(undone) box(es) left undone"
