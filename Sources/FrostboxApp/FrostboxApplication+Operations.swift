@@ -69,15 +69,19 @@ extension FrostboxApplication {
 
     /// Counts and the latest runs for `GET /admin/stats`.
     static func adminStats(
-        database: DeviceDatabase, places: PlacesDatabase, runs: @escaping @Sendable () async throws -> [NotifyRunSummary] = { [] }
+        database: DeviceDatabase, places: PlacesDatabase, runs: @escaping @Sendable () async throws -> [NotifyRunSummary] = { [] },
+        workQueue: (any NotifyWorkQueue)? = nil
     ) -> @Sendable () async throws -> AdminStats {
         {
             var counts = try await database.statistics()
             counts.places = try await places.placeCount()
-            let recent = try await runs().map { run in
+            let summaries = try await runs()
+            let workers = try await workQueue?.workers(ofRuns: summaries.map(\.id))
+            let recent = summaries.map { run in
                 AdminRunSummary(
                     id: run.id, status: run.status.rawValue, startedAt: run.startedAt, finishedAt: run.finishedAt, boxes: run.boxes,
-                    boxesFailed: run.boxesFailed, planned: run.alertsPlanned, delivered: run.alertsDelivered, failed: run.failed.values.reduce(0, +))
+                    boxesFailed: run.boxesFailed, planned: run.alertsPlanned, delivered: run.alertsDelivered, failed: run.failed.values.reduce(0, +),
+                    workers: workers.map { $0[run.id] ?? [] })
             }
             return AdminStats(
                 devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes, places: counts.places,

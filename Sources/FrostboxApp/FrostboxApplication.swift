@@ -94,7 +94,9 @@ public enum FrostboxApplication {
             subscriptions: components.subscriptions, places: components.places, clock: components.clock,
             ready: { (try? await database.isMigrated()) ?? false }
         ) + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
-            stats: adminStats(database: database, places: components.placesDatabase, runs: { try await components.notifier.store.recentRuns(limit: 10) }),
+            stats: adminStats(
+                database: database, places: components.placesDatabase, runs: { try await components.notifier.store.recentRuns(limit: 10) },
+                workQueue: components.notifier.workQueue),
             notify: components.notifier.trigger, pushSender: components.push)) + statusRoutes(components),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))

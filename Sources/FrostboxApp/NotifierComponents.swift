@@ -11,6 +11,8 @@ import ServiceLifecycle
 /// different processes (`serve` and `notify --once`) never overlap.
 public struct NotifierComponents: Sendable {
     public let store: any NotifierStore
+    /// Runs shared with the cluster's other instances (PostgreSQL); nil on SQLite.
+    public let workQueue: (any NotifyWorkQueue)?
     public let notifier: Notifier
     public let configuration: NotifierSettings
 
@@ -20,6 +22,7 @@ public struct NotifierComponents: Sendable {
     ) {
         let (store, workQueue) = database.notifier(leaseSeconds: config.notifier.leaseSeconds)
         self.store = store
+        self.workQueue = workQueue
         if let queue = workQueue {
             logger.info("notify runs shared with the cluster's other instances", metadata: ["worker": "\(queue.worker)"])
         }

@@ -6,7 +6,8 @@ public enum RunsTable {
     static let headers = ["ID", "STARTED (UTC)", "STATUS", "BOXES", "BOX FAILURES", "LEFT OUT", "PLANNED", "DELIVERED", "PUSH FAILURES", "DURATION"]
 
     /// One header line and one line per run, columns aligned; a run's error follows its line.
-    public static func text(_ runs: [NotifyRunSummary]) -> String {
+    /// With `workers` (shared runs), each run's workers follow it, one line each.
+    public static func text(_ runs: [NotifyRunSummary], workers: [Int64: [NotifyRunWorker]]? = nil) -> String {
         let rows = runs.map { run -> [String] in
             [
                 "\(run.id)", timestamp(run.startedAt), run.status.rawValue + (run.dryRun ? " (dry run)" : ""), "\(run.boxes)",
@@ -23,15 +24,28 @@ public enum RunsTable {
         for (run, row) in zip(runs, rows) {
             lines.append(line(row))
             if let error = run.error { lines.append("    error: \(error)") }
+            for worker in workers?[run.id] ?? [] {
+                let state = worker.finishedAt.map { "finished \(timestamp($0))" }
+                    ?? "no part stored (last heartbeat \(timestamp(worker.heartbeatAt)))"
+                lines.append(
+                    "    worker \(worker.worker): boxes \(worker.boxes), planned \(worker.alertsPlanned), delivered \(worker.alertsDelivered), "
+                        + "taken over \(worker.alertsCarriedOver); \(state)")
+            }
         }
         return lines.joined(separator: "\n")
     }
 
     /// A JSON array, newest first, with snake_case keys and sorted keys.
-    public static func json(_ runs: [NotifyRunSummary]) throws -> String {
+    public static func json(_ runs: [NotifyRunSummary], workers: [Int64: [NotifyRunWorker]]? = nil) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(runs.map(Row.init)), as: UTF8.self)
+        encoder.keyEncodingStrategy = .useDefaultKeys
+        let rows = runs.map { run in
+            var row = Row(run)
+            row.workers = workers.map { ($0[run.id] ?? []).map(WorkerRow.init) }
+            return row
+        }
+        return String(decoding: try encoder.encode(rows), as: UTF8.self)
     }
 
     static func timestamp(_ epoch: Int64) -> String {
@@ -54,6 +68,8 @@ public enum RunsTable {
         let verdicts, alertsPlanned, alertsCarriedOver, alertsDelivered, tokensPruned, durationMs: Int
         let alertsFailed: [String: Int]
         let error: String?
+        /// Shared runs only: who worked on it.
+        var workers: [WorkerRow]?
 
         init(_ run: NotifyRunSummary) {
             id = run.id
@@ -93,6 +109,7 @@ public enum RunsTable {
             case alertsCarriedOver = "alerts_carried_over"
             case alertsDelivered = "alerts_delivered"
             case alertsFailed = "alerts_failed"
+            case workers
             case tokensPruned = "tokens_pruned"
             case durationMs = "duration_ms"
         }
@@ -119,6 +136,36 @@ public enum RunsTable {
             try c.encode(tokensPruned, forKey: .tokensPruned)
             try c.encode(durationMs, forKey: .durationMs)
             try c.encode(error, forKey: .error)
+            if let workers { try c.encode(workers, forKey: .workers) }
+        }
+    }
+
+    /// One worker of a shared run in `--json`.
+    struct WorkerRow: Encodable {
+        let worker: String
+        let joinedAt, heartbeatAt: Int64
+        let finishedAt: Int64?
+        let boxes, alertsPlanned, alertsDelivered, alertsCarriedOver: Int
+
+        init(_ w: NotifyRunWorker) {
+            worker = w.worker
+            joinedAt = w.joinedAt
+            heartbeatAt = w.heartbeatAt
+            finishedAt = w.finishedAt
+            boxes = w.boxes
+            alertsPlanned = w.alertsPlanned
+            alertsDelivered = w.alertsDelivered
+            alertsCarriedOver = w.alertsCarriedOver
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case worker, boxes
+            case joinedAt = "joined_at"
+            case heartbeatAt = "heartbeat_at"
+            case finishedAt = "finished_at"
+            case alertsPlanned = "alerts_planned"
+            case alertsDelivered = "alerts_delivered"
+            case alertsCarriedOver = "alerts_carried_over"
         }
     }
 }

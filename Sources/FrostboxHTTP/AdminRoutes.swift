@@ -160,8 +160,14 @@ public struct AdminRunSummary: Sendable, Encodable, Equatable {
     public var planned: Int
     public var delivered: Int
     public var failed: Int
+    /// With runs shared by several instances (PostgreSQL): who worked on the run and what
+    /// each did; nil on a single instance.
+    public var workers: [NotifyRunWorker]?
 
-    public init(id: Int64, status: String, startedAt: Int64, finishedAt: Int64?, boxes: Int, boxesFailed: Int = 0, planned: Int, delivered: Int, failed: Int) {
+    public init(
+        id: Int64, status: String, startedAt: Int64, finishedAt: Int64?, boxes: Int, boxesFailed: Int = 0, planned: Int, delivered: Int, failed: Int,
+        workers: [NotifyRunWorker]? = nil
+    ) {
         self.id = id
         self.status = status
         self.startedAt = startedAt
@@ -171,10 +177,11 @@ public struct AdminRunSummary: Sendable, Encodable, Equatable {
         self.planned = planned
         self.delivered = delivered
         self.failed = failed
+        self.workers = workers
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, status, boxes, planned, delivered, failed
+        case id, status, boxes, planned, delivered, failed, workers
         case startedAt = "started_at"
         case finishedAt = "finished_at"
         case boxesFailed = "boxes_failed"
@@ -191,6 +198,47 @@ public struct AdminRunSummary: Sendable, Encodable, Equatable {
         try container.encode(planned, forKey: .planned)
         try container.encode(delivered, forKey: .delivered)
         try container.encode(failed, forKey: .failed)
+        if let workers { try container.encode(workers.map(AdminRunWorker.init), forKey: .workers) }
+    }
+}
+
+/// One worker of a shared run as the admin API shows it.
+struct AdminRunWorker: Encodable {
+    let worker: String
+    let joinedAt: String
+    let finishedAt: String?
+    let lastHeartbeatAt: String
+    let boxes, planned, delivered, carriedOver: Int
+
+    init(_ w: NotifyRunWorker) {
+        worker = w.worker
+        joinedAt = Timestamp.iso8601(w.joinedAt)
+        finishedAt = w.finishedAt.map(Timestamp.iso8601)
+        lastHeartbeatAt = Timestamp.iso8601(w.heartbeatAt)
+        boxes = w.boxes
+        planned = w.alertsPlanned
+        delivered = w.alertsDelivered
+        carriedOver = w.alertsCarriedOver
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case worker, boxes, planned, delivered
+        case joinedAt = "joined_at"
+        case finishedAt = "finished_at"
+        case lastHeartbeatAt = "last_heartbeat_at"
+        case carriedOver = "carried_over"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(worker, forKey: .worker)
+        try container.encode(joinedAt, forKey: .joinedAt)
+        try container.encode(finishedAt, forKey: .finishedAt)
+        try container.encode(lastHeartbeatAt, forKey: .lastHeartbeatAt)
+        try container.encode(boxes, forKey: .boxes)
+        try container.encode(planned, forKey: .planned)
+        try container.encode(delivered, forKey: .delivered)
+        try container.encode(carriedOver, forKey: .carriedOver)
     }
 }
 

@@ -19,11 +19,11 @@ struct Runs: AsyncParsableCommand {
         var logger = Logger(label: "frostbox.runs")
         logger.logLevel = .warning
         let config = try await options.load(command: "runs", logger: logger)
-        let runs = try await NotifierCommands.recentRuns(config: config, limit: limit, logger: logger)
+        let (runs, workers) = try await NotifierCommands.recentRunsWithWorkers(config: config, limit: limit, logger: logger)
         if json {
-            print(try RunsTable.json(runs))
+            print(try RunsTable.json(runs, workers: workers))
         } else {
-            print(runs.isEmpty ? "no notify runs yet" : RunsTable.text(runs))
+            print(runs.isEmpty ? "no notify runs yet" : RunsTable.text(runs, workers: workers))
         }
     }
 }

@@ -147,6 +147,18 @@ struct ClusterEndToEndTests {
             #expect(workers.filter { $0[1] == "t" }.count == 2, "the two live workers finished their parts: \(workers)")
             let boxesDone = try cluster.psql("SELECT count(*) FILTER (WHERE done_at IS NOT NULL), count(DISTINCT worker) FROM run_box", database: databaseName)
             #expect(boxesDone.first?.first == "\(Self.boxes)", "every box done: \(boxesDone)")
+            // The worker's view: /admin/stats and `frostbox runs` name who did what.
+            let stats = try await Self.request(.GET, port: third.port, path: "/admin/stats", admin: true)
+            let statsObject = try JSONSerialization.jsonObject(with: Data(stats.body.utf8)) as? [String: Any]
+            let latest = (statsObject?["recent_runs"] as? [[String: Any]])?.first
+            let shown = (latest?["workers"] as? [[String: Any]])?.compactMap { $0["worker"] as? String } ?? []
+            #expect(Set(shown) == Set(workers.map { $0[0] }), "\(stats.body)")
+            let runsCommand = try ServerProcess(arguments: ["runs"], directory: directory, environment: environment("c"))
+            try runsCommand.launch()
+            #expect(try await runsCommand.wait(timeout: 60) == 0)
+            let table = runsCommand.log
+            #expect(workers.allSatisfy { table.contains("worker \($0[0]):") }, "\(table)")
+            #expect(table.contains("no part stored"), "the killed instance is shown as such: \(table)")
             print("cluster test: \(rows.count) alerts, \(resent) sent again after the kill, workers \(workers), boxes by \(boxesDone)")
         }
     }
