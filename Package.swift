@@ -255,7 +255,7 @@ let package = Package(
         .executableTarget(
             name: "bench-notifier",
             dependencies: [
-                "FrostboxAPNs", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite",
+                "FrostboxAPNs", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite", "FrostboxPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -70,10 +70,11 @@ public actor Notifier {
     }
 
     /// A scheduled run: with a shared work queue, the run in progress is joined, and no new
-    /// one starts when another instance started one within the last `interval` / 2.
+    /// one starts when another instance started one within the last 90 % of `interval` (so
+    /// the cluster as a whole runs about once per interval, whichever instance starts it).
     public func runScheduled(interval: Duration) async throws -> RunResult {
         guard let queue = work.workQueue else { return try await run() }
-        return try await runShared(queue, startedAfter: work.clock() - max(1, interval.components.seconds / 2))
+        return try await runShared(queue, startedAfter: work.clock() - max(1, interval.components.seconds * 9 / 10))
     }
 
     /// Joins the shared run in progress, if there is one and this instance is not on it.

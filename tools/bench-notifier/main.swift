@@ -2,6 +2,7 @@ import FrostboxAPNs
 import FrostboxApp
 import FrostboxCore
 import FrostboxNotifier
+import FrostboxPostgres
 import FrostboxSQLite
 import Foundation
 import GRDB
@@ -21,6 +22,9 @@ import Logging
 //       nginx sink of tools/apns-sink. With --prefetch, every box's forecast is fetched into
 //       the forecast cache before the timed run, which then reads them from the cache: the
 //       run's figures without the forecast fetch.
+//   bench-notifier run --database-url postgres://… --forecast-url URL --now EPOCH […]
+//       The same run on PostgreSQL (`database.url`), as a shared run: start this twice at once
+//       and the two processes share the run's boxes (each prints its own part).
 
 struct Arguments {
     var values: [String: String] = [:]
@@ -97,10 +101,13 @@ struct DiscardingPushSender: PushSender {
 }
 
 func run(_ arguments: Arguments) async throws {
-    guard let path = arguments.string("db"), let url = arguments.string("forecast-url"), let now = arguments.string("now").flatMap(Int64.init)
-    else { throw BenchError("--db, --forecast-url and --now are required") }
+    let postgresURL = arguments.string("database-url")
+    guard let path = arguments.string("db") ?? (postgresURL != nil ? NSTemporaryDirectory() + "bench-notifier-places.sqlite" : nil),
+        let url = arguments.string("forecast-url"), let now = arguments.string("now").flatMap(Int64.init)
+    else { throw BenchError("--db (or --database-url), --forecast-url and --now are required") }
     var config = FrostboxSettings()
     config.databasePath = path
+    if let postgresURL { config.postgres = try PostgresConnectionSettings(url: postgresURL) }
     config.forecasts.baseURL = url
     config.forecasts.batchSize = arguments.int("batch", 1_000)
     config.forecasts.budgets = QuotaBudgets(perMinute: 1e9, perHour: 1e9, perDay: 1e9)
@@ -110,7 +117,7 @@ func run(_ arguments: Arguments) async throws {
     config.alertNightsAhead = arguments.int("nights", config.alertNightsAhead)
     var logger = Logger(label: "bench")
     logger.logLevel = .warning
-    let components = try FrostboxApplication.Components(config: config, logger: logger)
+    let components = try await FrostboxApplication.Components.open(config: config, logger: logger)
     let push: any PushSender
     var router: APNsPushRouter?
     if let host = arguments.string("apns-host") {
@@ -130,11 +137,11 @@ func run(_ arguments: Arguments) async throws {
         push = DiscardingPushSender()
     }
     let notifier = Notifier(
-        store: GRDBNotifierStore(database: components.database.sqlite!), forecasts: components.forecasts.provider, push: push,
+        store: components.notifier.store, forecasts: components.forecasts.provider, push: push,
         planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
-        configuration: config.notifier, logger: logger, clock: { now })
+        configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now })
     if prefetch {
-        let boxes = try await GRDBNotifierStore(database: components.database.sqlite!).boxesToNotify()
+        let boxes = try await components.notifier.store.boxesToNotify()
         let fetchStarted = ContinuousClock.now
         var fetched = 0
         for start in stride(from: 0, to: boxes.count, by: config.forecasts.batchSize) {
@@ -155,6 +162,11 @@ func run(_ arguments: Arguments) async throws {
     print("planning (verdicts + alerts) \(s.planningMilliseconds) ms; forecasts \(s.forecastMilliseconds) ms; store \(s.storeMilliseconds) ms")
     print("alerts planned \(s.alertsPlanned), delivered \(s.alertsDelivered) in \(s.deliveryMilliseconds) ms: \(Int(pushesPerSecond)) pushes/s")
     let totalMilliseconds = Int(total.components.seconds * 1000 + total.components.attoseconds / 1_000_000_000_000_000)
+    if let queue = components.notifier.workQueue {
+        for worker in try await queue.workers(ofRuns: [s.id])[s.id] ?? [] {
+            print("worker \(worker.worker): boxes \(worker.boxes), planned \(worker.alertsPlanned), delivered \(worker.alertsDelivered)")
+        }
+    }
     print("total \(total); excluding the forecast fetch \(totalMilliseconds - s.forecastMilliseconds) ms; push: \(router == nil ? "in-process" : "APNs transport")")
 }
 
