@@ -22,11 +22,11 @@ extension NotifyRun {
         logger[metadataKey: "worker"] = "\(queue.worker)"
         logger.info(join.started ? "started a shared notify run" : "joined a shared notify run", metadata: ["boxes": "\(join.boxes)"])
         let clock = self.clock
-        let sleep = self.sleep
         let renewEvery = Duration.seconds(max(1, queue.leaseSeconds / 3))
+        // Real time, not the injected sleep: the other instances judge leases by their clocks.
         let heartbeat = Task {
             while !Task.isCancelled {
-                try? await sleep(renewEvery)
+                try? await Task.sleep(for: renewEvery)
                 if Task.isCancelled { break }
                 do {
                     try await queue.renewLeases(runID: join.runID, at: clock())
