@@ -354,7 +354,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxEndToEndTests",
             dependencies: [
-                "FrostboxApp", "FrostboxCore", "FrostboxSQLite", "MockOpenMeteo", "MockAPNs", "TestPostgres",
+                "FrostboxApp", "FrostboxCore", "FrostboxSQLite", "MockOpenMeteo", "MockAPNs", "TestPostgres", "FrostboxPostgres",
                 "FrostboxNotifier", "FrostboxAPNs",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

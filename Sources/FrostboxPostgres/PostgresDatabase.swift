@@ -62,6 +62,9 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
+    /// The names of every migration this version knows, in order.
+    public static var migrationNames: [String] { PostgresMigrations.all.map(\.name) }
+
     /// Whether every known migration has been applied (for readiness checks).
     public func isMigrated() async throws -> Bool {
         let applied = try await PostgresMigrations.applied(client, logger: logger)

@@ -17,6 +17,54 @@ enum PostgresMigrations {
     static let all: [(name: String, sql: [String])] = [
         ("p1-initial", initial),
         ("p2-shared-runs", sharedRuns),
+        ("p3-subscribe-function", subscribeFunction),
+    ]
+
+    /// `subscribe` in one round trip: a device write used seven (begin, device, row lock,
+    /// match, count, insert, commit), and the round trips, not the engine, bounded the rate.
+    /// The function registers the device if needed, locks its row (concurrent subscribes of
+    /// one device are counted one after another), returns the matching subscription if there
+    /// is one (created = false), no row when the device holds `p_limit` already, or the new one.
+    static let subscribeFunction: [String] = [
+        """
+        CREATE FUNCTION frostbox_subscribe(
+            p_token TEXT, p_latitude DOUBLE PRECISION, p_longitude DOUBLE PRECISION, p_box BIGINT, p_name TEXT, p_unit TEXT,
+            p_now BIGINT, p_rule TEXT, p_frost_risk_c DOUBLE PRECISION, p_freeze_c DOUBLE PRECISION,
+            p_hard_freeze_c DOUBLE PRECISION, p_all_clear BOOLEAN, p_limit INTEGER)
+        RETURNS TABLE (
+            r_id BIGINT, r_created BOOLEAN, r_latitude DOUBLE PRECISION, r_longitude DOUBLE PRECISION, r_name TEXT, r_unit TEXT,
+            r_created_at BIGINT, r_rule TEXT, r_frost_risk_c DOUBLE PRECISION, r_freeze_c DOUBLE PRECISION,
+            r_hard_freeze_c DOUBLE PRECISION, r_all_clear BOOLEAN)
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            held INTEGER;
+        BEGIN
+            INSERT INTO device (token, created_at, registered_at) VALUES (p_token, p_now, p_now) ON CONFLICT (token) DO NOTHING;
+            PERFORM 1 FROM device AS d WHERE d.token = p_token FOR UPDATE;
+            RETURN QUERY
+                SELECT s.id, false, s.latitude, s.longitude, s.name, s.unit, s.created_at, s.rule, s.frost_risk_c, s.freeze_c,
+                       s.hard_freeze_c, s.all_clear
+                FROM subscription AS s
+                WHERE s.token = p_token AND s.name = p_name
+                  AND abs(s.latitude - p_latitude) <= 1e-6 AND abs(s.longitude - p_longitude) <= 1e-6
+                ORDER BY s.id LIMIT 1;
+            IF FOUND THEN
+                RETURN;
+            END IF;
+            SELECT count(*) INTO held FROM subscription AS s WHERE s.token = p_token;
+            IF held >= p_limit THEN
+                RETURN;
+            END IF;
+            RETURN QUERY
+                INSERT INTO subscription AS s (token, latitude, longitude, box, name, unit, created_at, rule, frost_risk_c,
+                                               freeze_c, hard_freeze_c, all_clear)
+                VALUES (p_token, p_latitude, p_longitude, p_box, p_name, p_unit, p_now, p_rule, p_frost_risk_c, p_freeze_c,
+                        p_hard_freeze_c, p_all_clear)
+                RETURNING s.id, true, s.latitude, s.longitude, s.name, s.unit, s.created_at, s.rule, s.frost_risk_c, s.freeze_c,
+                          s.hard_freeze_c, s.all_clear;
+        END
+        $$
+        """
     ]
 
     /// Runs shared by several instances: who works on a run (`run_worker`, with a heartbeat

@@ -1,9 +1,9 @@
 import FrostboxCore
 import PostgresNIO
 
-/// The `SubscriptionStore` on PostgreSQL. Each method is one transaction, committed before it
-/// returns. `subscribe` locks the device's row, so concurrent subscribes of one device (from
-/// any instance) are counted against the per-device limit one after another.
+/// The `SubscriptionStore` on PostgreSQL. Each method is one statement (its own transaction),
+/// committed before it returns. `subscribe` locks the device's row, so concurrent subscribes
+/// of one device (from any instance) are counted against the per-device limit one after another.
 public struct PostgresSubscriptionStore: SubscriptionStore {
     let database: PostgresDatabase
     /// Most subscriptions one device may hold; `subscribe` beyond it throws `StoreLimitError`.
@@ -44,43 +44,27 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     }
 
     public func subscribe(_ token: DeviceToken, to new: NewSubscription, at now: Int64) async throws -> SubscriptionChange {
-        let limit = maximumSubscriptionsPerDevice
-        let logger = database.logger
-        return try await database.transaction { connection in
-            try await connection.query(
-                """
-                INSERT INTO device (token, created_at, registered_at) VALUES (\(token.hex), \(now), \(now))
-                ON CONFLICT (token) DO NOTHING
-                """, logger: logger)
-            // The device's row lock: one subscribe of this device at a time, cluster-wide.
-            try await connection.query("SELECT 1 FROM device WHERE token = \(token.hex) FOR UPDATE", logger: logger)
-            if let existing = try await Self.matching(connection, token, new.coordinate, new.name, logger: logger).first {
-                return SubscriptionChange(subscription: existing, created: false)
-            }
-            var count = 0
-            for try await n in try await connection.query(
-                "SELECT count(*) FROM subscription WHERE token = \(token.hex)", logger: logger
-            ).decode(Int.self) { count = n }
-            guard count < limit else {
-                throw StoreLimitError("a device may hold at most \(limit) subscriptions")
-            }
-            let s = new.settings
-            let rows = try await connection.query(
-                """
-                INSERT INTO subscription
-                    (token, latitude, longitude, box, name, unit, created_at, rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear)
-                VALUES (\(token.hex), \(new.coordinate.latitude), \(new.coordinate.longitude), \(new.coordinate.box.key),
-                        \(new.name.value), \(new.unit.rawValue), \(now), \(s.rule), \(s.frostRiskC), \(s.freezeC),
-                        \(s.hardFreezeC), \(s.allClear))
-                RETURNING id
-                """, logger: logger)
-            var id: Int64 = 0
-            for try await value in rows.decode(Int64.self) { id = value }
+        // One round trip: the function (migration p3) registers, locks the device's row,
+        // matches, counts and inserts in one statement's transaction.
+        let s = new.settings
+        let rows = try await database.client.query(
+            """
+            SELECT * FROM frostbox_subscribe(
+                \(token.hex), \(new.coordinate.latitude), \(new.coordinate.longitude), \(new.coordinate.box.key), \(new.name.value),
+                \(new.unit.rawValue), \(now), \(s.rule), \(s.frostRiskC), \(s.freezeC), \(s.hardFreezeC), \(s.allClear),
+                \(Int32(clamping: maximumSubscriptionsPerDevice)))
+            """, logger: database.logger)
+        for try await (id, created, latitude, longitude, name, unit, createdAt, rule, frostRisk, freeze, hardFreeze, allClear) in rows.decode(
+            (Int64, Bool, Double, Double, String, String, Int64, String?, Double?, Double?, Double?, Bool).self)
+        {
             return SubscriptionChange(
                 subscription: Subscription(
-                    id: id, token: token, coordinate: new.coordinate, name: new.name, unit: new.unit, createdAt: now, settings: s),
-                created: true)
+                    id: id, token: token, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
+                    name: PlaceName(trusted: name), unit: TemperatureUnit(rawValue: unit) ?? .celsius, createdAt: createdAt,
+                    settings: AlertSettings(rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear)),
+                created: created)
         }
+        throw StoreLimitError("a device may hold at most \(maximumSubscriptionsPerDevice) subscriptions")
     }
 
     @discardableResult
@@ -121,16 +105,6 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     }
 
     // MARK: Helpers
-
-    static func matching(_ connection: PostgresConnection, _ token: DeviceToken, _ coordinate: Coordinate, _ name: PlaceName, logger: Logger) async throws -> [Subscription] {
-        try await select(
-            connection,
-            """
-            WHERE token = \(token.hex) AND name = \(name.value)
-              AND abs(latitude - \(coordinate.latitude)) <= 1e-6 AND abs(longitude - \(coordinate.longitude)) <= 1e-6
-            ORDER BY id
-            """, token: token, logger: logger)
-    }
 
     /// The subscriptions of `token` matching `condition` (a query tail starting with WHERE).
     static func select(_ connection: PostgresConnection, _ condition: PostgresQuery, token: DeviceToken, logger: Logger) async throws -> [Subscription] {
