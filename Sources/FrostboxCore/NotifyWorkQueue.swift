@@ -1,7 +1,8 @@
 /// The work of notify runs shared by several instances on one database (PostgreSQL): one run
 /// at a time cluster-wide, its boxes claimed in chunks by whichever instances are up, and the
-/// outbox entries claimed the same way. Claims are leases: held while renewed, taken over by
-/// another instance once they expire (the holder died). The single-process SQLite store has
+/// outbox entries claimed too. Box claims are leases, held while renewed; entry claims are
+/// held by the claimer's heartbeat on the run. Either is taken over by another instance once
+/// the holder stops renewing (it died). The single-process SQLite store has
 /// no such queue: there the run lock keeps runs apart and one process does all the work.
 ///
 /// `worker` names this instance throughout (host and process id, say).
@@ -24,15 +25,17 @@ public protocol NotifyWorkQueue: Sendable {
     /// Marks claimed boxes done (their alerts are in the outbox).
     func completeBoxes(runID: Int64, _ boxes: [GeoBox], at now: Int64) async throws
 
-    /// Claims up to `limit` pending outbox entries that nobody holds, or whose claim expired,
-    /// by id; entries `enqueue` stores are claimed by their writer already.
-    func claimPendingOutbox(limit: Int, at now: Int64) async throws -> [OutboxEntry]
+    /// Claims up to `limit` pending outbox entries for run `runID`, by id: entries nobody holds
+    /// in this run — left by earlier runs, or held by a worker of this run that stopped
+    /// renewing its heartbeat or finished its part. Entries `enqueue` stores in a run are
+    /// held by their writer already.
+    func claimPendingOutbox(runID: Int64, limit: Int, at now: Int64) async throws -> [OutboxEntry]
 
-    /// Renews this worker's heartbeat and the leases of everything it holds.
+    /// Renews this worker's heartbeat (which holds its outbox entries) and its box leases.
     func renewLeases(runID: Int64, at now: Int64) async throws
 
-    /// What is left of the run for others: boxes not done, and pending entries held under
-    /// live claims of other workers.
+    /// What is left of the run for others: boxes not done, and pending entries held by
+    /// other workers still on the run.
     func remainingWork(runID: Int64, at now: Int64) async throws -> NotifyRunRemainder
 
     /// Stores this worker's part of the run; when no other worker is still on it, also the

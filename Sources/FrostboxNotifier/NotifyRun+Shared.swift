@@ -39,7 +39,7 @@ extension NotifyRun {
         do {
             var delivery = Delivery()
             var stopwatch = ContinuousClock.now
-            summary.alertsCarriedOver += try await sendUnclaimed(queue, delivery: &delivery, summary: &summary, logger: logger)
+            summary.alertsCarriedOver += try await sendUnclaimed(join.runID, queue, delivery: &delivery, summary: &summary, logger: logger)
             summary.resendMilliseconds = Self.milliseconds(since: stopwatch)
             try await planClaimed(join.runID, queue: queue, delivery: &delivery, summary: &summary, logger: logger)
             stopwatch = ContinuousClock.now
@@ -51,7 +51,7 @@ extension NotifyRun {
                 if remainder.isEmpty { break }
                 try await sleep(.seconds(1))
                 try await planClaimed(join.runID, queue: queue, delivery: &delivery, summary: &summary, logger: logger)
-                let taken = try await sendUnclaimed(queue, delivery: &delivery, summary: &summary, logger: logger)
+                let taken = try await sendUnclaimed(join.runID, queue, delivery: &delivery, summary: &summary, logger: logger)
                 summary.alertsCarriedOver += taken
                 if taken > 0 { try await retry(&delivery, summary: &summary, logger: logger) }
             }
@@ -80,11 +80,11 @@ extension NotifyRun {
     }
 
     /// Claims pending entries nobody holds, page by page, and sends them; how many.
-    private func sendUnclaimed(_ queue: any NotifyWorkQueue, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws -> Int {
+    private func sendUnclaimed(_ runID: Int64, _ queue: any NotifyWorkQueue, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws -> Int {
         var found = 0
         while true {
             try Task.checkCancellation()
-            let page = try await queue.claimPendingOutbox(limit: max(1, configuration.outboxPageSize), at: clock())
+            let page = try await queue.claimPendingOutbox(runID: runID, limit: max(1, configuration.outboxPageSize), at: clock())
             if page.isEmpty { break }
             found += page.count
             try await sendRound(page, delivery: &delivery, summary: &summary, logger: logger)

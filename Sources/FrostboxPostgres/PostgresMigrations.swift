@@ -18,6 +18,16 @@ enum PostgresMigrations {
         ("p1-initial", initial),
         ("p2-shared-runs", sharedRuns),
         ("p3-subscribe-function", subscribeFunction),
+        ("p4-entry-claims-by-run", entryClaimsByRun),
+    ]
+
+    /// Outbox claims held by the claimer's heartbeat on a run instead of a per-row lease:
+    /// renewing a lease on every pending row was an update of up to a run's whole backlog
+    /// every few seconds, and deadlocked with the delivery's own updates.
+    static let entryClaimsByRun: [String] = [
+        "ALTER TABLE outbox DROP COLUMN claim_until",
+        "ALTER TABLE outbox ADD COLUMN claim_run BIGINT",
+        "CREATE INDEX outbox_pending_claims ON outbox (claim_run, claimed_by) WHERE status = 'pending'",
     ]
 
     /// `subscribe` in one round trip: a device write used seven (begin, device, row lock,

@@ -2,9 +2,12 @@ import Foundation
 import FrostboxCore
 import PostgresNIO
 
-/// Shared runs on PostgreSQL (see `NotifyWorkQueue` and migration `p2-shared-runs`): starting,
-/// joining and closing a run are serialized by an advisory lock; boxes and outbox entries are
-/// claimed with `FOR UPDATE SKIP LOCKED` under leases that expire unless renewed.
+/// Shared runs on PostgreSQL (see `NotifyWorkQueue` and migrations `p2-shared-runs`,
+/// `p4-entry-claims-by-run`): starting, joining and closing a run are serialized by an
+/// advisory lock; boxes are claimed with `FOR UPDATE SKIP LOCKED` under leases that expire
+/// unless renewed, outbox entries the same way but held by the claimer's heartbeat. The rows
+/// to claim are picked in a materialized CTE: as a subquery joined to the UPDATE, the planner
+/// (with a run's fresh rows not yet analysed) rescanned it per row, minutes for 100,000 boxes.
 extension PostgresNotifierStore: NotifyWorkQueue {
     /// The advisory lock serializing run starts, joins and closes ("FbRuns!!" in ASCII).
     static let runsLockKey: Int64 = 0x4662_5275_6e73_2121
@@ -57,6 +60,8 @@ extension PostgresNotifierStore: NotifyWorkQueue {
                 RETURNING box
                 """, logger: logger
             ).collectCount()
+            // Statistics for the run's fresh rows, so that claims and counts plan well from the start.
+            try await connection.query("ANALYZE run_box", logger: logger)
             try await Self.addWorker(runID, worker, at: now, on: connection, logger: logger)
             return NotifyRunJoin(runID: runID, started: true, boxes: boxes)
         }
@@ -74,11 +79,12 @@ extension PostgresNotifierStore: NotifyWorkQueue {
         guard limit > 0 else { return [] }
         let rows = try await database.client.query(
             """
+            WITH c AS MATERIALIZED (
+                SELECT position FROM run_box
+                WHERE run_id = \(runID) AND done_at IS NULL AND (lease_until IS NULL OR lease_until < \(now))
+                ORDER BY position LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED)
             UPDATE run_box AS b SET worker = \(worker), lease_until = \(now + leaseSeconds)
-            FROM (SELECT position FROM run_box
-                  WHERE run_id = \(runID) AND done_at IS NULL AND (lease_until IS NULL OR lease_until < \(now))
-                  ORDER BY position LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED) AS c
-            WHERE b.run_id = \(runID) AND b.position = c.position
+            FROM c WHERE b.run_id = \(runID) AND b.position = c.position
             RETURNING b.position, b.box
             """, logger: logger)
         var claimed: [(Int32, Int64)] = []
@@ -102,18 +108,25 @@ extension PostgresNotifierStore: NotifyWorkQueue {
         }
     }
 
-    public func claimPendingOutbox(limit: Int, at now: Int64) async throws -> [OutboxEntry] {
+    public func claimPendingOutbox(runID: Int64, limit: Int, at now: Int64) async throws -> [OutboxEntry] {
         guard limit > 0 else { return [] }
-        let worker = worker, lease = leaseSeconds, logger = logger
+        let worker = worker, logger = logger
         return try await database.transaction { connection in
             var ids: [Int64] = []
+            // Held in this run by this worker, or by another whose heartbeat on it is fresh
+            // and whose part is not finished: not claimable. Anything else is.
             let rows = try await connection.query(
                 """
-                UPDATE outbox AS o SET claimed_by = \(worker), claim_until = \(now + lease)
-                FROM (SELECT id FROM outbox
-                      WHERE status = 'pending' AND (claim_until IS NULL OR claim_until < \(now))
-                      ORDER BY id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED) AS c
-                WHERE o.id = c.id
+                WITH c AS MATERIALIZED (
+                    SELECT p.id FROM outbox AS p
+                    WHERE p.status = 'pending'
+                      AND NOT (p.claim_run IS NOT NULL AND p.claim_run = \(runID) AND (p.claimed_by = \(worker) OR EXISTS (
+                          SELECT 1 FROM run_worker AS w
+                          WHERE w.run_id = \(runID) AND w.worker = p.claimed_by AND w.finished_at IS NULL
+                            AND w.heartbeat_at > \(now - leaseSeconds))))
+                    ORDER BY p.id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED)
+                UPDATE outbox AS o SET claimed_by = \(worker), claim_run = \(runID)
+                FROM c WHERE o.id = c.id
                 RETURNING o.id
                 """, logger: logger)
             for try await id in rows.decode(Int64.self) { ids.append(id) }
@@ -123,19 +136,15 @@ extension PostgresNotifierStore: NotifyWorkQueue {
 
     public func renewLeases(runID: Int64, at now: Int64) async throws {
         let worker = worker, until = now + leaseSeconds, logger = logger
+        // Boxes first, then the worker row: the order `completeBoxes` takes its locks in.
         try await database.transaction { connection in
-            try await connection.query(
-                "UPDATE run_worker SET heartbeat_at = \(now) WHERE run_id = \(runID) AND worker = \(worker)", logger: logger)
             try await connection.query(
                 """
                 UPDATE run_box SET lease_until = \(until)
                 WHERE run_id = \(runID) AND worker = \(worker) AND done_at IS NULL AND lease_until >= \(now)
                 """, logger: logger)
             try await connection.query(
-                """
-                UPDATE outbox SET claim_until = \(until)
-                WHERE status = 'pending' AND claimed_by = \(worker) AND claim_until >= \(now)
-                """, logger: logger)
+                "UPDATE run_worker SET heartbeat_at = \(now) WHERE run_id = \(runID) AND worker = \(worker)", logger: logger)
         }
     }
 
@@ -144,9 +153,10 @@ extension PostgresNotifierStore: NotifyWorkQueue {
             """
             SELECT (SELECT count(*) FROM run_box WHERE run_id = \(runID) AND done_at IS NULL),
                    (SELECT count(*) FROM outbox AS o
-                    WHERE o.status = 'pending' AND o.claimed_by <> \(worker) AND o.claim_until >= \(now)
-                      AND NOT EXISTS (SELECT 1 FROM run_worker AS w
-                                      WHERE w.run_id = \(runID) AND w.worker = o.claimed_by AND w.finished_at IS NOT NULL))
+                    WHERE o.status = 'pending' AND o.claim_run = \(runID) AND o.claimed_by <> \(worker) AND EXISTS (
+                        SELECT 1 FROM run_worker AS w
+                        WHERE w.run_id = \(runID) AND w.worker = o.claimed_by AND w.finished_at IS NULL
+                          AND w.heartbeat_at > \(now - leaseSeconds)))
             """, logger: logger)
         for try await (boxes, entries) in rows.decode((Int64, Int64).self) {
             return NotifyRunRemainder(boxes: Int(boxes), claimedEntries: Int(entries))

@@ -121,15 +121,14 @@ public struct PostgresNotifierStore: NotifierStore {
     public func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry] {
         guard !entries.isEmpty else { return [] }
         let logger = logger
-        let worker = worker, leaseSeconds = leaseSeconds
+        let worker = worker
         return try await database.transaction { connection in
             // One transaction: the rows are the queued pushes and the alerted marks at once.
             var stored: [OutboxEntry] = []
             stored.reserveCapacity(entries.count)
             for start in stride(from: 0, to: entries.count, by: Self.chunk) {
                 let chunk = Array(entries[start..<min(start + Self.chunk, entries.count)])
-                stored += try await PostgresOutboxWriter.insert(
-                    chunk, runID: runID, claim: (worker, leaseSeconds), on: connection, logger: logger)
+                stored += try await PostgresOutboxWriter.insert(chunk, runID: runID, worker: worker, on: connection, logger: logger)
             }
             return stored
         }

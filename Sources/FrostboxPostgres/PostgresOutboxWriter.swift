@@ -21,9 +21,9 @@ enum PostgresOutboxWriter {
 
     /// Stores `entries` (one chunk); those stored, with their ids. An entry whose device is
     /// gone or whose (device, event) is already there is skipped.
-    /// The entries are claimed by `claim.worker` until their creation time plus the lease.
+    /// The entries are claimed by `worker` in run `runID`.
     static func insert(
-        _ entries: [OutboxEntry], runID: Int64?, claim: (worker: String, leaseSeconds: Int64), on connection: PostgresConnection, logger: Logger
+        _ entries: [OutboxEntry], runID: Int64?, worker: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> [OutboxEntry] {
         // The distinct pushes of the chunk, stored once each.
         var pushIndex: [Push: Int] = [:]
@@ -77,10 +77,10 @@ enum PostgresOutboxWriter {
         let rows = try await connection.query(
             """
             INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, apns_id, topic, environment,
-                                status, attempts, created_at, expires_at, run_id, claimed_by, claim_until)
+                                status, attempts, created_at, expires_at, run_id, claimed_by, claim_run)
             SELECT u.id, d.id, u.box, u.night, u.level, u.kind, u.push_id, NULLIF(u.apns_id, ''),
                    CASE WHEN u.has_topic THEN u.topic END, NULLIF(u.environment, ''), 'pending', u.attempts,
-                   u.created_at, u.expires_at, \(runID), \(claim.worker), u.created_at + \(claim.leaseSeconds)
+                   u.created_at, u.expires_at, \(runID), \(worker), \(runID)
             FROM unnest(\(ids), \(tokens), \(boxes), \(nights), \(levels), \(kinds), \(pushColumn), \(apnsIDs), \(topics),
                         \(hasTopic), \(environments), \(attempts), \(created), \(expires))
                 AS u(id, token, box, night, level, kind, push_id, apns_id, topic, has_topic, environment, attempts,

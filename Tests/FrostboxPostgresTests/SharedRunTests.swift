@@ -91,11 +91,17 @@ struct SharedRunTests {
             notification: PushNotification(token: token, apnsID: event.apnsID(for: token), payload: PushPayload(aps: APSPayload())),
             createdAt: Self.now)
         #expect(try await a.enqueue([entry], runID: run).count == 1)
-        #expect(try await b.claimPendingOutbox(limit: 10, at: Self.now + 1).isEmpty, "a holds it")
+        #expect(try await a.claimPendingOutbox(runID: run, limit: 10, at: Self.now + 1).isEmpty, "a's own entry is not handed out again")
+        #expect(try await b.claimPendingOutbox(runID: run, limit: 10, at: Self.now + 1).isEmpty, "a holds it")
         #expect(try await b.remainingWork(runID: run, at: Self.now + 1).claimedEntries == 1)
-        let taken = try await b.claimPendingOutbox(limit: 10, at: Self.now + Self.lease + 1)
+        // a's heartbeat (renewed at lease - 1) goes stale: b takes the entry over.
+        try await b.renewLeases(runID: run, at: Self.now + 2 * Self.lease)
+        #expect(try await b.remainingWork(runID: run, at: Self.now + 2 * Self.lease).claimedEntries == 0)
+        let taken = try await b.claimPendingOutbox(runID: run, limit: 10, at: Self.now + 2 * Self.lease)
         #expect(taken.map(\.notification.apnsID) == [entry.notification.apnsID])
-        #expect(try await a.claimPendingOutbox(limit: 10, at: Self.now + Self.lease + 2).isEmpty, "b holds it now")
+        #expect(try await a.claimPendingOutbox(runID: run, limit: 10, at: Self.now + 2 * Self.lease + 1).isEmpty, "b holds it now")
+        // In the next run, what is still pending is anybody's.
+        #expect(try await a.claimPendingOutbox(runID: run + 1, limit: 10, at: Self.now + 2 * Self.lease + 2).count == 1)
     }
 
     @Test("the last worker to finish closes the run with the sum of every part; a worker that died is left out")

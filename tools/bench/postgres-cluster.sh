@@ -58,6 +58,13 @@ for round in $(seq "$ROUNDS"); do
   pg=$(wrk -t2 -c"$CONNS" -d"${SECONDS_PER}s" -s tools/bench/add_location.lua "http://127.0.0.1:$P_PG" | checked)
   echo "round $round: GET /health $trivial req/s; POST /add_location SQLite $lite req/s, PostgreSQL $pg req/s; PostgreSQL/health $(python3 -c "print(f'{$pg/$trivial:.2f}')"), PostgreSQL/SQLite $(python3 -c "print(f'{$pg/$lite:.2f}')")"
 done
+# The same durable write as the API's, straight from pgbench (no HTTP, no Frostbox): what the
+# engine itself sustains for this transaction on this machine.
+cat > "$WORK/subscribe.sql" <<'SQL'
+SELECT * FROM frostbox_subscribe(md5(random()::text || :client_id), 55 + random() * 15, 5 + random() * 25, (random() * 1000000)::bigint, 'Bench', 'C', 1, NULL, NULL, NULL, NULL, false, 50);
+SQL
+echo "pgbench running frostbox_subscribe directly (-c $CONNS -j 2 -T $SECONDS_PER):"
+"$PGBIN/pgbench" -h 127.0.0.1 -p "$PGPORT" -U frostbox -n -f "$WORK/subscribe.sql" -c "$CONNS" -j 2 -T "$SECONDS_PER" frostbox 2>/dev/null | grep -E "^tps|latency average"
 echo "subscriptions stored: SQLite $(sqlite3 "$WORK/sqlite.sqlite" 'select count(*) from subscription'), PostgreSQL $(psql -d frostbox -At -c 'select count(*) from subscription')"
 for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; PIDS=()
 psql -d frostbox -c "TRUNCATE device, subscription, outbox, outbox_push, notify_run, run_worker, run_box, box_fetch, forecast_cache, quota_charge CASCADE"
