@@ -31,6 +31,9 @@ enum ConfigKeys {
         } catch {
             throw r.fail("database.url", error.message)
         }
+        if let path = settings.rootCertificatePath, !FileManager.default.isReadableFile(atPath: path) {
+            throw r.fail("database.url", "sslrootcert \(path) does not exist or cannot be read")
+        }
         switch (inline, file) {
         case (_?, _?):
             throw r.fail("database.password_file", "set database.password or database.password_file, not both")
@@ -71,6 +74,7 @@ enum ConfigKeys {
             config.databasePath = path
         }
         config.postgres = try readPostgres(&r, logger: logger)
+        if let connections = try r.int("database.max_connections", in: 1...1_000) { config.postgresMaximumConnections = connections }
         if let level = try r.choice("log.level", logLevels) { config.logLevel = Logger.Level(rawValue: level) ?? .info }
 
         // places

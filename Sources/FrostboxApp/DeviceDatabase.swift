@@ -16,7 +16,8 @@ public enum DeviceDatabase: Sendable {
     public static func open(_ config: FrostboxSettings, logger: Logger) async throws -> DeviceDatabase {
         if let settings = config.postgres {
             logger.info("devices and notifier state on PostgreSQL", metadata: ["url": "\(settings.redacted)"])
-            return .postgres(try await PostgresDatabase(settings: settings, logger: logger))
+            return .postgres(
+                try await PostgresDatabase(settings: settings, maximumConnections: config.postgresMaximumConnections, logger: logger))
         }
         return .sqlite(try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger))
     }

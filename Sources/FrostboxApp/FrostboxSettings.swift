@@ -17,6 +17,8 @@ public struct FrostboxSettings: Sendable {
     /// The shared PostgreSQL database (`database.url`); nil keeps devices, subscriptions and
     /// the notifier's state in the SQLite file. Places stay local either way.
     public var postgres: PostgresConnectionSettings?
+    /// Most connections this instance opens to PostgreSQL (`database.max_connections`).
+    public var postgresMaximumConnections = 20
     /// The places file (`places.path`); nil: `NAME-places.sqlite` beside the database.
     public var placesPathSetting: String?
     /// Where places are stored.

@@ -3,7 +3,7 @@ import Foundation
 /// Where and how to reach the PostgreSQL server: parsed from a `postgres://` URL.
 ///
 /// `postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require|verify-full]`
-/// (`postgresql://` too). A password in the URL works but is discouraged: give it from a file or
+/// `[&sslrootcert=/path/ca.pem]` (`postgresql://` too; the parameters as libpq names them). A password in the URL works but is discouraged: give it from a file or
 /// the environment instead (see the README); it is never logged either way.
 public struct PostgresConnectionSettings: Sendable, Equatable {
     /// How the connection is encrypted, after libpq's `sslmode`.
@@ -24,14 +24,21 @@ public struct PostgresConnectionSettings: Sendable, Equatable {
     public var password: String?
     public var database: String
     public var tls: TLSMode
+    /// PEM file of the certificate authorities `verify-full` trusts (libpq's `sslrootcert`);
+    /// nil: the system's trusted roots.
+    public var rootCertificatePath: String?
 
-    public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer) {
+    public init(
+        host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer,
+        rootCertificatePath: String? = nil
+    ) {
         self.host = host
         self.port = port
         self.user = user
         self.password = password
         self.database = database
         self.tls = tls
+        self.rootCertificatePath = rootCertificatePath
     }
 
     /// Parses a connection URL; `PostgresSettingsError` names what is wrong (never echoing a password).
@@ -54,8 +61,14 @@ public struct PostgresConnectionSettings: Sendable, Equatable {
             throw PostgresSettingsError("database.url names no database (postgres://user@host:5432/database)")
         }
         var tls = TLSMode.prefer
+        var rootCertificatePath: String?
         for item in components.queryItems ?? [] {
             switch item.name {
+            case "sslrootcert":
+                guard let value = item.value, !value.isEmpty else {
+                    throw PostgresSettingsError("database.url sslrootcert must name a PEM file of certificate authorities")
+                }
+                rootCertificatePath = value
             case "sslmode":
                 guard let value = item.value, let mode = TLSMode(rawValue: value) else {
                     throw PostgresSettingsError(
@@ -63,13 +76,16 @@ public struct PostgresConnectionSettings: Sendable, Equatable {
                 }
                 tls = mode
             default:
-                throw PostgresSettingsError("database.url has an unknown parameter \(item.name) (only sslmode is understood)")
+                throw PostgresSettingsError("database.url has an unknown parameter \(item.name) (sslmode and sslrootcert are understood)")
             }
+        }
+        if rootCertificatePath != nil, tls != .verifyFull {
+            throw PostgresSettingsError("database.url sslrootcert is used with sslmode=verify-full only")
         }
         self.init(
             host: host, port: port, user: user.removingPercentEncoding ?? user,
             password: components.password.map { $0.removingPercentEncoding ?? $0 },
-            database: path.removingPercentEncoding ?? path, tls: tls)
+            database: path.removingPercentEncoding ?? path, tls: tls, rootCertificatePath: rootCertificatePath)
     }
 
     /// The URL without its password, for logs and status output.

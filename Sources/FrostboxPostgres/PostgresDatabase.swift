@@ -19,7 +19,7 @@ public final class PostgresDatabase: Sendable {
     public init(settings: PostgresConnectionSettings, maximumConnections: Int = 20, logger: Logger = Logger(label: "frostbox.postgres")) async throws {
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
-            database: settings.database, tls: try Self.tls(settings.tls))
+            database: settings.database, tls: try Self.tls(settings))
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(10)
         // Quiet pool: the client logs each connection at debug level under its own label.
@@ -62,6 +62,11 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
+    /// Whether the pool's connections to the server are encrypted (TLS), as the server sees them.
+    public func connectionIsEncrypted() async throws -> Bool {
+        try await client.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", logger: logger).single(Bool.self) ?? false
+    }
+
     /// The names of every migration this version knows, in order.
     public static var migrationNames: [String] { PostgresMigrations.all.map(\.name) }
 
@@ -71,17 +76,28 @@ public final class PostgresDatabase: Sendable {
         return PostgresMigrations.all.allSatisfy { applied.contains($0.name) }
     }
 
-    static func tls(_ mode: PostgresConnectionSettings.TLSMode) throws -> PostgresClient.Configuration.TLS {
-        switch mode {
+    static func tls(_ settings: PostgresConnectionSettings) throws -> PostgresClient.Configuration.TLS {
+        switch settings.tls {
         case .disable:
             return .disable
         case .prefer, .require:
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.certificateVerification = .none
-            return mode == .prefer ? .prefer(tls) : .require(tls)
+            let tls = tlsConfiguration(settings)
+            return settings.tls == .prefer ? .prefer(tls) : .require(tls)
         case .verifyFull:
-            return .require(TLSConfiguration.makeClientConfiguration())
+            return .require(tlsConfiguration(settings))
         }
+    }
+
+    /// TLS for `settings`: no certificate check for prefer and require (encryption only, as
+    /// libpq does), a full check for verify-full against `sslrootcert` or the system's roots.
+    static func tlsConfiguration(_ settings: PostgresConnectionSettings) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if settings.tls == .verifyFull {
+            if let path = settings.rootCertificatePath { tls.trustRoots = .file(path) }
+        } else {
+            tls.certificateVerification = .none
+        }
+        return tls
     }
 }
 

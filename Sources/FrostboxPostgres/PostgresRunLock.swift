@@ -59,13 +59,10 @@ public final class PostgresRunLock: Sendable {
         switch settings.tls {
         case .disable:
             tls = .disable
-        case .prefer, .require:
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.certificateVerification = .none
-            let context = try NIOSSLContext(configuration: configuration)
-            tls = settings.tls == .prefer ? .prefer(context) : .require(context)
-        case .verifyFull:
-            tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .prefer:
+            tls = .prefer(try NIOSSLContext(configuration: PostgresDatabase.tlsConfiguration(settings)))
+        case .require, .verifyFull:
+            tls = .require(try NIOSSLContext(configuration: PostgresDatabase.tlsConfiguration(settings)))
         }
         var configuration = PostgresConnection.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,

@@ -262,6 +262,11 @@ struct ConfigLoaderTests {
         #expect(bad?.key == "database.url")
         #expect(bad?.description.contains("sslmode") == true)
         #expect(bad?.description.contains("inline-secret") == false)
+        let missingRoot = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(environment: ["FROSTBOX_DATABASE_URL": "postgres://frost@db/frostbox?sslmode=verify-full&sslrootcert=/no/such/ca.pem"])
+        }
+        #expect(missingRoot?.description.contains("sslrootcert /no/such/ca.pem does not exist") == true)
+        #expect(try await Self.load(environment: ["FROSTBOX_DATABASE_MAX_CONNECTIONS": "8"]).postgresMaximumConnections == 8)
     }
 
     @Test("an empty token leaves the admin API off; other variables are not Frostbox's business")

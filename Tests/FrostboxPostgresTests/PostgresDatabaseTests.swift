@@ -13,9 +13,10 @@ struct PostgresDatabaseTests {
 
     @Test("a connection URL gives host, port, user, database, password and sslmode; defaults 5432 and prefer")
     func parsesURLs() throws {
-        let full = try PostgresConnectionSettings(url: "postgresql://app%40x:s%3Acret@db.example:6543/frost?sslmode=verify-full")
+        let full = try PostgresConnectionSettings(url: "postgresql://app%40x:s%3Acret@db.example:6543/frost?sslmode=verify-full&sslrootcert=/etc/ca.pem")
         #expect(full == PostgresConnectionSettings(
-            host: "db.example", port: 6543, user: "app@x", password: "s:cret", database: "frost", tls: .verifyFull))
+            host: "db.example", port: 6543, user: "app@x", password: "s:cret", database: "frost", tls: .verifyFull,
+            rootCertificatePath: "/etc/ca.pem"))
         let plain = try PostgresConnectionSettings(url: "postgres://frostbox@localhost/frostbox")
         #expect(plain.port == 5432)
         #expect(plain.tls == .prefer)
@@ -29,6 +30,7 @@ struct PostgresDatabaseTests {
             ("mysql://u@h/db", "must look like"), ("postgres://h/db", "no user"), ("postgres://u@h", "no database"),
             ("postgres://u@h/db?sslmode=maybe", "sslmode must be one of"), ("postgres://u@h/db?pool=3", "unknown parameter pool"),
             ("postgres://u@h:99999/db", "outside 1...65535"), ("postgres://u:secret@/db", "no host"),
+            ("postgres://u@h/db?sslrootcert=/ca.pem", "verify-full only"), ("postgres://u@h/db?sslmode=verify-full&sslrootcert=", "PEM file"),
           ])
     func refusesBadURLs(_ url: String, _ message: String) {
         #expect {
@@ -60,6 +62,25 @@ struct PostgresDatabaseTests {
             _ = try await PostgresSubscriptionStore(database: database).register(DeviceRegistration(token: token), at: Int64(index))
         }
         #expect(try await PostgresSubscriptionStore(database: databases[0]).device(token)?.registeredAt == 3)
+    }
+
+    @Test("TLS: require encrypts without checking; verify-full accepts the server's certificate with sslrootcert and refuses it without")
+    func tls() async throws {
+        let cluster = try TestPostgresCluster.shared()
+        let name = try cluster.createDatabase(prefix: "tls")
+        func settings(_ query: String) throws -> PostgresConnectionSettings {
+            try PostgresConnectionSettings(url: "postgres://\(cluster.user)@\(cluster.host):\(cluster.port)/\(name)?\(query)")
+        }
+        let required = try await PostgresDatabase(settings: try settings("sslmode=require"), maximumConnections: 2, logger: Self.quiet)
+        #expect(try await required.connectionIsEncrypted())
+        let verified = try await PostgresDatabase(
+            settings: try settings("sslmode=verify-full&sslrootcert=\(cluster.certificatePath)"), maximumConnections: 2, logger: Self.quiet)
+        #expect(try await verified.isMigrated())
+        await #expect(throws: (any Error).self) {
+            _ = try await PostgresDatabase(settings: try settings("sslmode=verify-full"), maximumConnections: 2, logger: Self.quiet)
+        }
+        let plain = try await PostgresDatabase(settings: try settings("sslmode=disable"), maximumConnections: 2, logger: Self.quiet)
+        #expect(try await plain.connectionIsEncrypted() == false)
     }
 
     @Test("the run lock is held by one session at a time, cluster-wide, and freed by unlock")

@@ -23,6 +23,8 @@ public final class TestPostgresCluster: Sendable {
     public let user = "frostbox"
     /// The cluster's directory (data, log, socket).
     public let directory: String
+    /// The server's self-signed TLS certificate (PEM), for clients that verify it.
+    public var certificatePath: String { directory + "/server.crt" }
     let binDirectory: String
     let runAsPostgres: Bool
 
@@ -114,6 +116,16 @@ public final class TestPostgresCluster: Sendable {
             bin + "/initdb",
             ["-D", directory + "/data", "-U", probe.user, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"],
             asPostgres: asPostgres)
+        // TLS on (plain connections still allowed): a self-signed certificate for 127.0.0.1,
+        // whose PEM is also the root a verify-full client trusts (`certificatePath`).
+        try probe.run(
+            "/usr/bin/openssl",
+            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+             "-keyout", directory + "/server.key", "-out", directory + "/server.crt"],
+            asPostgres: asPostgres)
+        chmod(directory + "/server.key", 0o600)
+        chmod(directory + "/server.crt", 0o644)
         // A free port can be taken between asking and binding: a few tries.
         var lastError: (any Error)?
         for _ in 0..<5 {
@@ -121,6 +133,7 @@ public final class TestPostgresCluster: Sendable {
             let cluster = TestPostgresCluster(port: port, directory: directory, binDirectory: bin, runAsPostgres: asPostgres)
             do {
                 let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200"
+                    + " -c ssl=on -c ssl_cert_file=\(directory)/server.crt -c ssl_key_file=\(directory)/server.key"
                 try cluster.run(
                     bin + "/pg_ctl", ["-D", directory + "/data", "-o", options, "-l", directory + "/server.log", "-w", "-t", "60", "start"],
                     asPostgres: asPostgres)
