@@ -55,7 +55,14 @@ extension NotifyRun {
                 summary.alertsCarriedOver += taken
                 if taken > 0 { try await retry(&delivery, summary: &summary, logger: logger) }
             }
-            try await store.purge(before: clock() - configuration.retentionSeconds)
+            do {
+                try await store.purge(before: clock() - configuration.retentionSeconds)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                // Housekeeping: what is not purged now is purged by the next run.
+                logger.warning("could not purge aged-out rows", metadata: ["error": "\(error)"])
+            }
             summary.status = summary.outcome
         } catch is CancellationError {
             summary.status = .interrupted

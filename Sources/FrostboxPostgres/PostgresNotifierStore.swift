@@ -12,6 +12,8 @@ public struct PostgresNotifierStore: NotifierStore {
     public let keptRuns: Int
     /// Rows written per statement.
     static let chunk = 5_000
+    /// The advisory lock serializing purges ("FbPurge!" in ASCII).
+    static let purgeLockKey: Int64 = 0x4662_5075_7267_6521
     /// This instance's name in shared runs (`NotifyWorkQueue`).
     public let worker: String
     /// How long a claim on boxes or outbox entries lasts without renewal, seconds.
@@ -238,6 +240,9 @@ public struct PostgresNotifierStore: NotifierStore {
         let keptRuns = Int64(keptRuns)
         let logger = logger
         return try await database.transaction { connection in
+            // One purge at a time cluster-wide: two workers closing their parts together
+            // would otherwise delete the same rows in different orders (a deadlock).
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.purgeLockKey))", logger: logger)
             var deleted = 0
             // A NULL expiration never compares below `before`: such entries are kept.
             deleted += try await connection.query(
