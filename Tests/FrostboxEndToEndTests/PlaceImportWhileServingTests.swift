@@ -29,12 +29,22 @@ struct PlaceImportWhileServingTests {
 
     final class Tally: @unchecked Sendable {
         private let lock = NSLock()
-        private(set) var answered = 0
-        private(set) var failures: [String] = []
+        private var count = 0
+        private var recorded: [String] = []
+        var answered: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return count
+        }
+        var failures: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return recorded
+        }
         func record(_ failure: String?) {
             lock.lock()
-            answered += 1
-            if let failure { failures.append(failure) }
+            count += 1
+            if let failure { recorded.append(failure) }
             lock.unlock()
         }
     }
@@ -105,7 +115,9 @@ struct PlaceImportWhileServingTests {
             try importer.launch()
             let tally = Tally()
             let process = importer.process
-            await load(port: port, phase: phase, tally: tally, while: { process.isRunning })
+            // Until the import ends, and at least until one request was answered: a day's file
+            // of one row can be applied before the first request of a loaded machine returns.
+            await load(port: port, phase: phase, tally: tally, while: { process.isRunning || tally.answered == 0 })
             #expect(try await importer.wait(timeout: 300) == 0, "\(importer.log.suffix(1000))")
             #expect(tally.failures.isEmpty, "\(tally.failures.prefix(5))")
             #expect(tally.answered > 0)
