@@ -1,0 +1,183 @@
+import Synchronization
+import FrostboxCore
+import FrostboxDoubles
+import FrostboxNotifier
+import Logging
+import Testing
+
+/// A `NotifyWorkQueue` whose answers the test scripts, over an in-memory store: boxes are
+/// handed out from a list (one chunk per claim), pending entries nobody took yet are handed out
+/// once, and "another worker" holds work for a number of checks.
+final class ScriptedWorkQueue: NotifyWorkQueue {
+    struct State {
+        var boxes: [GeoBox] = []
+        var completed: [GeoBox] = []
+        var handedOutEntries: Set<Int64> = []
+        /// `remainingWork` reports work held elsewhere this many more times.
+        var othersHoldFor = 0
+        /// Boxes that become claimable once the others' work is "taken over".
+        var takenOverBoxes: [GeoBox] = []
+        var parts: [NotifyRunSummary] = []
+        /// Calls of `joinOrStartRun`: (startNew, startedAfter).
+        var asked: [(startNew: Bool, startedAfter: Int64?)] = []
+    }
+
+    let worker = "test-worker"
+    let leaseSeconds: Int64 = 30
+    let store: InMemoryNotifierStore
+    let state: Mutex<State>
+    let openRun: Bool
+
+    init(store: InMemoryNotifierStore, boxes: [GeoBox], openRun: Bool = true) {
+        self.store = store
+        self.state = Mutex(State(boxes: boxes))
+        self.openRun = openRun
+    }
+
+    func joinOrStartRun(at now: Int64, startNew: Bool, startedAfter: Int64?) async throws -> NotifyRunJoin? {
+        let boxes = state.withLock { state -> Int in
+            state.asked.append((startNew, startedAfter))
+            return state.boxes.count + state.takenOverBoxes.count
+        }
+        guard openRun || startNew else { return nil }
+        return NotifyRunJoin(runID: 7, started: !openRun, boxes: boxes)
+    }
+
+    func claimBoxes(runID: Int64, limit: Int, at now: Int64) async throws -> [GeoBox] {
+        state.withLock { state in
+            let chunk = Array(state.boxes.prefix(limit))
+            state.boxes.removeFirst(chunk.count)
+            return chunk
+        }
+    }
+
+    func completeBoxes(runID: Int64, _ boxes: [GeoBox], at now: Int64) async throws {
+        state.withLock { $0.completed += boxes }
+    }
+
+    func claimPendingOutbox(runID: Int64, limit: Int, at now: Int64) async throws -> [OutboxEntry] {
+        let pending = store.outbox.filter { $0.status == .pending }.map(\.entry)
+        return state.withLock { state in
+            let free = pending.filter { !state.handedOutEntries.contains($0.id) }.prefix(limit)
+            state.handedOutEntries.formUnion(free.map(\.id))
+            return Array(free)
+        }
+    }
+
+    func renewLeases(runID: Int64, at now: Int64) async throws {}
+
+    func remainingWork(runID: Int64, at now: Int64) async throws -> NotifyRunRemainder {
+        state.withLock { state in
+            if state.othersHoldFor > 0 {
+                state.othersHoldFor -= 1
+                // The others' leases run out: their boxes come free.
+                if state.othersHoldFor == 0 {
+                    state.boxes += state.takenOverBoxes
+                    state.takenOverBoxes = []
+                }
+                return NotifyRunRemainder(boxes: 1, claimedEntries: 0)
+            }
+            return NotifyRunRemainder(boxes: state.boxes.count, claimedEntries: 0)
+        }
+    }
+
+    func finishPart(_ part: NotifyRunSummary, at now: Int64) async throws -> Bool {
+        state.withLock { $0.parts.append(part) }
+        return true
+    }
+
+    func workers(ofRuns runIDs: [Int64]) async throws -> [Int64: [NotifyRunWorker]] { [:] }
+
+}
+
+@Suite("Notifier: runs shared with other instances (a work queue)")
+struct SharedRunNotifierTests {
+    let alice = Fixtures.token(0xa11ce)
+    let bob = Fixtures.token(0xb0b)
+
+    func notifier(_ h: Harness, queue: ScriptedWorkQueue) -> Notifier {
+        let clock = h.clock
+        let sleeper = h.sleeper
+        var configuration = h.configuration
+        configuration.boxesPerChunk = 1
+        return Notifier(
+            store: h.store, forecasts: h.forecasts, push: h.push, configuration: configuration, workQueue: queue,
+            logger: Logger(label: "test"), clock: { clock.now }, sleep: { try await sleeper.sleep($0) })
+    }
+
+    @Test("a shared run claims boxes chunk by chunk until none is left, marks each done, and stores its part")
+    func claimsChunks() async throws {
+        let h = Harness()
+        h.store.subscribe(alice, box: Fixtures.box, name: "Home")
+        h.store.subscribe(bob, box: Fixtures.otherBox, name: "Cabin")
+        h.forecasts.set(Fixtures.frost(low: -1.6))
+        h.forecasts.set(Fixtures.frost(low: -1.6, box: Fixtures.otherBox))
+        let queue = ScriptedWorkQueue(store: h.store, boxes: [Fixtures.box, Fixtures.otherBox], openRun: false)
+        let notifier = notifier(h, queue: queue)
+        #expect(notifier.sharesRuns)
+        guard case .completed(let summary) = try await notifier.run() else {
+            Issue.record("the run did not start")
+            return
+        }
+        #expect(summary.id == 7)
+        #expect(summary.boxes == 2)
+        #expect(summary.alertsPlanned == 2 && summary.alertsDelivered == 2)
+        #expect(Set(h.push.sent.map(\.token)) == [alice, bob])
+        let state = queue.state.withLock { $0 }
+        #expect(state.completed == [Fixtures.box, Fixtures.otherBox], "each one-box chunk marked done, in order")
+        #expect(state.parts.map(\.id) == [7])
+        #expect(state.parts.first?.status == .completed)
+        // The store's own run table is not used: the queue holds the shared run.
+        #expect(h.store.runs.isEmpty)
+    }
+
+    @Test("work another instance held comes free after its lease: the run waits, then plans those boxes and sends the entries nobody holds")
+    func takesOverWhatOthersLeft() async throws {
+        let h = Harness()
+        h.store.subscribe(alice, box: Fixtures.box, name: "Home")
+        h.store.subscribe(bob, box: Fixtures.otherBox, name: "Cabin")
+        h.forecasts.set(Fixtures.frost(low: -1.6))
+        h.forecasts.set(Fixtures.frost(low: -1.6, box: Fixtures.otherBox))
+        // The other worker planned Fixtures.box (its alert is pending in the outbox) and died.
+        let dead = CrashingPushSender(store: h.store, inner: h.push)
+        _ = try await Notifier(
+            store: h.store, forecasts: h.forecasts, push: dead, workQueue: ScriptedWorkQueue(store: h.store, boxes: [Fixtures.box], openRun: false),
+            logger: Logger(label: "test"), clock: { [clock = h.clock] in clock.now }, sleep: { _ in }
+        ).run()
+        #expect(h.store.outbox.filter { $0.status == .pending }.count == 1)
+        #expect(h.push.sent.isEmpty)
+
+        // This worker joins; Fixtures.otherBox is still held by the dead one for two checks.
+        let queue = ScriptedWorkQueue(store: h.store, boxes: [], openRun: true)
+        queue.state.withLock {
+            $0.othersHoldFor = 2
+            $0.takenOverBoxes = [Fixtures.otherBox]
+            // (The dead worker's pending entry is handed out by the first claim: the script
+            // does not model heartbeats; the PostgreSQL queue's tests do.)
+        }
+        guard case .completed(let summary) = try await notifier(h, queue: queue).run() else {
+            Issue.record("the run did not start")
+            return
+        }
+        #expect(summary.alertsCarriedOver == 1, "the dead worker's pending alert was taken over")
+        #expect(summary.boxes == 1, "the box whose lease expired was planned here")
+        #expect(Set(h.push.sent.map(\.token)) == [alice, bob])
+        #expect(h.store.outbox.allSatisfy { $0.status == .delivered })
+        #expect(h.sleeper.slept.filter { $0 == .seconds(1) }.count >= 2, "it waited for the others' leases")
+    }
+
+    @Test("with no run in progress, joining does nothing; a scheduled run starts one unless one started within 90 % of the interval")
+    func joinOnlyWhenOpen() async throws {
+        let h = Harness()
+        let queue = ScriptedWorkQueue(store: h.store, boxes: [], openRun: false)
+        let notifier = notifier(h, queue: queue)
+        #expect(try await notifier.joinRunInProgress() == nil)
+        guard case .completed = try await notifier.runScheduled(interval: .seconds(3600)) else {
+            Issue.record("the scheduled run did not start")
+            return
+        }
+        let asked = queue.state.withLock { $0.asked }
+        #expect(asked.map(\.startNew) == [false, true])
+        #expect(asked.last?.startedAfter == h.clock.now - 3_240)
+    }
+}
