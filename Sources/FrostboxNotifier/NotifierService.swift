@@ -5,8 +5,10 @@ import ServiceLifecycle
 /// Runs the notifier on a schedule inside `frostbox serve`: a first run shortly after start
 /// (which also resends whatever a crash left in the outbox), then one every `interval`. Runs
 /// never overlap: a run that would start while another is going (a manual trigger, another
-/// process) is retried after `busyRetryDelay`. Graceful shutdown stops the loop; a run cut
-/// short leaves its entries pending in the outbox for the next start.
+/// process) is retried after `busyRetryDelay`. With runs shared by several instances
+/// (PostgreSQL), a scheduled run joins the one in progress instead, and while waiting the
+/// service looks every `joinPollInterval` for a run to help with. Graceful shutdown stops the
+/// loop; a run cut short leaves its entries pending in the outbox for the next start.
 public struct NotifierService: Service {
     let notifier: Notifier
     let configuration: NotifierSettings
