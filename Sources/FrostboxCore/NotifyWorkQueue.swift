@@ -14,8 +14,8 @@ public protocol NotifyWorkQueue: Sendable {
 
     /// Joins the run in progress; when none is, starts one (listing its boxes in notify order,
     /// marking runs whose workers all stopped renewing as interrupted) unless `startNew` is
-    /// false, or a run started after `startedAfter` (a scheduled run another instance already
-    /// made). Nil: nothing to join and nothing started.
+    /// false, or a run that went through (completed or degraded) started after `startedAfter`
+    /// (a scheduled run another instance already made). Nil: nothing to join and nothing started.
     func joinOrStartRun(at now: Int64, startNew: Bool, startedAfter: Int64?) async throws -> NotifyRunJoin?
 
     /// Claims up to `limit` of the run's boxes that nobody holds, or whose lease expired, in

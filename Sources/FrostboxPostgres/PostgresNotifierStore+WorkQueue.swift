@@ -41,8 +41,12 @@ extension PostgresNotifierStore: NotifyWorkQueue {
                 """, logger: logger)
             guard startNew else { return nil }
             if let startedAfter {
+                // Only runs that went through count: after a crash the work is picked up at once.
                 let recent = try await connection.query(
-                    "SELECT count(*) FROM notify_run WHERE started_at > \(startedAfter)", logger: logger
+                    """
+                    SELECT count(*) FROM notify_run
+                    WHERE started_at > \(startedAfter) AND status IN ('completed', 'degraded')
+                    """, logger: logger
                 ).single(Int64.self) ?? 0
                 if recent > 0 { return nil }
             }
