@@ -119,8 +119,8 @@ public final class TestPostgresCluster: Sendable {
         // TLS on (plain connections still allowed): a self-signed certificate for 127.0.0.1,
         // whose PEM is also the root a verify-full client trusts (`certificatePath`).
         try probe.run(
-            "/usr/bin/openssl",
-            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+            "/usr/bin/env",
+            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
              "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
              "-keyout", directory + "/server.key", "-out", directory + "/server.crt"],
             asPostgres: asPostgres)
