@@ -35,22 +35,18 @@ public enum DeviceDatabase: Sendable {
         }
     }
 
-    public var notifierStore: any NotifierStore {
-        switch self {
-        case .sqlite(let database): GRDBNotifierStore(database: database)
-        case .postgres(let database): PostgresNotifierStore(database: database)
-        }
-    }
-
-    /// The notifier's store, and on PostgreSQL the same store as the queue of runs shared by
-    /// the cluster's instances (the entries it writes are claimed for `leaseSeconds`).
-    public func notifier(leaseSeconds: Int64) -> (store: any NotifierStore, workQueue: (any NotifyWorkQueue)?) {
+    /// The notifier's store and what keeps runs apart: on SQLite a lock file beside the
+    /// database (processes on this machine); on PostgreSQL the store is also the queue of runs
+    /// shared by the cluster's instances (its claims last `leaseSeconds`).
+    public func notifier(leaseSeconds: Int64)
+        -> (store: any NotifierStore, runLock: (any NotifierRunLock)?, workQueue: (any NotifyWorkQueue)?)
+    {
         switch self {
         case .sqlite(let database):
-            return (GRDBNotifierStore(database: database), nil)
+            return (GRDBNotifierStore(database: database), FileRunLock(path: database.path + ".notify-lock"), nil)
         case .postgres(let database):
             let store = PostgresNotifierStore(database: database, leaseSeconds: leaseSeconds)
-            return (store, store)
+            return (store, nil, store)
         }
     }
 
@@ -83,15 +79,6 @@ public enum DeviceDatabase: Sendable {
         }
     }
 
-    /// Keeps notify runs from overlapping: a lock file beside the SQLite file (processes on
-    /// this machine), or an advisory lock on PostgreSQL (every instance of the cluster).
-    public func notifyRunLock(logger: Logger) -> any NotifierRunLock {
-        switch self {
-        case .sqlite(let database): FileRunLock(path: database.path + ".notify-lock")
-        case .postgres(let database): PostgresRunLock(settings: database.settings, logger: logger)
-        }
-    }
-
     /// Row counts for `/admin/stats` and the status page (places are counted in the places file).
     public func statistics() async throws -> DatabaseStatistics {
         switch self {
@@ -121,5 +108,3 @@ public enum DeviceDatabase: Sendable {
         }
     }
 }
-
-extension PostgresRunLock: NotifierRunLock {}

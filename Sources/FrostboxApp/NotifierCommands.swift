@@ -45,18 +45,13 @@ public enum NotifierCommands {
     }
 
     /// The latest runs, newest first, and on PostgreSQL who worked on each (by run id; nil on SQLite).
-    public static func recentRunsWithWorkers(config: FrostboxSettings, limit: Int, logger: Logger) async throws
+    public static func recentRuns(config: FrostboxSettings, limit: Int, logger: Logger) async throws
         -> (runs: [NotifyRunSummary], workers: [Int64: [NotifyRunWorker]]?)
     {
         let database = try await DeviceDatabase.open(config, logger: logger)
-        let (store, queue) = database.notifier(leaseSeconds: config.notifier.leaseSeconds)
+        let (store, _, queue) = database.notifier(leaseSeconds: config.notifier.leaseSeconds)
         let runs = try await store.recentRuns(limit: limit)
         return (runs, try await queue?.workers(ofRuns: runs.map(\.id)))
-    }
-
-    /// The latest runs of the database at `databasePath`, newest first.
-    public static func recentRuns(config: FrostboxSettings, limit: Int, logger: Logger) async throws -> [NotifyRunSummary] {
-        try await DeviceDatabase.open(config, logger: logger).notifierStore.recentRuns(limit: limit)
     }
 
     /// One line per planned alert: device (redacted), event and text.

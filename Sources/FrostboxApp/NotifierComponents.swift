@@ -20,7 +20,7 @@ public struct NotifierComponents: Sendable {
     public init(database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
         resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) {
-        let (store, workQueue) = database.notifier(leaseSeconds: config.notifier.leaseSeconds)
+        let (store, runLock, workQueue) = database.notifier(leaseSeconds: config.notifier.leaseSeconds)
         self.store = store
         self.workQueue = workQueue
         if let queue = workQueue {
@@ -31,10 +31,7 @@ public struct NotifierComponents: Sendable {
             store: store, forecasts: forecasts, push: push,
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
             configuration: config.notifier,
-            // Shared runs on PostgreSQL coordinate through the database; the lock keeps local
-            // processes on one SQLite file apart.
-            runLock: workQueue == nil ? database.notifyRunLock(logger: logger) : nil,
-            workQueue: workQueue,
+            runLock: runLock, workQueue: workQueue,
             logger: logger, clock: clock, resent: resent)
     }
 

@@ -39,7 +39,6 @@ public enum RunsTable {
     public static func json(_ runs: [NotifyRunSummary], workers: [Int64: [NotifyRunWorker]]? = nil) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.keyEncodingStrategy = .useDefaultKeys
         let rows = runs.map { run in
             var row = Row(run)
             row.workers = workers.map { ($0[run.id] ?? []).map(WorkerRow.init) }

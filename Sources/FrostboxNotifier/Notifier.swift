@@ -54,19 +54,11 @@ public actor Notifier {
     /// `onPlanned` sees each chunk of planned entries.
     public func run(dryRun: Bool = false, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)? = nil) async throws -> RunResult {
         if !dryRun, let queue = work.workQueue {
-            return try await runShared(queue, startedAfter: nil)
+            return try await runShared(queue, startNew: true, startedAfter: nil)
         }
-        guard await begin() else { return .alreadyRunning }
-        let id: Int64
-        do {
-            id = dryRun ? 0 : try await work.store.startRun(at: work.clock())
-        } catch {
-            await end()
-            throw error
-        }
-        let summary = await work.perform(runID: id, dryRun: dryRun, onPlanned: onPlanned)
-        await end()
-        return .completed(summary)
+        guard let id = try await beginLocal(dryRun: dryRun) else { return .alreadyRunning }
+        defer { end() }
+        return .completed(await work.perform(runID: id, dryRun: dryRun, onPlanned: onPlanned))
     }
 
     /// A scheduled run: with a shared work queue, the run in progress is joined, and no new
@@ -74,66 +66,24 @@ public actor Notifier {
     /// the cluster as a whole runs about once per interval, whichever instance starts it).
     public func runScheduled(interval: Duration) async throws -> RunResult {
         guard let queue = work.workQueue else { return try await run() }
-        return try await runShared(queue, startedAfter: work.clock() - max(1, interval.components.seconds * 9 / 10))
+        return try await runShared(queue, startNew: true, startedAfter: work.clock() - max(1, interval.components.seconds * 9 / 10))
     }
 
     /// Joins the shared run in progress, if there is one and this instance is not on it.
     /// Nil when there was nothing to join (or no shared work queue).
     public func joinRunInProgress() async throws -> NotifyRunSummary? {
-        guard let queue = work.workQueue, await begin() else { return nil }
-        let join: NotifyRunJoin?
-        do {
-            join = try await queue.joinOrStartRun(at: work.clock(), startNew: false, startedAfter: nil)
-        } catch {
-            await end()
-            throw error
-        }
-        guard let join else {
-            await end()
-            return nil
-        }
-        let summary = await work.performShared(join, queue: queue)
-        await end()
+        guard let queue = work.workQueue, case .completed(let summary) = try await runShared(queue, startNew: false, startedAfter: nil)
+        else { return nil }
         return summary
     }
 
-    /// Joins the shared run in progress or starts one, and does this instance's part of it.
-    private func runShared(_ queue: any NotifyWorkQueue, startedAfter: Int64?) async throws -> RunResult {
-        guard await begin() else { return .alreadyRunning }
-        let join: NotifyRunJoin?
-        do {
-            join = try await queue.joinOrStartRun(at: work.clock(), startNew: true, startedAfter: startedAfter)
-        } catch {
-            await end()
-            throw error
-        }
-        guard let join else {
-            await end()
-            return .alreadyRunning
-        }
-        let summary = await work.performShared(join, queue: queue)
-        await end()
-        return .completed(summary)
-    }
-
-    /// Starts a run in the background and returns at once (for `POST /admin/notify`).
+    /// Starts a run in the background and returns at once (for `POST /admin/notify`). With
+    /// a shared work queue, a run in progress elsewhere is joined (this instance helps), but
+    /// no new run was started, which is what the answer says.
     public func trigger() async throws -> TriggerResult {
-        guard await begin() else { return .alreadyRunning }
+        let work = self.work
         if let queue = work.workQueue {
-            // Shared: a run in progress elsewhere is joined (this instance helps), but no new
-            // run was started, which is what the answer says.
-            let join: NotifyRunJoin?
-            do {
-                join = try await queue.joinOrStartRun(at: work.clock(), startNew: true, startedAfter: nil)
-            } catch {
-                await end()
-                throw error
-            }
-            guard let join else {
-                await end()
-                return .alreadyRunning
-            }
-            let work = self.work
+            guard let join = try await beginShared(queue, startNew: true, startedAfter: nil) else { return .alreadyRunning }
             triggered = Task {
                 let summary = await work.performShared(join, queue: queue)
                 await self.end()
@@ -141,14 +91,7 @@ public actor Notifier {
             }
             return join.started ? .started(runID: join.runID) : .alreadyRunning
         }
-        let id: Int64
-        do {
-            id = try await work.store.startRun(at: work.clock())
-        } catch {
-            await end()
-            throw error
-        }
-        let work = self.work
+        guard let id = try await beginLocal(dryRun: false) else { return .alreadyRunning }
         triggered = Task {
             let summary = await work.perform(runID: id, dryRun: false, onPlanned: nil)
             await self.end()
@@ -175,19 +118,50 @@ public actor Notifier {
         triggered?.cancel()
     }
 
-    private func begin() async -> Bool {
-        if running { return false }
-        // Claimed before the lock's await, so that a second caller meanwhile sees it taken.
-        running = true
-        if let runLock, !(await runLock.tryLock()) {
-            running = false
-            return false
+    /// Does this instance's part of the shared run it joins or starts.
+    private func runShared(_ queue: any NotifyWorkQueue, startNew: Bool, startedAfter: Int64?) async throws -> RunResult {
+        guard let join = try await beginShared(queue, startNew: startNew, startedAfter: startedAfter) else { return .alreadyRunning }
+        defer { end() }
+        return .completed(await work.performShared(join, queue: queue))
+    }
+
+    /// Claims this process's run and opens it in the store (a dry run stores nothing: id 0);
+    /// nil when a run is already going. The caller ends it.
+    private func beginLocal(dryRun: Bool) async throws -> Int64? {
+        guard begin() else { return nil }
+        do {
+            return dryRun ? 0 : try await work.store.startRun(at: work.clock())
+        } catch {
+            end()
+            throw error
         }
+    }
+
+    /// Claims this process's run and joins or starts the shared one; nil when this process
+    /// is already on a run or there was nothing to join. The caller ends it.
+    private func beginShared(_ queue: any NotifyWorkQueue, startNew: Bool, startedAfter: Int64?) async throws -> NotifyRunJoin? {
+        guard begin() else { return nil }
+        do {
+            if let join = try await queue.joinOrStartRun(at: work.clock(), startNew: startNew, startedAfter: startedAfter) {
+                return join
+            }
+        } catch {
+            end()
+            throw error
+        }
+        end()
+        return nil
+    }
+
+    private func begin() -> Bool {
+        if running { return false }
+        if let runLock, !runLock.tryLock() { return false }
+        running = true
         return true
     }
 
-    private func end() async {
-        await runLock?.unlock()
+    private func end() {
         running = false
+        runLock?.unlock()
     }
 }

@@ -33,11 +33,11 @@ public struct NotifierSettings: Sendable, Hashable {
 }
 
 /// Keeps notify runs of different processes on one database from overlapping (a `frostbox
-/// notify --once` next to a running `frostbox serve`, or several instances on one PostgreSQL).
-/// Released by the system (or the server) when the process dies.
+/// notify --once` next to a running `frostbox serve`). Released by the system when the process
+/// dies. (Instances sharing PostgreSQL coordinate through a `NotifyWorkQueue` instead.)
 public protocol NotifierRunLock: Sendable {
-    /// Takes the lock when no other process holds it; false otherwise. Never waits for it.
-    func tryLock() async -> Bool
+    /// Takes the lock when no other process holds it; false otherwise. Never blocks.
+    func tryLock() -> Bool
     /// Releases a lock taken by `tryLock`.
-    func unlock() async
+    func unlock()
 }

@@ -32,7 +32,7 @@ public final class PostgresDatabase: Sendable {
             // One direct connection first: a wrong address, user or database fails at once with
             // the server's reason, where the pool would keep retrying.
             let probe = try await PostgresConnection.connect(
-                configuration: try PostgresRunLock.configuration(settings), id: 0, logger: logger)
+                configuration: try Self.connectionConfiguration(settings), id: 0, logger: logger)
             try? await probe.close()
             try await PostgresMigrations.migrate(client, logger: logger)
         } catch {
@@ -86,6 +86,21 @@ public final class PostgresDatabase: Sendable {
         case .verifyFull:
             return .require(tlsConfiguration(settings))
         }
+    }
+
+    /// A single connection's configuration (10 s to connect), for the start-up probe.
+    static func connectionConfiguration(_ settings: PostgresConnectionSettings) throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS
+        switch settings.tls {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(try NIOSSLContext(configuration: tlsConfiguration(settings)))
+        case .require, .verifyFull: tls = .require(try NIOSSLContext(configuration: tlsConfiguration(settings)))
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+            database: settings.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
     }
 
     /// TLS for `settings`: no certificate check for prefer and require (encryption only, as

@@ -19,7 +19,7 @@ struct Runs: AsyncParsableCommand {
         var logger = Logger(label: "frostbox.runs")
         logger.logLevel = .warning
         let config = try await options.load(command: "runs", logger: logger)
-        let (runs, workers) = try await NotifierCommands.recentRunsWithWorkers(config: config, limit: limit, logger: logger)
+        let (runs, workers) = try await NotifierCommands.recentRuns(config: config, limit: limit, logger: logger)
         if json {
             print(try RunsTable.json(runs, workers: workers))
         } else {

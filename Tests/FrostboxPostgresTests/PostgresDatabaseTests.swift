@@ -5,7 +5,7 @@ import TestPostgres
 import Testing
 
 /// What only the PostgreSQL adapter has: its connection URL, migrations shared by several
-/// instances starting at once, and the cluster-wide run lock. (The ports' behaviour is
+/// instances starting at once, and TLS. (The ports' behaviour is
 /// proven by the contract suites, against SQLite and PostgreSQL alike.)
 @Suite("PostgreSQL adapter")
 struct PostgresDatabaseTests {
@@ -81,29 +81,6 @@ struct PostgresDatabaseTests {
         }
         let plain = try await PostgresDatabase(settings: try settings("sslmode=disable"), maximumConnections: 2, logger: Self.quiet)
         #expect(try await plain.connectionIsEncrypted() == false)
-    }
-
-    @Test("the run lock is held by one session at a time, cluster-wide, and freed by unlock")
-    func runLockIsExclusive() async throws {
-        let cluster = try TestPostgresCluster.shared()
-        let name = try cluster.createDatabase(prefix: "lock")
-        let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable)
-        let first = PostgresRunLock(settings: settings, logger: Self.quiet)
-        let second = PostgresRunLock(settings: settings, logger: Self.quiet)
-        #expect(await first.tryLock())
-        #expect(await second.tryLock() == false)
-        await first.unlock()
-        #expect(await second.tryLock())
-        #expect(await first.tryLock() == false)
-        await second.unlock()
-    }
-
-    @Test("the run lock refuses, without throwing, when the server cannot be reached")
-    func runLockWithoutServer() async throws {
-        let port = try TestPostgresCluster.shared().unusedPort()
-        let lock = PostgresRunLock(
-            settings: PostgresConnectionSettings(host: "127.0.0.1", port: port, user: "nobody", database: "none", tls: .disable), logger: Self.quiet)
-        #expect(await lock.tryLock() == false)
     }
 
     @Test("opening a database the server does not have fails with a clear error")

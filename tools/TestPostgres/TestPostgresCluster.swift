@@ -85,14 +85,6 @@ public final class TestPostgresCluster: Sendable {
         return output.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
     }
 
-    /// Runs `pgbench` (or another of the cluster's programs) against it; its standard output.
-    public func runProgram(_ name: String, _ arguments: [String]) throws -> String {
-        try run(binDirectory + "/" + name, arguments, asPostgres: false)
-    }
-
-    /// A loopback port nothing listens on (just freed), for tests of unreachable servers.
-    public func unusedPort() throws -> Int { try Self.freePort() }
-
     // MARK: Starting and stopping
 
     static func start() throws -> TestPostgresCluster {
