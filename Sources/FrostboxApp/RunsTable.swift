@@ -41,7 +41,7 @@ public enum RunsTable {
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         let rows = runs.map { run in
             var row = Row(run)
-            row.workers = workers.map { ($0[run.id] ?? []).map(WorkerRow.init) }
+            row.workers = workers.map { $0[run.id] ?? [] }
             return row
         }
         return String(decoding: try encoder.encode(rows), as: UTF8.self)
@@ -68,7 +68,7 @@ public enum RunsTable {
         let alertsFailed: [String: Int]
         let error: String?
         /// Shared runs only: who worked on it.
-        var workers: [WorkerRow]?
+        var workers: [NotifyRunWorker]?
 
         init(_ run: NotifyRunSummary) {
             id = run.id
@@ -136,35 +136,6 @@ public enum RunsTable {
             try c.encode(durationMs, forKey: .durationMs)
             try c.encode(error, forKey: .error)
             if let workers { try c.encode(workers, forKey: .workers) }
-        }
-    }
-
-    /// One worker of a shared run in `--json`.
-    struct WorkerRow: Encodable {
-        let worker: String
-        let joinedAt, heartbeatAt: Int64
-        let finishedAt: Int64?
-        let boxes, alertsPlanned, alertsDelivered, alertsCarriedOver: Int
-
-        init(_ w: NotifyRunWorker) {
-            worker = w.worker
-            joinedAt = w.joinedAt
-            heartbeatAt = w.heartbeatAt
-            finishedAt = w.finishedAt
-            boxes = w.boxes
-            alertsPlanned = w.alertsPlanned
-            alertsDelivered = w.alertsDelivered
-            alertsCarriedOver = w.alertsCarriedOver
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case worker, boxes
-            case joinedAt = "joined_at"
-            case heartbeatAt = "heartbeat_at"
-            case finishedAt = "finished_at"
-            case alertsPlanned = "alerts_planned"
-            case alertsDelivered = "alerts_delivered"
-            case alertsCarriedOver = "alerts_carried_over"
         }
     }
 }

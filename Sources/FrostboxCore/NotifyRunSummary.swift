@@ -115,6 +115,13 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
 }
 
 extension NotifyRunSummary {
+    /// The counts and times a shared run's parts add up to.
+    static let summedCounts: [WritableKeyPath<NotifyRunSummary, Int> & Sendable] = [
+        \.forecastsCached, \.forecastsFetched, \.boxesFailed, \.boxesLeftOut, \.forecastRequests, \.verdicts,
+        \.alertsPlanned, \.alertsCarriedOver, \.alertsDelivered, \.tokensPruned, \.resendMilliseconds,
+        \.forecastMilliseconds, \.planningMilliseconds, \.storeMilliseconds, \.deliveryMilliseconds,
+    ]
+
     /// One run's summary from the parts its workers did (a run shared by several instances):
     /// counts and times added up, the earliest start, the latest finish, the run's status
     /// from the sums (interrupted or failed when any part was, the first error kept), and
@@ -124,23 +131,9 @@ extension NotifyRunSummary {
         total.boxes = boxes
         total.finishedAt = parts.compactMap(\.finishedAt).max()
         for part in parts {
-            total.forecastsCached += part.forecastsCached
-            total.forecastsFetched += part.forecastsFetched
-            total.boxesFailed += part.boxesFailed
-            total.boxesLeftOut += part.boxesLeftOut
-            total.forecastRequests += part.forecastRequests
+            for count in Self.summedCounts { total[keyPath: count] += part[keyPath: count] }
             total.weightUsed += part.weightUsed
-            total.verdicts += part.verdicts
-            total.alertsPlanned += part.alertsPlanned
-            total.alertsCarriedOver += part.alertsCarriedOver
-            total.alertsDelivered += part.alertsDelivered
             for (failure, count) in part.failed { total.failed[failure, default: 0] += count }
-            total.tokensPruned += part.tokensPruned
-            total.resendMilliseconds += part.resendMilliseconds
-            total.forecastMilliseconds += part.forecastMilliseconds
-            total.planningMilliseconds += part.planningMilliseconds
-            total.storeMilliseconds += part.storeMilliseconds
-            total.deliveryMilliseconds += part.deliveryMilliseconds
             if total.error == nil { total.error = part.error }
         }
         if let finished = total.finishedAt { total.durationMilliseconds = Int(max(0, finished - total.startedAt)) * 1_000 }

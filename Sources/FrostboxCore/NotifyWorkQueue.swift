@@ -88,6 +88,17 @@ public struct NotifyRunWorker: Sendable, Hashable, Codable {
     public var alertsDelivered: Int
     public var alertsCarriedOver: Int
 
+    /// Snake case, as `frostbox runs --json` writes it.
+    enum CodingKeys: String, CodingKey {
+        case worker, boxes
+        case joinedAt = "joined_at"
+        case finishedAt = "finished_at"
+        case heartbeatAt = "heartbeat_at"
+        case alertsPlanned = "alerts_planned"
+        case alertsDelivered = "alerts_delivered"
+        case alertsCarriedOver = "alerts_carried_over"
+    }
+
     public init(worker: String, joinedAt: Int64, finishedAt: Int64?, heartbeatAt: Int64, boxes: Int, alertsPlanned: Int, alertsDelivered: Int, alertsCarriedOver: Int) {
         self.worker = worker
         self.joinedAt = joinedAt

@@ -15,11 +15,12 @@ import Logging
 /// A heartbeat renews this worker's leases throughout.
 extension NotifyRun {
     func performShared(_ join: NotifyRunJoin, queue: any NotifyWorkQueue) async -> NotifyRunSummary {
-        let started = ContinuousClock.now
-        var summary = NotifyRunSummary(id: join.runID, startedAt: clock())
-        var logger = self.logger
-        logger[metadataKey: "run"] = "\(join.runID)"
-        logger[metadataKey: "worker"] = "\(queue.worker)"
+        let logger = {
+            var logger = self.logger
+            logger[metadataKey: "run"] = "\(join.runID)"
+            logger[metadataKey: "worker"] = "\(queue.worker)"
+            return logger
+        }()
         logger.info(join.started ? "started a shared notify run" : "joined a shared notify run", metadata: ["boxes": "\(join.boxes)"])
         let clock = self.clock
         let renewEvery = Duration.seconds(max(1, queue.leaseSeconds / 3))
@@ -35,8 +36,7 @@ extension NotifyRun {
                 }
             }
         }
-        defer { heartbeat.cancel() }
-        do {
+        let part = await conclude(NotifyRunSummary(id: join.runID, startedAt: clock())) { summary in
             var delivery = Delivery()
             var stopwatch = ContinuousClock.now
             summary.alertsCarriedOver += try await sendUnclaimed(join.runID, queue, delivery: &delivery, summary: &summary, logger: logger)
@@ -46,35 +46,16 @@ extension NotifyRun {
             try await retry(&delivery, summary: &summary, logger: logger)
             summary.deliveryMilliseconds += Self.milliseconds(since: stopwatch)
             // Others may still hold work; what a dead worker held comes free when its leases expire.
-            while true {
-                let remainder = try await queue.remainingWork(runID: join.runID, at: clock())
-                if remainder.isEmpty { break }
+            while try await !queue.remainingWork(runID: join.runID, at: clock()).isEmpty {
                 try await sleep(.seconds(1))
                 try await planClaimed(join.runID, queue: queue, delivery: &delivery, summary: &summary, logger: logger)
                 let taken = try await sendUnclaimed(join.runID, queue, delivery: &delivery, summary: &summary, logger: logger)
                 summary.alertsCarriedOver += taken
                 if taken > 0 { try await retry(&delivery, summary: &summary, logger: logger) }
             }
-            do {
-                try await store.purge(before: clock() - configuration.retentionSeconds)
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                // Housekeeping: what is not purged now is purged by the next run.
-                logger.warning("could not purge aged-out rows", metadata: ["error": "\(error)"])
-            }
-            summary.status = summary.outcome
-        } catch is CancellationError {
-            summary.status = .interrupted
-            summary.error = "cancelled"
-        } catch {
-            summary.status = .failed
-            summary.error = String(describing: error)
+            try await store.purge(before: clock() - configuration.retentionSeconds)
         }
         heartbeat.cancel()
-        summary.finishedAt = clock()
-        summary.durationMilliseconds = Self.milliseconds(since: started)
-        let part = summary
         do {
             // Stored even when the run is being cancelled by a graceful shutdown.
             let closed = try await Task.detached { try await queue.finishPart(part, at: clock()) }.value
@@ -82,8 +63,8 @@ extension NotifyRun {
         } catch {
             logger.error("could not store this worker's part of the run", metadata: ["error": "\(error)"])
         }
-        report(summary, logger: logger)
-        return summary
+        report(part, logger: logger)
+        return part
     }
 
     /// Claims pending entries nobody holds, page by page, and sends them; how many.

@@ -28,11 +28,9 @@ struct NotifyRun: Sendable {
     let resent: @Sendable (Int) -> Void
 
     func perform(runID: Int64, dryRun: Bool, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?) async -> NotifyRunSummary {
-        let started = ContinuousClock.now
-        var summary = NotifyRunSummary(id: runID, startedAt: clock(), dryRun: dryRun)
         var logger = self.logger
         logger[metadataKey: "run"] = "\(runID)"
-        do {
+        let summary = await conclude(NotifyRunSummary(id: runID, startedAt: clock(), dryRun: dryRun)) { summary in
             var delivery = Delivery()
             if !dryRun {
                 let backlogThrough = try await store.lastOutboxID()
@@ -47,6 +45,25 @@ struct NotifyRun: Sendable {
                 summary.deliveryMilliseconds += Self.milliseconds(since: stopwatch)
                 try await store.purge(before: clock() - configuration.retentionSeconds)
             }
+        }
+        if !dryRun {
+            do {
+                try await store.finishRun(summary)
+            } catch {
+                logger.error("could not store the run summary", metadata: ["error": "\(error)"])
+            }
+        }
+        report(summary, logger: logger)
+        return summary
+    }
+
+    /// Runs a run's steps on `summary` and ends it: its status from its outcome, or from how
+    /// the steps stopped (cancelled: interrupted; an error: failed), its finish and duration.
+    func conclude(_ start: NotifyRunSummary, steps: (inout NotifyRunSummary) async throws -> Void) async -> NotifyRunSummary {
+        let started = ContinuousClock.now
+        var summary = start
+        do {
+            try await steps(&summary)
             summary.status = summary.outcome
         } catch is CancellationError {
             summary.status = .interrupted
@@ -57,14 +74,6 @@ struct NotifyRun: Sendable {
         }
         summary.finishedAt = clock()
         summary.durationMilliseconds = Self.milliseconds(since: started)
-        if !dryRun {
-            do {
-                try await store.finishRun(summary)
-            } catch {
-                logger.error("could not store the run summary", metadata: ["error": "\(error)"])
-            }
-        }
-        report(summary, logger: logger)
         return summary
     }
 
