@@ -1,8 +1,8 @@
 import Logging
 import PostgresNIO
 
-/// The PostgreSQL schema, as an append-only list of named migrations (a landed one is never
-/// edited). `migrate` applies the missing ones in one transaction holding an advisory lock,
+/// The PostgreSQL schema, as an append-only list of named migrations (a released one is
+/// never edited: change the schema by appending a new one). `migrate` applies the missing ones in one transaction holding an advisory lock,
 /// so instances starting together wait for each other and the schema is migrated once.
 ///
 /// The tables mirror the SQLite schema after its v8 (places stay in each instance's local
@@ -15,26 +15,29 @@ enum PostgresMigrations {
     static let lockKey: Int64 = 0x4672_6f73_7462_6f78
 
     static let all: [(name: String, sql: [String])] = [
-        ("p1-initial", initial),
-        ("p2-shared-runs", sharedRuns),
-        ("p3-subscribe-function", subscribeFunction),
-        ("p4-entry-claims-by-run", entryClaimsByRun),
+        ("p1-initial", initial + sharedRuns + notifyOrder + subscribeFunction)
     ]
 
-    /// Outbox claims held by the claimer's heartbeat on a run instead of a per-row lease:
-    /// renewing a lease on every pending row was an update of up to a run's whole backlog
-    /// every few seconds, and deadlocked with the delivery's own updates.
-    static let entryClaimsByRun: [String] = [
-        "ALTER TABLE outbox DROP COLUMN claim_until",
-        "ALTER TABLE outbox ADD COLUMN claim_run BIGINT",
-        "CREATE INDEX outbox_pending_claims ON outbox (claim_run, claimed_by) WHERE status = 'pending'",
+    /// The subscribed boxes in the order a run asks for them: boxes whose last fetch failed or
+    /// was left out first (failing longest first), then boxes never fetched, then the rest by
+    /// oldest successful fetch. `boxesToNotify` reads it; a shared run lists its boxes from it.
+    static let notifyOrder: [String] = [
+        """
+        CREATE VIEW box_notify_order AS
+        SELECT row_number() OVER (
+                   ORDER BY CASE WHEN f.failing_since IS NOT NULL THEN 0 WHEN f.box IS NULL THEN 1 ELSE 2 END,
+                            COALESCE(f.failing_since, f.last_success_at, 0), s.box) AS position,
+               s.box
+        FROM (SELECT DISTINCT box FROM subscription) AS s LEFT JOIN box_fetch AS f ON f.box = s.box
+        """
     ]
 
     /// `subscribe` in one round trip: a device write used seven (begin, device, row lock,
     /// match, count, insert, commit), and the round trips, not the engine, bounded the rate.
     /// The function registers the device if needed, locks its row (concurrent subscribes of
-    /// one device are counted one after another), returns the matching subscription if there
-    /// is one (created = false), no row when the device holds `p_limit` already, or the new one.
+    /// one device are counted one after another), returns whether it created the row and the
+    /// matching subscription if there is one, no row when the device holds `p_limit` already,
+    /// or the new one. Its columns after `r_created` are `PostgresSubscriptionStore.columns`.
     static let subscribeFunction: [String] = [
         """
         CREATE FUNCTION frostbox_subscribe(
@@ -42,7 +45,7 @@ enum PostgresMigrations {
             p_now BIGINT, p_rule TEXT, p_frost_risk_c DOUBLE PRECISION, p_freeze_c DOUBLE PRECISION,
             p_hard_freeze_c DOUBLE PRECISION, p_all_clear BOOLEAN, p_limit INTEGER)
         RETURNS TABLE (
-            r_id BIGINT, r_created BOOLEAN, r_latitude DOUBLE PRECISION, r_longitude DOUBLE PRECISION, r_name TEXT, r_unit TEXT,
+            r_created BOOLEAN, r_id BIGINT, r_latitude DOUBLE PRECISION, r_longitude DOUBLE PRECISION, r_name TEXT, r_unit TEXT,
             r_created_at BIGINT, r_rule TEXT, r_frost_risk_c DOUBLE PRECISION, r_freeze_c DOUBLE PRECISION,
             r_hard_freeze_c DOUBLE PRECISION, r_all_clear BOOLEAN)
         LANGUAGE plpgsql AS $$
@@ -52,7 +55,7 @@ enum PostgresMigrations {
             INSERT INTO device (token, created_at, registered_at) VALUES (p_token, p_now, p_now) ON CONFLICT (token) DO NOTHING;
             PERFORM 1 FROM device AS d WHERE d.token = p_token FOR UPDATE;
             RETURN QUERY
-                SELECT s.id, false, s.latitude, s.longitude, s.name, s.unit, s.created_at, s.rule, s.frost_risk_c, s.freeze_c,
+                SELECT false, s.id, s.latitude, s.longitude, s.name, s.unit, s.created_at, s.rule, s.frost_risk_c, s.freeze_c,
                        s.hard_freeze_c, s.all_clear
                 FROM subscription AS s
                 WHERE s.token = p_token AND s.name = p_name
@@ -70,7 +73,7 @@ enum PostgresMigrations {
                                                freeze_c, hard_freeze_c, all_clear)
                 VALUES (p_token, p_latitude, p_longitude, p_box, p_name, p_unit, p_now, p_rule, p_frost_risk_c, p_freeze_c,
                         p_hard_freeze_c, p_all_clear)
-                RETURNING s.id, true, s.latitude, s.longitude, s.name, s.unit, s.created_at, s.rule, s.frost_risk_c, s.freeze_c,
+                RETURNING true, s.id, s.latitude, s.longitude, s.name, s.unit, s.created_at, s.rule, s.frost_risk_c, s.freeze_c,
                           s.hard_freeze_c, s.all_clear;
         END
         $$
@@ -78,8 +81,10 @@ enum PostgresMigrations {
     ]
 
     /// Runs shared by several instances: who works on a run (`run_worker`, with a heartbeat
-    /// and each worker's part), its boxes claimed under leases (`run_box`), and claims on
-    /// outbox entries (`claimed_by`, `claim_until`).
+    /// and each worker's part) and its boxes claimed under leases (`run_box`). An outbox
+    /// entry's claim (`outbox.claimed_by` in run `claim_run`) is held by its claimer's
+    /// heartbeat on that run, not by a lease per row: renewing one on every pending row was an
+    /// update of a run's whole backlog every few seconds, and deadlocked with delivery.
     static let sharedRuns: [String] = [
         """
         CREATE TABLE run_worker (
@@ -108,8 +113,7 @@ enum PostgresMigrations {
         )
         """,
         "CREATE INDEX run_box_open ON run_box (run_id, position) WHERE done_at IS NULL",
-        "ALTER TABLE outbox ADD COLUMN claimed_by TEXT",
-        "ALTER TABLE outbox ADD COLUMN claim_until BIGINT",
+        "CREATE INDEX outbox_pending_claims ON outbox (claim_run, claimed_by) WHERE status = 'pending'",
     ]
 
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
@@ -273,6 +277,8 @@ enum PostgresMigrations {
             delivered_apns_id TEXT,
             failure_class TEXT CHECK (failure_class IN ('temporary', 'permanent', 'invalid-token', 'auth', 'expired')),
             failure_reason TEXT,
+            claimed_by TEXT,
+            claim_run BIGINT,
             UNIQUE (device_id, box, night, level),
             CHECK ((status = 'delivered') = (delivered_at IS NOT NULL)),
             CHECK (status != 'failed' OR failure_class IS NOT NULL),

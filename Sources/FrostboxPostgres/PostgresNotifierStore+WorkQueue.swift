@@ -2,8 +2,8 @@ import Foundation
 import FrostboxCore
 import PostgresNIO
 
-/// Shared runs on PostgreSQL (see `NotifyWorkQueue` and migrations `p2-shared-runs`,
-/// `p4-entry-claims-by-run`): starting, joining and closing a run are serialized by an
+/// Shared runs on PostgreSQL (see `NotifyWorkQueue` and `PostgresMigrations.sharedRuns`):
+/// starting, joining and closing a run are serialized by an
 /// advisory lock; boxes are claimed with `FOR UPDATE SKIP LOCKED` under leases that expire
 /// unless renewed, outbox entries the same way but held by the claimer's heartbeat. The rows
 /// to claim are picked in a materialized CTE: as a subquery joined to the UPDATE, the planner
@@ -14,19 +14,14 @@ extension PostgresNotifierStore: NotifyWorkQueue {
 
     public func joinOrStartRun(at now: Int64, startNew: Bool, startedAfter: Int64?) async throws -> NotifyRunJoin? {
         let worker = worker, lease = leaseSeconds, logger = logger
+        // Idle instances ask every few seconds: with no live run there is nothing to join, and
+        // seeing that needs neither the lock nor a write.
+        if !startNew, try await database.client.withConnection({ try await Self.liveRun(on: $0, since: now - lease, logger: logger) }) == nil {
+            return nil
+        }
         return try await database.transaction { connection -> NotifyRunJoin? in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.runsLockKey))", logger: logger)
-            // A run some worker still renews: join it.
-            let live = try await connection.query(
-                """
-                SELECT r.id FROM notify_run AS r
-                WHERE r.status = 'running' AND EXISTS (
-                    SELECT 1 FROM run_worker AS w
-                    WHERE w.run_id = r.id AND w.finished_at IS NULL AND w.heartbeat_at > \(now - lease))
-                ORDER BY r.id DESC LIMIT 1
-                """, logger: logger
-            ).single(Int64.self)
-            if let runID = live {
+            if let runID = try await Self.liveRun(on: connection, since: now - lease, logger: logger) {
                 try await Self.addWorker(runID, worker, at: now, on: connection, logger: logger)
                 let boxes = try await connection.query("SELECT count(*) FROM run_box WHERE run_id = \(runID)", logger: logger)
                     .single(Int64.self) ?? 0
@@ -53,22 +48,28 @@ extension PostgresNotifierStore: NotifyWorkQueue {
             guard let runID = try await connection.query(PostgresNotifyRuns.insert(NotifyRunSummary(startedAt: now)), logger: logger)
                 .single(Int64.self)
             else { throw PostgresStoreError("the run insert returned no id") }
-            // The run's boxes in notify order: failing longest first, never fetched, oldest success.
             let boxes = try await connection.query(
-                """
-                INSERT INTO run_box (run_id, position, box)
-                SELECT \(runID), row_number() OVER (
-                    ORDER BY CASE WHEN f.failing_since IS NOT NULL THEN 0 WHEN f.box IS NULL THEN 1 ELSE 2 END,
-                             COALESCE(f.failing_since, f.last_success_at, 0), s.box), s.box
-                FROM (SELECT DISTINCT box FROM subscription) AS s LEFT JOIN box_fetch AS f ON f.box = s.box
-                RETURNING box
-                """, logger: logger
+                "INSERT INTO run_box (run_id, position, box) SELECT \(runID), position, box FROM box_notify_order RETURNING box",
+                logger: logger
             ).collectCount()
             // Statistics for the run's fresh rows, so that claims and counts plan well from the start.
             try await connection.query("ANALYZE run_box", logger: logger)
             try await Self.addWorker(runID, worker, at: now, on: connection, logger: logger)
             return NotifyRunJoin(runID: runID, started: true, boxes: boxes)
         }
+    }
+
+    /// The run some worker still renews (its heartbeat after `since`), if any.
+    static func liveRun(on connection: PostgresConnection, since: Int64, logger: Logger) async throws -> Int64? {
+        try await connection.query(
+            """
+            SELECT r.id FROM notify_run AS r
+            WHERE r.status = 'running' AND EXISTS (
+                SELECT 1 FROM run_worker AS w
+                WHERE w.run_id = r.id AND w.finished_at IS NULL AND w.heartbeat_at > \(since))
+            ORDER BY r.id DESC LIMIT 1
+            """, logger: logger
+        ).single(Int64.self)
     }
 
     static func addWorker(_ runID: Int64, _ worker: String, at now: Int64, on connection: PostgresConnection, logger: Logger) async throws {

@@ -26,22 +26,14 @@ public struct PostgresNotifierStore: NotifierStore {
         self.leaseSeconds = leaseSeconds
     }
 
-    /// `host:pid`, unique among the instances of a cluster.
-    public static var defaultWorker: String {
-        "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
-    }
+    /// `host:pid`, unique among the instances of a cluster (looked up once: the host name can
+    /// take a resolver round trip).
+    public static let defaultWorker = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
 
     var logger: Logger { database.logger }
 
     public func boxesToNotify() async throws -> [GeoBox] {
-        // Failing boxes first (longest failing first), then never fetched, then oldest success.
-        let rows = try await database.client.query(
-            """
-            SELECT s.box FROM (SELECT DISTINCT box FROM subscription) AS s
-            LEFT JOIN box_fetch AS f ON f.box = s.box
-            ORDER BY CASE WHEN f.failing_since IS NOT NULL THEN 0 WHEN f.box IS NULL THEN 1 ELSE 2 END,
-                     COALESCE(f.failing_since, f.last_success_at, 0), s.box
-            """, logger: logger)
+        let rows = try await database.client.query("SELECT box FROM box_notify_order ORDER BY position", logger: logger)
         var boxes: [GeoBox] = []
         for try await key in rows.decode(Int64.self) {
             if let box = GeoBox(key: key) { boxes.append(box) }

@@ -44,7 +44,7 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     }
 
     public func subscribe(_ token: DeviceToken, to new: NewSubscription, at now: Int64) async throws -> SubscriptionChange {
-        // One round trip: the function (migration p3) registers, locks the device's row,
+        // One round trip: the function `frostbox_subscribe` (`PostgresMigrations`) registers, locks the device's row,
         // matches, counts and inserts in one statement's transaction.
         let s = new.settings
         let rows = try await database.client.query(
@@ -54,15 +54,9 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
                 \(new.unit.rawValue), \(now), \(s.rule), \(s.frostRiskC), \(s.freezeC), \(s.hardFreezeC), \(s.allClear),
                 \(Int32(clamping: maximumSubscriptionsPerDevice)))
             """, logger: database.logger)
-        for try await (id, created, latitude, longitude, name, unit, createdAt, rule, frostRisk, freeze, hardFreeze, allClear) in rows.decode(
-            (Int64, Bool, Double, Double, String, String, Int64, String?, Double?, Double?, Double?, Bool).self)
-        {
-            return SubscriptionChange(
-                subscription: Subscription(
-                    id: id, token: token, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
-                    name: PlaceName(trusted: name), unit: TemperatureUnit(rawValue: unit) ?? .celsius, createdAt: createdAt,
-                    settings: AlertSettings(rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear)),
-                created: created)
+        for try await row in rows {
+            let columns = row.makeRandomAccess()
+            return SubscriptionChange(subscription: try Self.subscription(columns, from: 1, token: token), created: try columns[0].decode(Bool.self))
         }
         throw StoreLimitError("a device may hold at most \(maximumSubscriptionsPerDevice) subscriptions")
     }
@@ -90,9 +84,11 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     }
 
     public func subscriptions(of token: DeviceToken) async throws -> [Subscription] {
-        try await database.client.withConnection { connection in
-            try await Self.select(connection, "WHERE token = \(token.hex) ORDER BY id", token: token, logger: database.logger)
-        }
+        let rows = try await database.client.query(
+            "SELECT \(unescaped: Self.columns) FROM subscription WHERE token = \(token.hex) ORDER BY id", logger: database.logger)
+        var result: [Subscription] = []
+        for try await row in rows { result.append(try Self.subscription(row.makeRandomAccess(), from: 0, token: token)) }
+        return result
     }
 
     @discardableResult
@@ -106,24 +102,20 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
 
     // MARK: Helpers
 
-    /// The subscriptions of `token` matching `condition` (a query tail starting with WHERE).
-    static func select(_ connection: PostgresConnection, _ condition: PostgresQuery, token: DeviceToken, logger: Logger) async throws -> [Subscription] {
-        let query = PostgresQuery(
-            unsafeSQL: """
-                SELECT id, latitude, longitude, name, unit, created_at, rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear
-                FROM subscription
-                """ + " " + condition.sql, binds: condition.binds)
-        var result: [Subscription] = []
-        let rows = try await connection.query(query, logger: logger)
-        for try await (id, latitude, longitude, name, unit, createdAt, rule, frostRisk, freeze, hardFreeze, allClear) in rows.decode(
-            (Int64, Double, Double, String, String, Int64, String?, Double?, Double?, Double?, Bool).self)
-        {
-            result.append(
-                Subscription(
-                    id: id, token: token, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
-                    name: PlaceName(trusted: name), unit: TemperatureUnit(rawValue: unit) ?? .celsius, createdAt: createdAt,
-                    settings: AlertSettings(rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear)))
-        }
-        return result
+    /// A subscription's columns, in the order `subscription(_:from:token:)` reads them (the
+    /// subscribe function returns them too, after its `created` column).
+    static let columns = "id, latitude, longitude, name, unit, created_at, rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear"
+
+    /// The subscription in `columns`, starting at column `first` of the row.
+    static func subscription(_ row: PostgresRandomAccessRow, from first: Int, token: DeviceToken) throws -> Subscription {
+        func value<T: PostgresDecodable>(_ offset: Int, _ type: T.Type) throws -> T { try row[first + offset].decode(T.self) }
+        return Subscription(
+            id: try value(0, Int64.self), token: token,
+            coordinate: Coordinate(uncheckedLatitude: try value(1, Double.self), longitude: try value(2, Double.self)),
+            name: PlaceName(trusted: try value(3, String.self)), unit: TemperatureUnit(rawValue: try value(4, String.self)) ?? .celsius,
+            createdAt: try value(5, Int64.self),
+            settings: AlertSettings(
+                rule: try value(6, String?.self), frostRiskC: try value(7, Double?.self), freezeC: try value(8, Double?.self),
+                hardFreezeC: try value(9, Double?.self), allClear: try value(10, Bool.self)))
     }
 }
