@@ -7,15 +7,6 @@ import PostgresNIO
 /// `outbox_push`, the rows inserted by one statement over bound arrays, ids taken from the
 /// sequence up front so that they rise in entry order.
 enum PostgresOutboxWriter {
-    /// The parts of a push that many devices share.
-    private struct Push: Hashable {
-        var collapseID: String?
-        var pushType: PushType
-        var priority: PushPriority
-        var expiration: Int64?
-        var payload: PushPayload
-    }
-
     /// Stands for NULL in a bound array of integers (arrays cannot hold NULL here).
     static let noValue = Int64.min
 
@@ -26,13 +17,12 @@ enum PostgresOutboxWriter {
         _ entries: [OutboxEntry], runID: Int64?, worker: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> [OutboxEntry] {
         // The distinct pushes of the chunk, stored once each.
-        var pushIndex: [Push: Int] = [:]
-        var pushes: [Push] = []
+        var pushIndex: [OutboxPush: Int] = [:]
+        var pushes: [OutboxPush] = []
         var pushOfEntry: [Int] = []
         pushOfEntry.reserveCapacity(entries.count)
         for entry in entries {
-            let n = entry.notification
-            let push = Push(collapseID: n.collapseID, pushType: n.pushType, priority: n.priority, expiration: n.expiration, payload: n.payload)
+            let push = OutboxPush(entry.notification)
             if let index = pushIndex[push] {
                 pushOfEntry.append(index)
             } else {
@@ -65,14 +55,13 @@ enum PostgresOutboxWriter {
             levels.append(Int16(event.level.rawValue))
             kinds.append(entry.kind.rawValue)
             pushColumn.append(pushIDs[pushOfEntry[index]])
-            // The planned id is derived from the key; only another one (moved rows, tests) is stored.
-            apnsIDs.append(n.apnsID == event.apnsID(for: entry.token) ? "" : n.apnsID)
+            apnsIDs.append(entry.storedAPNsID ?? "")
             topics.append(n.topic ?? "")
             hasTopic.append(n.topic != nil)
             environments.append(n.environment?.rawValue ?? "")
             attempts.append(Int32(clamping: entry.attempts))
             created.append(entry.createdAt)
-            expires.append(n.expiration ?? (entry.createdAt + 86_400))
+            expires.append(entry.alertedUntil)
         }
         let rows = try await connection.query(
             """
@@ -148,7 +137,7 @@ enum PostgresOutboxWriter {
         for try await row in query.decode((Int64, String, Int64, Int32, Int16, String, Int64, String?, String?, String?, Int32, Int64).self) {
             rows.append(row)
         }
-        var pushes: [Int64: Push] = [:]
+        var pushes: [Int64: OutboxPush] = [:]
         let pushIDs = Array(Set(rows.map(\.pushID)))
         if !pushIDs.isEmpty {
             let pushRows = try await connection.query(
@@ -157,11 +146,10 @@ enum PostgresOutboxWriter {
             for try await (id, collapseID, type, priority, expiration, payload) in pushRows.decode(
                 (Int64, String?, String, Int16, Int64?, String).self)
             {
-                guard let pushType = PushType(rawValue: type), let priority = PushPriority(rawValue: Int(priority)) else {
-                    throw PostgresStoreError("outbox push \(id) holds values this version cannot read")
-                }
-                let decoded = try decoder.decode(PushPayload.self, from: Data(payload.utf8))
-                pushes[id] = Push(collapseID: collapseID, pushType: pushType, priority: priority, expiration: expiration, payload: decoded)
+                guard let push = try OutboxPush(
+                    collapseID: collapseID, pushType: type, priority: Int(priority), expiration: expiration, payloadJSON: payload)
+                else { throw PostgresStoreError("outbox push \(id) holds values this version cannot read") }
+                pushes[id] = push
             }
         }
         return try rows.map { row in
@@ -171,13 +159,11 @@ enum PostgresOutboxWriter {
             else { throw PostgresStoreError("outbox row \(row.id) holds values this version cannot read") }
             let token = DeviceToken(trustedHex: row.token)
             let event = FrostEvent(box: box, night: night, level: level)
-            let notification = PushNotification(
-                token: token, topic: row.topic, environment: row.environment.flatMap(APNsEnvironment.init(rawValue:)),
-                apnsID: row.apnsID ?? event.apnsID(for: token), collapseID: push.collapseID, pushType: push.pushType,
-                priority: push.priority, expiration: push.expiration, payload: push.payload)
+            let notification = push.notification(
+                token: token, event: event, storedAPNsID: row.apnsID, topic: row.topic,
+                environment: row.environment.flatMap(APNsEnvironment.init(rawValue:)))
             return OutboxEntry(id: row.id, event: event, kind: kind, notification: notification, attempts: Int(row.attempts), createdAt: row.createdAt)
         }
     }
 
-    static let decoder = JSONDecoder()
 }

@@ -6,19 +6,10 @@ import GRDB
 /// Writes outbox entries within one write transaction: statements prepared once, the device
 /// id found by the insert itself, the payload JSON written once per distinct push.
 struct OutboxWriter {
-    /// The parts of a push that many devices share: stored once in `outbox_push`.
-    private struct Push: Hashable {
-        var collapseID: String?
-        var pushType: PushType
-        var priority: PushPriority
-        var expiration: Int64?
-        var payload: PushPayload
-    }
-
     private let db: Database
     private let addPush: RawStatement
     private let addEntry: RawStatement
-    private var pushes: [Push: Int64] = [:]
+    private var pushes: [OutboxPush: Int64] = [:]
 
     init(_ db: Database) throws {
         self.db = db
@@ -38,8 +29,7 @@ struct OutboxWriter {
     /// there (the device's id is looked up by the insert: one statement per entry).
     mutating func insert(_ entry: OutboxEntry, runID: Int64?) throws -> Int64? {
         let n = entry.notification
-        let pushID = try self.pushID(
-            Push(collapseID: n.collapseID, pushType: n.pushType, priority: n.priority, expiration: n.expiration, payload: n.payload))
+        let pushID = try self.pushID(OutboxPush(n))
         let event = entry.event
         addEntry.bind(1, entry.token.hex)
         addEntry.bind(2, event.box.key)
@@ -47,20 +37,19 @@ struct OutboxWriter {
         addEntry.bind(4, Int64(event.level.rawValue))
         addEntry.bind(5, entry.kind.rawValue)
         addEntry.bind(6, pushID)
-        // The planned id is derived from the key; only another one (moved rows, tests) is stored.
-        bind(addEntry, 7, n.apnsID == event.apnsID(for: entry.token) ? nil : n.apnsID)
+        bind(addEntry, 7, entry.storedAPNsID)
         bind(addEntry, 8, n.topic)
         bind(addEntry, 9, n.environment?.rawValue)
         addEntry.bind(10, Int64(entry.attempts))
         addEntry.bind(11, entry.createdAt)
-        addEntry.bind(12, n.expiration ?? (entry.createdAt + 86_400))
+        addEntry.bind(12, entry.alertedUntil)
         addEntry.bind(13, runID)
         try addEntry.execute()
         guard db.changesCount > 0 else { return nil }
         return db.lastInsertedRowID
     }
 
-    private mutating func pushID(_ push: Push) throws -> Int64 {
+    private mutating func pushID(_ push: OutboxPush) throws -> Int64 {
         if let id = pushes[push] { return id }
         bind(addPush, 1, push.collapseID)
         addPush.bind(2, push.pushType.rawValue)
@@ -94,7 +83,7 @@ enum OutboxReader {
                 """,
             arguments: [after, through, limit])
         let pushIDs = Set(rows.map { $0[6] as Int64 })
-        var pushes: [Int64: (collapseID: String?, pushType: PushType, priority: PushPriority, expiration: Int64?, payload: PushPayload)] = [:]
+        var pushes: [Int64: OutboxPush] = [:]
         if !pushIDs.isEmpty {
             let pushRows = try Row.fetchCursor(
                 db,
@@ -105,11 +94,9 @@ enum OutboxReader {
                 arguments: StatementArguments(Array(pushIDs)))
             while let row = try pushRows.next() {
                 let id: Int64 = row[0]
-                guard let pushType = PushType(rawValue: row[2]), let priority = PushPriority(rawValue: row[3]) else {
-                    throw DatabaseError(message: "outbox push \(id) holds values this version cannot read")
-                }
-                let payload = try decoder.decode(PushPayload.self, from: Data((row[5] as String).utf8))
-                pushes[id] = (row[1], pushType, priority, row[4], payload)
+                guard let push = try OutboxPush(collapseID: row[1], pushType: row[2], priority: row[3], expiration: row[4], payloadJSON: row[5])
+                else { throw DatabaseError(message: "outbox push \(id) holds values this version cannot read") }
+                pushes[id] = push
             }
         }
         return try rows.map { row in
@@ -121,13 +108,10 @@ enum OutboxReader {
             let token = DeviceToken(trustedHex: row[1])
             let event = FrostEvent(box: box, night: night, level: level)
             let environment: String? = row[9]
-            let notification = PushNotification(
-                token: token, topic: row[8], environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
-                apnsID: row[7] ?? event.apnsID(for: token), collapseID: push.collapseID, pushType: push.pushType,
-                priority: push.priority, expiration: push.expiration, payload: push.payload)
+            let notification = push.notification(
+                token: token, event: event, storedAPNsID: row[7], topic: row[8], environment: environment.flatMap(APNsEnvironment.init(rawValue:)))
             return OutboxEntry(id: id, event: event, kind: kind, notification: notification, attempts: row[10], createdAt: row[11])
         }
     }
 
-    static let decoder = JSONDecoder()
 }
