@@ -14,24 +14,12 @@ enum NotifierStoreImplementation: String, ContractImplementation {
         switch self {
         case .postgres:
             let database = try await ContractPostgres.freshDatabase()
-            let subscriptions = PostgresSubscriptionStore(database: database)
             return NotifierStoreUnderTest(
-                store: PostgresNotifierStore(database: database, keptRuns: 2),
-                register: { token, time in try await subscriptions.register(DeviceRegistration(token: token), at: time) },
-                subscribe: { token, coordinate, name, time in
-                    _ = try await subscriptions.subscribe(
-                        token, to: NewSubscription(coordinate: coordinate, name: try PlaceName(name)), at: time)
-                })
+                store: PostgresNotifierStore(database: database, keptRuns: 2), seededThrough: PostgresSubscriptionStore(database: database))
         case .grdb:
             let database = try FrostboxDatabase(path: directory.databasePath)
-            let subscriptions = GRDBSubscriptionStore(database: database)
             return NotifierStoreUnderTest(
-                store: GRDBNotifierStore(database: database, keptRuns: 2),
-                register: { token, time in try await subscriptions.register(DeviceRegistration(token: token), at: time) },
-                subscribe: { token, coordinate, name, time in
-                    _ = try await subscriptions.subscribe(
-                        token, to: NewSubscription(coordinate: coordinate, name: try PlaceName(name)), at: time)
-                })
+                store: GRDBNotifierStore(database: database, keptRuns: 2), seededThrough: GRDBSubscriptionStore(database: database))
         case .inMemory:
             let store = InMemoryNotifierStore(keptRuns: 2)
             return NotifierStoreUnderTest(
@@ -52,6 +40,18 @@ struct NotifierStoreUnderTest {
     let register: (DeviceToken, Int64) async throws -> Void
     /// Subscribes a device (registering it when unknown) to a place.
     let subscribe: (DeviceToken, Coordinate, String, Int64) async throws -> Void
+}
+
+extension NotifierStoreUnderTest {
+    /// A database store, seeded through the subscription store of the same database.
+    init(store: any NotifierStore, seededThrough subscriptions: any SubscriptionStore) {
+        self.init(
+            store: store,
+            register: { token, time in try await subscriptions.register(DeviceRegistration(token: token), at: time) },
+            subscribe: { token, coordinate, name, time in
+                _ = try await subscriptions.subscribe(token, to: NewSubscription(coordinate: coordinate, name: try PlaceName(name)), at: time)
+            })
+    }
 }
 
 @Suite("NotifierStore contract")

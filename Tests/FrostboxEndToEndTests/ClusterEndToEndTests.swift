@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Crypto
 import FrostboxCore
 import FrostboxPostgres
 import Foundation
@@ -33,24 +32,10 @@ struct ClusterEndToEndTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let privateKey = P256.Signing.PrivateKey()
-        let keyPath = directory.appendingPathComponent("AuthKey_CLUS123456.p8").path
-        try privateKey.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
-        var apnsSettings = MockAPNsSettings()
-        apnsSettings.signingKeys["CLUS123456"] = .init(teamID: "TEAM123456", publicKey: privateKey.publicKey)
         // A little latency per push: the run is still delivering when it is killed.
-        apnsSettings.latency = .milliseconds(2)
-        let apns = try await MockAPNsServer.start(apnsSettings, logger: Self.quiet)
+        let standIn = try await APNsStandIn.start(in: directory, keyID: "CLUS123456", latency: .milliseconds(2), logger: Self.quiet)
+        let apns = standIn.server
         defer { Task { try? await apns.stop() } }
-        let apps = directory.appendingPathComponent("apps.json")
-        let appsJSON: [String: Any] = [
-            "apps": [[
-                "bundle_id": "com.example.frost", "environment": "sandbox", "host": "127.0.0.1:\(apns.port)",
-                "trusted_certificates_path": apns.certificatePath, "key_path": keyPath, "key_id": "CLUS123456",
-                "team_id": "TEAM123456",
-            ]],
-        ]
-        try JSONSerialization.data(withJSONObject: appsJSON).write(to: apps)
 
         let openMeteo = MockOpenMeteo(
             scenario: MockScenario(frostEverywhere: FrostSpot(latitude: 0, longitude: 0, minimumC: -4, nights: [0])), logger: Self.quiet)
@@ -72,7 +57,7 @@ struct ClusterEndToEndTests {
                     "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
                     "FROSTBOX_NOTIFIER_JOIN_INTERVAL": "1s",
                     "FROSTBOX_NOTIFIER_LEASE": "3s",
-                    "FROSTBOX_APNS_APPS_FILE": apps.path,
+                    "FROSTBOX_APNS_APPS_FILE": standIn.appsPath,
                     "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
                 ]
             }

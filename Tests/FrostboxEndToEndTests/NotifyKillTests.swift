@@ -1,4 +1,3 @@
-import Crypto
 import FrostboxApp
 import FrostboxCore
 import FrostboxSQLite
@@ -44,23 +43,9 @@ struct NotifyKillTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let databasePath = directory.appendingPathComponent("frostbox.sqlite").path
 
-        // APNs stand-in with token auth; the key is written as the .p8 file the app reads.
-        let privateKey = P256.Signing.PrivateKey()
-        let keyPath = directory.appendingPathComponent("AuthKey_KILL123456.p8").path
-        try privateKey.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
-        var apnsConfiguration = MockAPNsSettings()
-        apnsConfiguration.signingKeys["KILL123456"] = .init(teamID: "TEAM123456", publicKey: privateKey.publicKey)
-        let apns = try await MockAPNsServer.start(apnsConfiguration, logger: Self.quiet)
+        let standIn = try await APNsStandIn.start(in: directory, keyID: "KILL123456", logger: Self.quiet)
+        let apns = standIn.server
         defer { Task { try? await apns.stop() } }
-        let apps = directory.appendingPathComponent("apps.json")
-        let appsJSON: [String: Any] = [
-            "apps": [[
-                "bundle_id": "com.example.frost", "environment": "sandbox", "host": "127.0.0.1:\(apns.port)",
-                "trusted_certificates_path": apns.certificatePath, "key_path": keyPath, "key_id": "KILL123456",
-                "team_id": "TEAM123456",
-            ]],
-        ]
-        try JSONSerialization.data(withJSONObject: appsJSON).write(to: apps)
 
         // Frost tonight everywhere: every device is alerted.
         let openMeteo = MockOpenMeteo(
@@ -74,7 +59,7 @@ struct NotifyKillTests {
                 "FROSTBOX_NOTIFIER_BOXES_PER_CHUNK": "20",
                 "FROSTBOX_NOTIFIER_CONCURRENCY": "\(Self.concurrency)",
                 "FROSTBOX_NOTIFIER_RETRY_BACKOFF": "10ms",
-                "FROSTBOX_APNS_APPS_FILE": apps.path,
+                "FROSTBOX_APNS_APPS_FILE": standIn.appsPath,
             ]
             let kills: [KillPoint] = [.forecastRequests(1), .pushes(1), .pushes(700), .pushes(1_500)]
             var killed = 0
