@@ -50,7 +50,11 @@ let package = Package(
     ],
     targets: [
         // MARK: Core (pure)
-        .target(name: "FrostboxCore"),
+        .target(
+            name: "FrostboxCore",
+            // The name-folding table (tools/fold-table/generate.py), compiled in: data, not code.
+            resources: [.embedInCode("Resources/name-folding.txt")]
+        ),
 
         // MARK: Adapters
         // Linux calls Swift's Glibc module lacks (I/O priority, sync_file_range), for imports.

@@ -108,7 +108,7 @@ public enum NameFolding {
         let others: [UInt32: Range<Int>]
         let scalars: [UInt32]
 
-        static let shared = Table(encoded: NameFolding.encodedTable)
+        static let shared = Table(encoded: String(decoding: PackageResources.name_folding_txt, as: UTF8.self))
 
         @inline(__always)
         func range(of value: UInt32) -> Range<Int>? {
@@ -125,7 +125,8 @@ public enum NameFolding {
             var plane0 = [UInt32](repeating: 0, count: 0x10000)
             var others: [UInt32: Range<Int>] = [:]
             var scalars: [UInt32] = []
-            for entry in encoded.split(separator: ";") {
+            // One `SCALAR:FOLDED` entry a line (`;` between entries works too); `#` starts a comment line.
+            for entry in encoded.split(whereSeparator: { $0 == ";" || $0 == "\n" }) where !entry.hasPrefix("#") {
                 let parts = entry.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
                 guard parts.count == 2, let source = UInt32(parts[0], radix: 16) else { continue }
                 let start = scalars.count
