@@ -12,6 +12,7 @@ import PackageDescription
 //   Sources/FrostboxHTTP       adapter: Hummingbird routes
 //   Sources/FrostboxNotifier   application service: notify runs over the core's ports
 //   Sources/FrostboxPlaceImport application service: the GeoNames import (reader and writer threads, lock, seeding)
+//   Sources/FrostboxBundledPlaces the bundled GeoNames extract, compiled in (data only)
 //   Sources/FrostboxApp        composition root: configuration, wiring, services
 //   Sources/frostbox           thin ArgumentParser executable
 //   Sources/FrostboxDoubles    test doubles (in-memory stores, recording push sender)
@@ -144,12 +145,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The GeoNames extract compiled into the binary (tools/bundled-places/generate.py):
+        // data, no code; the first `serve` seeds places from it wherever the binary runs.
+        .target(
+            name: "FrostboxBundledPlaces",
+            resources: [.embedInCode("Resources/nordic-cities1000.zip")]
+        ),
         .target(
             name: "FrostboxPlaceImport",
             // The import use case drives two adapters, one per thread: the GeoNames reader and
             // the SQLite place importer (they never see each other).
             dependencies: [
-                "FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite", "CFrostboxSystem",
+                "FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite", "CFrostboxSystem", "FrostboxBundledPlaces",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -299,7 +306,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxAppTests",
             dependencies: [
-                "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "MockOpenMeteo", "FrostboxAPNs",
+                "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "MockOpenMeteo", "FrostboxAPNs", "FrostboxPlaceImport",
                 "FrostboxOpenMeteo",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -339,7 +346,8 @@ let package = Package(
         .testTarget(
             name: "FrostboxPlaceImportTests",
             dependencies: [
-                "FrostboxPlaceImport", "FrostboxSQLite", "FrostboxCore", "FrostboxDoubles",
+                "FrostboxPlaceImport", "FrostboxSQLite", "FrostboxCore", "FrostboxDoubles", "FrostboxBundledPlaces",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,5 +1,6 @@
 import FrostboxCore
 import FrostboxHTTP
+import FrostboxPlaceImport
 import FrostboxPostgres
 import Foundation
 import Logging
@@ -78,7 +79,7 @@ enum ConfigKeys {
         if let level = try r.choice("log.level", logLevels) { config.logLevel = Logger.Level(rawValue: level) ?? .info }
 
         // places
-        if let seed = try r.string("places.seed_path") { config.placesSeedPath = seed.isEmpty ? nil : seed }
+        if let seed = try r.string("places.seed_path") { config.placesSeed = PlacesSeed(setting: seed) }
         if let path = try r.filePath("places.path", empty: " (leave it out for the file beside the database)") {
             config.placesPathSetting = path
         }

@@ -60,10 +60,11 @@ extension FrostboxApplication {
     }
 
     /// Start-up work of `serve`, done before the server accepts connections: the place tables
-    /// are seeded from the bundled extract when empty (`places.seed_path`; nil skips it).
+    /// are seeded when empty, from the extract compiled into the binary or `places.seed_path`
+    /// (an empty one skips it).
     static func startUp(config: FrostboxSettings, components: Components, logger: Logger) async {
-        if let seed = config.placesSeedPath {
-            await PlaceImport.seedIfEmpty(path: seed, database: components.placesDatabase, logger: logger)
+        if let seed = config.placesSeed {
+            await PlaceImport.seedIfEmpty(seed, database: components.placesDatabase, logger: logger)
         }
     }
 

@@ -1,6 +1,7 @@
 import FrostboxCore
 import FrostboxHTTP
 import FrostboxNotifier
+import FrostboxPlaceImport
 import FrostboxPostgres
 import FrostboxSQLite
 import Logging
@@ -27,9 +28,9 @@ public struct FrostboxSettings: Sendable {
     public var maximumSubscriptionsPerDevice = 50
     /// Log level of the service.
     public var logLevel: Logger.Level = .info
-    /// GeoNames extract imported by `serve` when no place is stored yet (relative paths are
-    /// resolved against the working directory); nil or a missing file: no seeding.
-    public var placesSeedPath: String? = "data/geonames/nordic-cities1000.txt"
+    /// What `serve` imports when no place is stored yet: the extract compiled into the binary
+    /// unless `places.seed_path` names a file; nil (an empty `seed_path`): no seeding.
+    public var placesSeed: PlacesSeed? = .bundled
 
     // MARK: Operations and limits
     /// Bearer token of the admin API; nil leaves `/admin` unregistered.

@@ -1,4 +1,5 @@
 import CFrostboxSystem
+import FrostboxBundledPlaces
 import FrostboxCore
 import FrostboxGeoNames
 import FrostboxSQLite
@@ -174,19 +175,67 @@ public enum PlaceImport {
         return rows.enumerated().filter { last[id($0.element)] == $0.offset }.map(\.element)
     }
 
-    /// Imports the bundled extract when no place is stored yet (first start of `serve`).
-    /// A missing file is logged and ignored: the service runs without place search data.
-    public static func seedIfEmpty(path: String, database: PlacesDatabase, logger: Logger) async {
+    /// Imports `seed` when no place is stored yet (first start of `serve`). A missing file is
+    /// logged and ignored: the service runs without place search data. The bundled extract is
+    /// unpacked to a directory of its own under `temporaryDirectory` while it is imported.
+    public static func seedIfEmpty(
+        _ seed: PlacesSeed, database: PlacesDatabase, logger: Logger,
+        temporaryDirectory: URL = FileManager.default.temporaryDirectory
+    ) async {
         do {
             guard try await database.isEmpty() else { return }
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                logger.warning("no places stored and the seed file is missing; place search stays empty", metadata: ["path": "\(path)"])
-                return
+            switch seed {
+            case .bundled:
+                let summary = try await withBundledExtract(in: temporaryDirectory) { path in
+                    try await run(paths: [path], options: PlaceImportOptions(), database: database, logger: logger)
+                }
+                logger.info("seeded places", metadata: ["source": "bundled extract", "places": "\(summary.accepted)"])
+            case .file(let path):
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    logger.warning("no places stored and the seed file is missing; place search stays empty", metadata: ["path": "\(path)"])
+                    return
+                }
+                let summary = try await run(paths: [path], options: PlaceImportOptions(), database: database, logger: logger)
+                logger.info("seeded places", metadata: ["path": "\(path)", "places": "\(summary.accepted)"])
             }
-            let summary = try await run(paths: [path], options: PlaceImportOptions(), database: database, logger: logger)
-            logger.info("seeded places", metadata: ["path": "\(path)", "places": "\(summary.accepted)"])
         } catch {
-            logger.error("seeding places failed; place search stays empty", metadata: ["path": "\(path)", "error": "\(error)"])
+            logger.error("seeding places failed; place search stays empty", metadata: ["seed": "\(seed)", "error": "\(error)"])
+        }
+    }
+
+    /// Calls `body` with the path of the bundled extract's archive, written to a directory of
+    /// its own under `parent` and removed afterwards (the GeoNames reader reads files; the
+    /// archive is 140 KB).
+    static func withBundledExtract<T>(in parent: URL, _ body: (String) async throws -> T) async throws -> T {
+        let directory = parent.appendingPathComponent("frostbox-seed-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent(BundledPlaces.archiveName)
+        try Data(BundledPlaces.archive).write(to: file)
+        return try await body(file.path)
+    }
+}
+
+/// Where `serve` takes its first places from when none are stored (`places.seed_path`).
+public enum PlacesSeed: Sendable, Equatable, CustomStringConvertible {
+    /// The extract compiled into the binary (`BundledPlaces`): works from any directory.
+    case bundled
+    /// A GeoNames file (`.txt` or `.zip`; relative paths against the working directory).
+    case file(String)
+
+    /// The `places.seed_path` setting: `bundled`, a file's path, or empty for no seed (nil).
+    public init?(setting: String) {
+        switch setting {
+        case "": return nil
+        case "bundled": self = .bundled
+        default: self = .file(setting)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .bundled: "bundled extract"
+        case .file(let path): path
         }
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import FrostboxAPNs
 import FrostboxDoubles
 import FrostboxHTTP
+import FrostboxPlaceImport
 import Foundation
 import Logging
 import Testing
@@ -51,6 +52,16 @@ struct ConfigLoaderTests {
         return keys
     }
 
+    @Test("places.seed_path: bundled by default and by name, a file's path, or empty for no seed")
+    func seedPath() async throws {
+        #expect(FrostboxSettings().placesSeed == .bundled)
+        #expect(try await Self.load().placesSeed == .bundled)
+        #expect(try await Self.load(environment: ["FROSTBOX_PLACES_SEED_PATH": "bundled"]).placesSeed == .bundled)
+        #expect(try await Self.load(environment: ["FROSTBOX_PLACES_SEED_PATH": "/srv/FI.zip"]).placesSeed == .file("/srv/FI.zip"))
+        #expect(try await Self.load(environment: ["FROSTBOX_PLACES_SEED_PATH": "./bundled"]).placesSeed == .file("./bundled"))
+        #expect(try await Self.load(environment: ["FROSTBOX_PLACES_SEED_PATH": ""]).placesSeed == nil)
+    }
+
     @Test("the example file loads, documents every key, and its values are the defaults")
     func example() async throws {
         let (config, known) = try await ConfigLoader.loadReporting(
@@ -69,7 +80,7 @@ struct ConfigLoaderTests {
         #expect(config.rateLimit == defaults.rateLimit)
         #expect(config.adminToken == nil)
         #expect(config.reportInterval == defaults.reportInterval)
-        #expect(config.placesSeedPath == defaults.placesSeedPath)
+        #expect(config.placesSeed == defaults.placesSeed)
         #expect(config.notifier == defaults.notifier)
         #expect(config.alertRule == defaults.alertRule)
         #expect(config.alertNightsAhead == defaults.alertNightsAhead)

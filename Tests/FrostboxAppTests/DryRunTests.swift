@@ -37,7 +37,7 @@ struct DryRunTests {
             let directory = try TemporaryDirectory(prefix: "frostbox-dry-run")
             var config = FrostboxSettings()
             config.databasePath = directory.databasePath
-            config.placesSeedPath = nil
+            config.placesSeed = nil
             config.forecasts.baseURL = baseURL
             let components = try FrostboxApplication.Components(config: config, logger: Self.quiet)
             let now = components.clock()

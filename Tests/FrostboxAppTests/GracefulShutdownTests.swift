@@ -33,7 +33,7 @@ struct GracefulShutdownTests {
         var config = FrostboxSettings()
         config.port = 0
         config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
-        config.placesSeedPath = nil
+        config.placesSeed = nil
         config.notifier.firstRunDelay = .seconds(3_600)
         config.adminToken = AdminToken(secret)
         configure(&config)

@@ -33,7 +33,7 @@ struct StartupTests {
         var config = FrostboxSettings()
         config.port = port
         config.databasePath = directory.databasePath
-        config.placesSeedPath = nil
+        config.placesSeed = nil
         config.notifier.firstRunDelay = .zero
         let logs = RecordingLogHandler.Store()
         let logger = logs.logger(level: .trace)

@@ -18,11 +18,12 @@ final class ServerProcess {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("frostbox")
     }
 
-    init(arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
+    init(arguments: [String], directory: URL, environment: [String: String] = [:], executable: URL = ServerProcess.executableURL) throws {
         logURL = directory.appendingPathComponent("server-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        // A file that could not be created fails the FileHandle below.
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logURL)
-        process.executableURL = Self.executableURL
+        process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = handle
         process.standardError = handle

@@ -1,3 +1,4 @@
+import FrostboxBundledPlaces
 import FrostboxDoubles
 import FrostboxCore
 import FrostboxPlaceImport
@@ -6,6 +7,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import ZIPFoundation
 
 @Suite("Place import runs (reader and writer threads, filters, summary, seeding)")
 struct PlaceImportTests {
@@ -133,16 +135,44 @@ struct PlaceImportTests {
         #expect(try await count("SELECT count(*) FROM sqlite_master WHERE name LIKE '%_next'") == 0)
     }
 
-    @Test("serve's seeding imports the bundled extract into an empty database only, and survives a missing file")
+    @Test("serve's seeding imports a seed file into an empty database only, and survives a missing file")
     func seeding() async throws {
         let logger = Logger(label: "test")
-        await PlaceImport.seedIfEmpty(path: directory.appendingPathComponent("missing.txt").path, database: database, logger: logger)
+        await PlaceImport.seedIfEmpty(.file(directory.appendingPathComponent("missing.txt").path), database: database, logger: logger)
         #expect(try await count("SELECT count(*) FROM place") == 0)
-        await PlaceImport.seedIfEmpty(path: Self.extractPath, database: database, logger: logger)
+        await PlaceImport.seedIfEmpty(.file(Self.extractPath), database: database, logger: logger)
         #expect(try await count("SELECT count(*) FROM place") == 2305)
         try await database.pool.write { db in try db.execute(sql: "UPDATE place SET name = 'Changed' WHERE id = 658225") }
-        await PlaceImport.seedIfEmpty(path: Self.extractPath, database: database, logger: logger)
+        await PlaceImport.seedIfEmpty(.file(Self.extractPath), database: database, logger: logger)
         #expect(try await count("SELECT count(*) FROM place WHERE name = 'Changed'") == 1)
+    }
+
+    @Test("the extract compiled into the binary seeds the same places as data/geonames, from no file, and leaves no temporary file")
+    func bundledSeeding() async throws {
+        let logger = Logger(label: "test")
+        let scratch = directory.appendingPathComponent("scratch")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
+        await PlaceImport.seedIfEmpty(.bundled, database: database, logger: logger, temporaryDirectory: scratch)
+        #expect(try await count("SELECT count(*) FROM place") == BundledPlaces.placeCount)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
+
+        let fromText = try PlacesDatabase(path: temporary.path("text.sqlite"))
+        await PlaceImport.seedIfEmpty(.file(Self.extractPath), database: fromText, logger: logger)
+        let sql = "SELECT id || '|' || name || '|' || latitude || '|' || longitude || '|' || population FROM place ORDER BY id"
+        let bundledRows = try await database.pool.read { db in try String.fetchAll(db, sql: sql) }
+        let textRows = try await fromText.pool.read { db in try String.fetchAll(db, sql: sql) }
+        #expect(bundledRows.count == 2305)
+        #expect(bundledRows == textRows)
+    }
+
+    @Test("the bundled archive holds exactly data/geonames/nordic-cities1000.txt (regenerate with tools/bundled-places/generate.py)")
+    func bundledArchiveMatchesText() throws {
+        let archive = try Archive(data: Data(BundledPlaces.archive), accessMode: .read)
+        let entries = Array(archive)
+        #expect(entries.map(\.path) == ["nordic-cities1000.txt"])
+        var unpacked = Data()
+        _ = try archive.extract(entries[0]) { unpacked.append($0) }
+        #expect(unpacked == (try Data(contentsOf: URL(fileURLWithPath: Self.extractPath))))
     }
 
     @Test("progress reports rows, rate, percentage and ETA, then the index phases")
