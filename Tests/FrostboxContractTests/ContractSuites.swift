@@ -1,5 +1,6 @@
 import FrostboxPostgres
 import TestPostgres
+import Testing
 
 // Contract suites: one set of tests per core port (SubscriptionStore, NotifierStore,
 // PlaceIndex, the quota ledger, the forecast cache), run against every implementation of it.
@@ -12,7 +13,7 @@ import TestPostgres
 //     }
 //
 //     @Suite struct SubscriptionStoreContract {
-//         @Test(arguments: SubscriptionStoreImplementation.allCases)
+//         @Test(arguments: SubscriptionStoreImplementation.available)
 //         func registerIsIdempotent(_ implementation: SubscriptionStoreImplementation) async throws { … }
 //     }
 //
@@ -24,6 +25,31 @@ protocol ContractImplementation: CaseIterable, Sendable, CustomStringConvertible
 
 extension ContractImplementation {
     var description: String { rawValue }
+
+    /// The implementations to test here: all of them, less `postgres` where PostgreSQL is not
+    /// installed (then `PostgresContractAvailability` reports the skip and its reason;
+    /// `.ci/run` makes PostgreSQL mandatory).
+    static var available: [Self] {
+        allCases.filter { $0.rawValue != "postgres" || TestPostgresCluster.isEnabled }
+    }
+}
+
+/// Where the PostgreSQL cases of the contract suites are left out (no PostgreSQL installed),
+/// this suite says so as a skip with the reason; where they run, it checks that each test's
+/// fresh database is migrated and empty.
+@Suite("PostgreSQL cases of the contract suites", .requiresPostgres)
+struct PostgresContractAvailability {
+    @Test("a fresh contract database is migrated, and holds no device")
+    func freshDatabase() async throws {
+        let cluster = try TestPostgresCluster.shared()
+        let name = try cluster.createDatabase(prefix: "contract")
+        let database = try await PostgresDatabase(
+            settings: PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable),
+            maximumConnections: 2)
+        let devices = try cluster.psql("SELECT count(*) FROM device", database: name)
+        #expect(devices == [["0"]])
+        withExtendedLifetime(database) {}
+    }
 }
 
 /// The PostgreSQL side of the suites: a real server (`TestPostgresCluster`, started once per

@@ -82,7 +82,7 @@ struct NotifierStoreContract {
     }
 
     @Test("subscribed boxes come distinct, failing first (longest first), then never fetched, then by oldest success",
-          arguments: NotifierStoreImplementation.allCases)
+          arguments: NotifierStoreImplementation.available)
     func boxOrder(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -97,7 +97,7 @@ struct NotifierStoreContract {
         #expect(try await store.boxesToNotify() == [keys[4], keys[1], keys[0], keys[2], keys[3]])
     }
 
-    @Test("places by box: each subscription of the box, with its device", arguments: NotifierStoreImplementation.allCases)
+    @Test("places by box: each subscription of the box, with its device", arguments: NotifierStoreImplementation.available)
     func placesByBox(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         try await subject.subscribe(alice, home, "Home", 100)
@@ -111,7 +111,7 @@ struct NotifierStoreContract {
     }
 
     @Test("enqueue stores each (device, event) once, marks it alerted at once, and reads back the exact push",
-          arguments: NotifierStoreImplementation.allCases)
+          arguments: NotifierStoreImplementation.available)
     func enqueueOnce(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -139,7 +139,7 @@ struct NotifierStoreContract {
         #expect(try await store.lastOutboxID() == pending[2].id)
     }
 
-    @Test("the same entries enqueued twice in one call are stored once", arguments: NotifierStoreImplementation.allCases)
+    @Test("the same entries enqueued twice in one call are stored once", arguments: NotifierStoreImplementation.available)
     func enqueueDuplicateInOneCall(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         try await subject.subscribe(alice, home, "Home", 100)
@@ -148,7 +148,7 @@ struct NotifierStoreContract {
         #expect(try await subject.store.pendingOutbox(after: 0, through: nil, limit: 10).count == 1)
     }
 
-    @Test("an entry for a device that is gone is skipped, not an error", arguments: NotifierStoreImplementation.allCases)
+    @Test("an entry for a device that is gone is skipped, not an error", arguments: NotifierStoreImplementation.available)
     func enqueueForGoneDevice(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         try await subject.subscribe(alice, home, "Home", 100)
@@ -157,7 +157,7 @@ struct NotifierStoreContract {
     }
 
     @Test("outcomes: delivered ends an entry; temporary and auth keep it pending with the attempt counted; permanent ends it",
-          arguments: NotifierStoreImplementation.allCases)
+          arguments: NotifierStoreImplementation.available)
     func outcomes(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -178,7 +178,7 @@ struct NotifierStoreContract {
         #expect(pending[0].notification == stored[1].notification)
     }
 
-    @Test("an outcome for an entry no longer pending changes nothing", arguments: NotifierStoreImplementation.allCases)
+    @Test("an outcome for an entry no longer pending changes nothing", arguments: NotifierStoreImplementation.available)
     func recordOnlyPending(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -192,7 +192,7 @@ struct NotifierStoreContract {
         #expect(try await store.pendingOutbox(after: 0, through: nil, limit: 10).isEmpty)
     }
 
-    @Test("pending pages: after, through and limit, by id", arguments: NotifierStoreImplementation.allCases)
+    @Test("pending pages: after, through and limit, by id", arguments: NotifierStoreImplementation.available)
     func paging(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -207,7 +207,7 @@ struct NotifierStoreContract {
     }
 
     @Test("pruning deletes the device with its outbox and alerted events, unless it registered after the cutoff",
-          arguments: NotifierStoreImplementation.allCases)
+          arguments: NotifierStoreImplementation.available)
     func pruning(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -227,7 +227,7 @@ struct NotifierStoreContract {
     }
 
     @Test("runs: a run left running is marked interrupted; summaries round-trip; newest first",
-          arguments: NotifierStoreImplementation.allCases)
+          arguments: NotifierStoreImplementation.available)
     func runs(_ implementation: NotifierStoreImplementation) async throws {
         let store = try await implementation.make(in: directory).store
         let first = try await store.startRun(at: 10)
@@ -257,7 +257,7 @@ struct NotifierStoreContract {
     }
 
     @Test("purge: finished entries whose push expired go with their alerted marks; pending ones, ones without an expiration, and fetch state of subscribed boxes stay",
-          arguments: NotifierStoreImplementation.allCases)
+          arguments: NotifierStoreImplementation.available)
     func purge(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -278,7 +278,7 @@ struct NotifierStoreContract {
         #expect(try await store.boxesToNotify() == [home.box])
     }
 
-    @Test("purge keeps the newest runs and never one still running", arguments: NotifierStoreImplementation.allCases)
+    @Test("purge keeps the newest runs and never one still running", arguments: NotifierStoreImplementation.available)
     func purgeRuns(_ implementation: NotifierStoreImplementation) async throws {
         let store = try await implementation.make(in: directory).store
         var ids: [Int64] = []

@@ -30,7 +30,7 @@ struct QuotaLedgerContract {
         return nil
     }
 
-    @Test("a reservation is packed to the tightest window and charged at once", arguments: QuotaLedgerImplementation.allCases)
+    @Test("a reservation is packed to the tightest window and charged at once", arguments: QuotaLedgerImplementation.available)
     func packsAndCharges(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
         let ledger = try await implementation.make(Self.small, in: directory)
@@ -42,7 +42,7 @@ struct QuotaLedgerContract {
         #expect(usage == QuotaUsage(lastMinute: 100, lastHour: 100, lastDay: 100, budgets: Self.small))
     }
 
-    @Test("a minimum that does not fit is refused, nothing charged, with the second it will fit", arguments: QuotaLedgerImplementation.allCases)
+    @Test("a minimum that does not fit is refused, nothing charged, with the second it will fit", arguments: QuotaLedgerImplementation.available)
     func refusesWithRetryAfter(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
         let ledger = try await implementation.make(Self.small, in: directory)
@@ -55,7 +55,7 @@ struct QuotaLedgerContract {
         #expect(later.units == 20)
     }
 
-    @Test("settling replaces the reserved weight: 0 for a request that never left, clamped at 0", arguments: QuotaLedgerImplementation.allCases)
+    @Test("settling replaces the reserved weight: 0 for a request that never left, clamped at 0", arguments: QuotaLedgerImplementation.available)
     func settleReplacesWeight(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
         let ledger = try await implementation.make(Self.small, in: directory)
@@ -71,7 +71,7 @@ struct QuotaLedgerContract {
         #expect(next.units == 99)
     }
 
-    @Test("settling a reservation the ledger does not know changes nothing", arguments: QuotaLedgerImplementation.allCases)
+    @Test("settling a reservation the ledger does not know changes nothing", arguments: QuotaLedgerImplementation.available)
     func settleUnknown(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
         let ledger = try await implementation.make(Self.small, in: directory)
@@ -80,7 +80,7 @@ struct QuotaLedgerContract {
         #expect(try await ledger.usage(at: Self.now).lastDay == 10)
     }
 
-    @Test("windows slide: a charge leaves the minute after 60 s, the hour after 3,600 s, the day after 86,400 s", arguments: QuotaLedgerImplementation.allCases)
+    @Test("windows slide: a charge leaves the minute after 60 s, the hour after 3,600 s, the day after 86,400 s", arguments: QuotaLedgerImplementation.available)
     func windowsSlide(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
         let ledger = try await implementation.make(Self.small, in: directory)
@@ -94,7 +94,7 @@ struct QuotaLedgerContract {
         #expect(try await ledger.usage(at: Self.now - 10).lastMinute == 100)
     }
 
-    @Test("fractional weights pack exactly: 0.4 × 10 fits a budget of 4", arguments: QuotaLedgerImplementation.allCases)
+    @Test("fractional weights pack exactly: 0.4 × 10 fits a budget of 4", arguments: QuotaLedgerImplementation.available)
     func fractionalWeights(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
         let ledger = try await implementation.make(QuotaBudgets(perMinute: 4, perHour: 100, perDay: 100), in: directory)
@@ -103,7 +103,7 @@ struct QuotaLedgerContract {
         #expect(abs(reservation.weight - 4) < 1e-9)
     }
 
-    @Test("a hold refuses every reservation until it ends, charging nothing; a shorter one never cuts it", arguments: QuotaLedgerImplementation.allCases)
+    @Test("a hold refuses every reservation until it ends, charging nothing; a shorter one never cuts it", arguments: QuotaLedgerImplementation.available)
     func holds(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
         let ledger = try await implementation.make(Self.small, in: directory)
@@ -122,7 +122,7 @@ struct QuotaLedgerContract {
         #expect(try await ledger.activeHold(at: Self.now + 650) == longer)
     }
 
-    @Test("zero units or zero weight are granted without charging anything", arguments: QuotaLedgerImplementation.allCases)
+    @Test("zero units or zero weight are granted without charging anything", arguments: QuotaLedgerImplementation.available)
     func nothingToCharge(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
         let ledger = try await implementation.make(Self.small, in: directory)

@@ -17,7 +17,7 @@ import Testing
 /// started it is killed with SIGKILL mid-run, and the others take over what it held once its
 /// leases expire: every planned alert delivered under its one apns-id, a resend
 /// byte-identical, each box's forecast asked for once (but for the chunk in flight at the kill).
-@Suite("three instances on one PostgreSQL", .serialized)
+@Suite("three instances on one PostgreSQL", .serialized, .requiresPostgres)
 struct ClusterEndToEndTests {
     static let quiet = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
     static let boxes = 40

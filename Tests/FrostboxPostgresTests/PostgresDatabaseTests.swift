@@ -41,7 +41,7 @@ struct PostgresDatabaseTests {
         }
     }
 
-    @Test("four instances opening one new database at once migrate it once, and all of them work")
+    @Test("four instances opening one new database at once migrate it once, and all of them work", .requiresPostgres)
     func concurrentMigrations() async throws {
         let cluster = try TestPostgresCluster.shared()
         let name = try cluster.createDatabase(prefix: "migrate")
@@ -64,7 +64,7 @@ struct PostgresDatabaseTests {
         #expect(try await PostgresSubscriptionStore(database: databases[0]).device(token)?.registeredAt == 3)
     }
 
-    @Test("TLS: require encrypts without checking; verify-full accepts the server's certificate with sslrootcert and refuses it without")
+    @Test("TLS: require encrypts without checking; verify-full accepts the server's certificate with sslrootcert and refuses it without", .requiresPostgres)
     func tls() async throws {
         let cluster = try TestPostgresCluster.shared()
         let name = try cluster.createDatabase(prefix: "tls")
@@ -83,7 +83,7 @@ struct PostgresDatabaseTests {
         #expect(try await plain.connectionIsEncrypted() == false)
     }
 
-    @Test("opening a database the server does not have fails with a clear error")
+    @Test("opening a database the server does not have fails with a clear error", .requiresPostgres)
     func missingDatabase() async throws {
         let cluster = try TestPostgresCluster.shared()
         let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: "no_such_database", tls: .disable)

@@ -6,7 +6,7 @@ import Testing
 
 /// The PostgreSQL work queue of shared notify runs, with two workers on one database: who
 /// starts and who joins, exclusive claims, lease expiry and take-over, and closing a run.
-@Suite("shared notify runs on PostgreSQL")
+@Suite("shared notify runs on PostgreSQL", .requiresPostgres)
 struct SharedRunTests {
     static let lease: Int64 = 10
     static let now: Int64 = 1_774_000_000
