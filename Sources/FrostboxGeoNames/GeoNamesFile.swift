@@ -60,7 +60,9 @@ public struct GeoNamesFile: Sendable, Hashable {
 
     /// A renamed zip: the alternate names zip holds `alternateNames….txt`.
     static func sniffZip(_ url: URL) -> Kind? {
-        guard let archive = try? Archive(url: url, accessMode: .read) else { return nil }
+        let opened: Archive?
+        do { opened = try Archive(url: url, accessMode: .read, pathEncoding: nil) } catch { opened = nil }
+        guard let archive = opened else { return nil }
         let names = archive.map { ($0.path as NSString).lastPathComponent.lowercased() }
         return names.contains { $0.hasPrefix("alternatenames") } ? .alternateNames : nil
     }

@@ -86,7 +86,7 @@ public actor Notifier {
             guard let join = try await beginShared(queue, startNew: true, startedAfter: nil) else { return .alreadyRunning }
             triggered = Task {
                 let summary = await work.performShared(join, queue: queue)
-                await self.end()
+                self.end()
                 return summary
             }
             return join.started ? .started(runID: join.runID) : .alreadyRunning
@@ -94,7 +94,7 @@ public actor Notifier {
         guard let id = try await beginLocal(dryRun: false) else { return .alreadyRunning }
         triggered = Task {
             let summary = await work.perform(runID: id, dryRun: false, onPlanned: nil)
-            await self.end()
+            self.end()
             return summary
         }
         return .started(runID: id)

@@ -213,7 +213,7 @@ public struct PostgresNotifierStore: NotifierStore {
         let client = database.client
         let logger = logger
         try await Task.detached {
-            try await client.query(PostgresNotifyRuns.update(summary), logger: logger)
+            _ = try await client.query(PostgresNotifyRuns.update(summary), logger: logger)
         }.value
     }
 

@@ -116,7 +116,7 @@ struct GRDBNotifierStoreTests {
             (stored[1].id, .failed(.temporary, reason: "503 ServiceUnavailable", at: 2_001)),
             (stored[2].id, .failed(.permanent, reason: "400 PayloadEmpty", at: 2_002)),
         ])
-        let rows = try await database.pool.read { db in
+        let rows = try database.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT status, attempts, delivered_at, delivered_apns_id, failure_class, failure_reason, last_attempt_at FROM outbox ORDER BY id")
         }
         #expect(rows[0]["status"] == "delivered")

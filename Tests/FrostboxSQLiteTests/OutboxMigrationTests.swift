@@ -73,7 +73,7 @@ struct OutboxMigrationTests {
         }
         #expect(payload == oldPayload)
 
-        let rows = try await database.pool.read { db in
+        let rows = try database.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT id, status, run_id, delivered_apns_id, failure_class, expires_at FROM outbox ORDER BY id")
         }
         #expect(rows.map { $0["id"] as Int64 } == [41, 42, 43])

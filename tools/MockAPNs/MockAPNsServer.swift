@@ -334,12 +334,13 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
             parent.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings))), promise: nil)
         }
         let early = early
+        let finalAnswer = answer
         let latency = connection.configuration.latency
         if latency > .zero {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: .init(latency)) {
-                handler.value.respond(answer, early: early, context: boundContext.value)
+                handler.value.respond(finalAnswer, early: early, context: boundContext.value)
             }
         } else {
             respond(answer, early: early, context: context)

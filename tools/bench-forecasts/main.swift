@@ -86,7 +86,7 @@ let results: [Int: [RunResult]] = try await mock.withRunning { baseURL in
     }
     return results
 }
-try await http.shutdown()
+try await http.shutdown().get()
 
 print("\nboxes \(boxCount), runs \(runs), \(ProcessInfo.processInfo.activeProcessorCount) cores, mock in-process (same cores)")
 print("batch | requests (limit ⌈boxes/batch⌉) | weight (limit boxes) | fetch median s | boxes/s | vs batch \(batchSizes[0]) | 2nd run requests | 2nd run median s")
