@@ -11,6 +11,7 @@ import PackageDescription
 //   Sources/FrostboxAPNs       adapter: APNs HTTP/2 provider client
 //   Sources/FrostboxHTTP       adapter: Hummingbird routes
 //   Sources/FrostboxNotifier   application service: notify runs over the core's ports
+//   Sources/FrostboxForecasting application service: the forecast cache, batching and quota over any fetcher
 //   Sources/FrostboxPlaceImport application service: the GeoNames import (reader and writer threads, lock, seeding)
 //   Sources/FrostboxBundledPlaces the bundled GeoNames extract, compiled in (data only)
 //   Sources/FrostboxApp        composition root: configuration, wiring, services
@@ -151,6 +152,12 @@ let package = Package(
             name: "FrostboxBundledPlaces",
             resources: [.embedInCode("Resources/nordic-cities1000.zip")]
         ),
+        // The forecast use case apart from any weather service: cache, batching, quota
+        // ledger, request gate and clock over the core's `ForecastFetcher` port.
+        .target(
+            name: "FrostboxForecasting",
+            dependencies: ["FrostboxCore", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "FrostboxPlaceImport",
             // The import use case drives two adapters, one per thread: the GeoNames reader and
@@ -163,7 +170,7 @@ let package = Package(
         .target(
             name: "FrostboxApp",
             dependencies: [
-                "FrostboxCore", "FrostboxSQLite", "FrostboxPostgres", "FrostboxGeoNames", "FrostboxOpenMeteo",
+                "FrostboxCore", "FrostboxSQLite", "FrostboxPostgres", "FrostboxGeoNames", "FrostboxOpenMeteo", "FrostboxForecasting",
                 "FrostboxAPNs", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -219,7 +226,7 @@ let package = Package(
         .executableTarget(
             name: "bench-forecasts",
             dependencies: [
-                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxSQLite", "MockOpenMeteo",
+                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -317,7 +324,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxOpenMeteoTests",
             dependencies: [
-                "FrostboxOpenMeteo", "FrostboxCore", "MockOpenMeteo", "FrostboxDoubles",
+                "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxCore", "MockOpenMeteo", "FrostboxDoubles",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]

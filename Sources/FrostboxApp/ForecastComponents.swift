@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FrostboxCore
+import FrostboxForecasting
 import FrostboxOpenMeteo
 import FrostboxSQLite
 import Foundation
@@ -7,10 +8,11 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// The live forecast capability: one `HTTPClient` for Open-Meteo (created on the first
-/// request; shut it down with `shutdown()` on exit), the Open-Meteo client, the SQLite cache
-/// and quota ledger, and the `ForecastProvider` over them that the notifier and
-/// `frostbox forecast` use.
+/// The live forecast capability. Open-Meteo's part: one `HTTPClient` (created on the first
+/// request; shut it down with `shutdown()` on exit) and the Open-Meteo client, the
+/// `ForecastFetcher`. The rest is the source's neutral forecasting (`FrostboxForecasting`):
+/// the database's cache and quota ledger (SQLite or PostgreSQL) and the `ForecastProvider`
+/// over them that the notifier and `frostbox forecast` use.
 public struct ForecastComponents: Sendable {
     /// The HTTP client of forecast requests (this component's own).
     let httpClient: ForecastHTTPClient
@@ -25,7 +27,8 @@ public struct ForecastComponents: Sendable {
         self.settings = settings
         let httpClient = ForecastHTTPClient(settings: settings, logger: logger)
         self.httpClient = httpClient
-        client = OpenMeteoClient(httpClient: { httpClient.client }, configuration: settings.clientConfiguration, logger: logger)
+        client = OpenMeteoClient(
+            httpClient: { httpClient.client }, configuration: settings.clientConfiguration, clock: SystemForecastClock(), logger: logger)
         cache = database.forecastCache
         ledger = database.quotaLedger(budgets: settings.budgets)
         provider = CachedForecastProvider(

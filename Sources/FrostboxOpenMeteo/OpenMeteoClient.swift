@@ -28,12 +28,12 @@ public struct OpenMeteoClient: Sendable {
     let postRefused = PostRefusal()
 
     /// A client over a shared `HTTPClient` (one per purpose, shut down by its owner).
-    public init(httpClient: HTTPClient, configuration: OpenMeteoSettings = OpenMeteoSettings(), clock: any ForecastClock = SystemForecastClock(), logger: Logger = Logger(label: "frostbox.open-meteo")) {
+    public init(httpClient: HTTPClient, configuration: OpenMeteoSettings = OpenMeteoSettings(), clock: any ForecastClock, logger: Logger = Logger(label: "frostbox.open-meteo")) {
         self.init(httpClient: { httpClient }, configuration: configuration, clock: clock, logger: logger)
     }
 
     /// A client over an `HTTPClient` its owner hands out on demand (created on first use).
-    public init(httpClient: @escaping @Sendable () -> HTTPClient, configuration: OpenMeteoSettings = OpenMeteoSettings(), clock: any ForecastClock = SystemForecastClock(), logger: Logger = Logger(label: "frostbox.open-meteo")) {
+    public init(httpClient: @escaping @Sendable () -> HTTPClient, configuration: OpenMeteoSettings = OpenMeteoSettings(), clock: any ForecastClock, logger: Logger = Logger(label: "frostbox.open-meteo")) {
         self.makeHTTPClient = httpClient
         self.configuration = configuration
         self.clock = clock

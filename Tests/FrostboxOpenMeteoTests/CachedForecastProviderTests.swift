@@ -1,5 +1,6 @@
 import FrostboxCore
 import FrostboxDoubles
+import FrostboxForecasting
 import FrostboxOpenMeteo
 import Logging
 import MockOpenMeteo

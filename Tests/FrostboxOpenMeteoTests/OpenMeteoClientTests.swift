@@ -328,7 +328,8 @@ struct OpenMeteoClientTests {
     @Test("the query carries box centres, the four variables, timezone=auto, days, unixtime and the key")
     func query() {
         let client = OpenMeteoClient(
-            httpClient: .shared, configuration: OpenMeteoSettings(baseURL: "https://example.test/", apiKey: "a b&c", forecastDays: 5))
+            httpClient: .shared, configuration: OpenMeteoSettings(baseURL: "https://example.test/", apiKey: "a b&c", forecastDays: 5),
+            clock: ManualForecastClock())
         let query = client.query(for: [Self.helsinki, Coordinate(uncheckedLatitude: -33.87, longitude: -151.21).box])
         #expect(query == "latitude=60.20,-33.85&longitude=25.00,-151.20&hourly=temperature_2m,dew_point_2m,cloud_cover,wind_speed_10m&timezone=auto&forecast_days=5&timeformat=unixtime&apikey=a%20b%26c")
         #expect(client.configuration.endpoint == "https://example.test/v1/forecast")

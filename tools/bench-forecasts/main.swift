@@ -9,6 +9,7 @@
 import AsyncHTTPClient
 import Foundation
 import FrostboxCore
+import FrostboxForecasting
 import FrostboxOpenMeteo
 import FrostboxSQLite
 import Logging
@@ -54,7 +55,7 @@ func measure(batchSize: Int, baseURL: String) async throws -> RunResult {
     let database = try FrostboxDatabase(path: directory.appendingPathComponent("bench.sqlite").path, logger: quiet)
     let client = OpenMeteoClient(
         httpClient: http, configuration: OpenMeteoSettings(baseURL: baseURL, batchSize: batchSize, requestTimeoutSeconds: 120),
-        logger: quiet)
+        clock: SystemForecastClock(), logger: quiet)
     let provider = CachedForecastProvider(
         fetcher: client, cache: GRDBForecastCache(database: database), ledger: GRDBQuotaLedger(database: database, budgets: budgets),
         logger: quiet)

@@ -1,5 +1,3 @@
-import FrostboxCore
-
 /// Consulted around every HTTP request the client starts, so that a caller can charge each
 /// attempt (retries included) to a quota ledger before it starts and settle it after.
 public protocol RequestGate: Sendable {

@@ -1,6 +1,5 @@
-import FrostboxCore
-
-/// What Open-Meteo charges for one HTTP attempt, by how far the request got. Open-Meteo
+/// What a forecast source charges for one HTTP attempt, by how far the request got (the
+/// rule is Open-Meteo's, the one source today; another source states its own). Open-Meteo
 /// documents the weight of an answered request (one per location at up to 10 variables and
 /// 14 days) but not what errors cost; Frostbox counts an error answer as one call, the least
 /// any answered request can cost, and a request cut off after it was sent at its full weight,

@@ -1,7 +1,7 @@
-import FrostboxCore
-
 /// Fetches forecasts for a batch of boxes in one request (plus retries): the part of a
-/// forecast source the cached provider drives.
+/// forecast source that the cached provider (`FrostboxForecasting`) drives. Open-Meteo's
+/// client is one; another weather service would be another, behind the same cache, quota
+/// ledger and request gate.
 public protocol ForecastFetcher: Sendable {
     /// Most boxes per request.
     var batchSize: Int { get }
@@ -10,8 +10,4 @@ public protocol ForecastFetcher: Sendable {
     /// Forecasts for `boxes` in their order, or the failure of the whole batch. `gate` is
     /// consulted before and after every HTTP attempt.
     func forecasts(for boxes: [GeoBox], gate: (any RequestGate)?) async -> Result<[BoxForecast], ForecastFailure>
-}
-
-extension OpenMeteoClient: ForecastFetcher {
-    public var batchSize: Int { configuration.batchSize }
 }
