@@ -8,6 +8,8 @@ import Logging
 
 /// Everything the composition root needs to wire a Frostbox. Defaults are the embedded
 /// quick-start setup: a SQLite file in the working directory, bundled places, log-only push.
+/// Plain values: nothing here reads the environment, a file or the command line; that is
+/// `ConfigLoader`'s job, in one place.
 public struct FrostboxSettings: Sendable {
     /// Address the HTTP server binds to.
     public var host = "127.0.0.1"
@@ -57,13 +59,13 @@ public struct FrostboxSettings: Sendable {
 
     // MARK: Forecasts
     /// Open-Meteo host and key, batch size, quota budgets, cache TTL, forecast days
-    /// (`ForecastSettings`; the `FROSTBOX_FORECAST_*` environment variables apply).
-    public var forecasts = ForecastSettings.fromEnvironment()
+    /// (`ForecastSettings`).
+    public var forecasts = ForecastSettings()
 
     // MARK: Push
     /// APNs apps (bundle id → `.p8` key or client certificate, environment or host) and the
-    /// default app; `FROSTBOX_APNS_APPS_FILE` names a JSON apps file. None: pushes are only logged.
-    public var push = PushSettings.fromEnvironment()
+    /// default app, or a JSON apps file (`apns.apps_file`). None: pushes are only logged.
+    public var push = PushSettings()
 
     // MARK: Demo
     /// `frostbox serve --demo`: forecasts come from the built-in frost scenario

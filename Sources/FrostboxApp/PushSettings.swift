@@ -6,7 +6,8 @@ import FrostboxCore
 public struct PushSettings: Sendable {
     /// Apps configured in code (tests, embedding).
     public var apps: [PushAppSettings] = []
-    /// A JSON file listing more apps (`FROSTBOX_APNS_APPS_FILE`); read when components start.
+    /// A JSON file listing more apps (`apns.apps_file`, `FROSTBOX_APNS_APPS_FILE`); read when
+    /// components start.
     public var appsFile: String?
     /// The app for devices that registered without a topic; nil with one app: that app.
     public var defaultApp: String?
@@ -16,15 +17,6 @@ public struct PushSettings: Sendable {
     public var retry = APNsRetryPolicy()
 
     public init() {}
-
-    /// The settings named by the environment: `FROSTBOX_APNS_APPS_FILE`.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> PushSettings {
-        var settings = PushSettings()
-        if let path = environment["FROSTBOX_APNS_APPS_FILE"], !path.isEmpty {
-            settings.appsFile = path
-        }
-        return settings
-    }
 
     /// Every app: the ones in code, then the file's; the file's default app unless one is set.
     func resolved() throws(APNsConfigurationError) -> (apps: [PushAppSettings], defaultApp: String?) {
