@@ -6,9 +6,10 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// The notifier wired over the live adapters: the SQLite notifier store, the forecast
-/// provider and the push sender, with a file lock next to the database so that runs of
-/// different processes (`serve` and `notify --once`) never overlap.
+/// The notifier wired over the live adapters: the database's notifier store (SQLite, or
+/// PostgreSQL with its cluster-wide work queue), the forecast provider and the push sender,
+/// with the database's run lock (a file lock beside a SQLite file) so that runs of different
+/// processes (`serve` and `notify --once`) never overlap.
 public struct NotifierComponents: Sendable {
     public let store: any NotifierStore
     /// Runs shared with the cluster's other instances (PostgreSQL); nil on SQLite.
