@@ -24,7 +24,7 @@ public enum FrostboxApplication {
         public let subscriptions: any SubscriptionStore
         public let clock: @Sendable () -> Int64
         /// Place search over the GeoNames tables (`PlaceImport` fills them).
-        public let places: GRDBPlaceIndex
+        public let places: any PlaceIndex
         /// Metrics, report, limits and admin access (`FrostboxApplication+Operations.swift`).
         public let operations: OperationsComponents
         /// Notify runs: planning, the outbox, delivery (`NotifierComponents.swift`).

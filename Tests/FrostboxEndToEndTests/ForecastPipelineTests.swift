@@ -60,18 +60,19 @@ struct ForecastPipelineTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let mock = MockOpenMeteo(scenario: MockScenario(frost: [FrostSpot(latitude: 60.19, longitude: 25.01, minimumC: -3.5)]), logger: Self.quiet)
         try await mock.withRunning { baseURL in
-            var config = FrostboxSettings()
-            config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
-            config.forecasts.baseURL = baseURL
-            let point = try Coordinate(latitude: 60.19, longitude: 25.01)
-            let first = try await FrostboxApplication.forecastReport(near: point, rule: .default, config: config, logger: Self.quiet)
-            #expect(first.lines[0] == "box 60.20#25.00 (centre 60.2, 25.0)")
-            #expect(first.lines[1].hasPrefix("source fetched"))
-            #expect(first.lines.contains { $0.contains("hard-freeze") })
-            #expect(first.requestsMade == 1)
-            let second = try await FrostboxApplication.forecastReport(near: point, rule: .default, config: config, logger: Self.quiet)
-            #expect(second.lines[1].hasPrefix("source cache"))
-            #expect(second.requestsMade == 0)
+            let database = directory.appendingPathComponent("frostbox.sqlite").path
+            let arguments = ["forecast", "--near", "60.19,25.01", "--base-url", baseURL, "--db", database]
+            let first = try CommandLineTests.frostbox(arguments, in: directory)
+            #expect(first.status == 0, "\(first.output)")
+            let firstLines = first.output.split(separator: "\n").map(String.init)
+            #expect(firstLines.first == "box 60.20#25.00 (centre 60.2, 25.0)")
+            #expect(firstLines.count > 1 && firstLines[1].hasPrefix("source fetched"), "\(first.output)")
+            #expect(firstLines.contains { $0.contains("hard-freeze") })
+            #expect(firstLines.contains("requests 1, weight 1.0"), "\(first.output)")
+            let second = try CommandLineTests.frostbox(arguments, in: directory)
+            let secondLines = second.output.split(separator: "\n").map(String.init)
+            #expect(secondLines.count > 1 && secondLines[1].hasPrefix("source cache"), "\(second.output)")
+            #expect(secondLines.contains("requests 0, weight 0.0"), "\(second.output)")
             #expect(mock.counters.requests == 1)
         }
     }

@@ -102,10 +102,20 @@ struct QuotaLedgerEndToEndTests {
             // OpenMeteoClientTests), once: no retries, no 4 × 10 s. The bound stays under four
             // attempts of 10 s; loaded CI runs have taken up to 10 s (slow start, not retries).
             #expect(clock.now - started < .seconds(30))
-            #expect(report.lines.contains("forecast unavailable: Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."))
-            #expect(report.lines.contains { $0.hasPrefix("hint: ") && $0.contains("--base-url") })
+            guard case .failure = report.result else {
+                Issue.record("a forecast from a server that is not there")
+                return
+            }
+            // The hint is given only for a server that could not be reached.
+            #expect(report.hint?.contains("--base-url") == true)
             #expect(report.requestsMade == 0)
             #expect(report.weightUsed == 0)
+            // What the person sees: the sentence and the hint, exit status 1.
+            let cli = try CommandLineTests.frostbox(
+                ["forecast", "--near", "60.19,25.01", "--base-url", closed, "--db", config.databasePath])
+            #expect(cli.status == 1)
+            #expect(cli.output.contains("forecast unavailable: Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."), "\(cli.output)")
+            #expect(cli.output.contains("hint: ") && cli.output.contains("--base-url"))
             let held = try await Self.ledgerWeight(config)
             #expect(held == 0)
         }

@@ -2,12 +2,12 @@ import FrostboxCore
 import Foundation
 
 /// What `frostbox runs` prints: the latest notify runs as an aligned table, or as JSON.
-public enum RunsTable {
+enum RunsTable {
     static let headers = ["ID", "STARTED (UTC)", "STATUS", "BOXES", "BOX FAILURES", "LEFT OUT", "PLANNED", "DELIVERED", "PUSH FAILURES", "DURATION"]
 
     /// One header line and one line per run, columns aligned; a run's error follows its line.
     /// With `workers` (shared runs), each run's workers follow it, one line each.
-    public static func text(_ runs: [NotifyRunSummary], workers: [Int64: [NotifyRunWorker]]? = nil) -> String {
+    static func text(_ runs: [NotifyRunSummary], workers: [Int64: [NotifyRunWorker]]? = nil) -> String {
         let rows = runs.map { run -> [String] in
             [
                 "\(run.id)", timestamp(run.startedAt), run.status.rawValue + (run.dryRun ? " (dry run)" : ""), "\(run.boxes)",
@@ -36,7 +36,7 @@ public enum RunsTable {
     }
 
     /// A JSON array, newest first, with snake_case keys and sorted keys.
-    public static func json(_ runs: [NotifyRunSummary], workers: [Int64: [NotifyRunWorker]]? = nil) throws -> String {
+    static func json(_ runs: [NotifyRunSummary], workers: [Int64: [NotifyRunWorker]]? = nil) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         let rows = runs.map { run in

@@ -1,0 +1,54 @@
+import FrostboxApp
+import FrostboxCore
+import Foundation
+
+/// How `frostbox forecast` prints its report.
+extension ForecastReport {
+    /// The report as lines of text: box, source, per-night levels with first hour, minimum and its hour.
+    var lines: [String] {
+        var lines = ["box \(box) (centre \(box.latitude), \(box.longitude))"]
+        switch result {
+        case .failure(let failure):
+            lines.append("forecast unavailable: \(Self.describe(failure))")
+            if let hint { lines.append("hint: \(hint)") }
+        case .success(let sourced):
+            let forecast = sourced.forecast
+            let fetched = Date(timeIntervalSince1970: TimeInterval(forecast.fetchedAt))
+            lines.append("source \(sourced.source.rawValue) (fetched \(fetched), \(forecast.hours.count) hours, zone \(forecast.timezone))")
+            lines.append("grid cell \(forecast.gridLatitude), \(forecast.gridLongitude), elevation \(forecast.elevation.map { "\($0) m" } ?? "unknown")")
+            let verdict = rule.evaluate(forecast.hours)
+            lines.append("verdict (\(rule.name) rule): \(Self.summary(verdict.level, verdict.firstAtLevel, verdict.coldest))")
+            for night in verdict.nights {
+                let cut = night.isComplete ? "" : " (partial: the forecast covers only part of this night)"
+                lines.append("  night of \(night.night): \(Self.summary(night.level, night.firstAtLevel, night.coldest))\(cut)")
+            }
+        }
+        lines.append("requests \(requestsMade), weight \(weightUsed)")
+        if let usage {
+            lines.append(
+                "quota used: \(usage.lastMinute)/\(usage.budgets.perMinute) last minute, \(usage.lastHour)/\(usage.budgets.perHour) last hour, \(usage.lastDay)/\(usage.budgets.perDay) last day")
+        }
+        if let pause {
+            lines.append("paused by the server until \(Date(timeIntervalSince1970: TimeInterval(pause.until))): \(pause.reason)")
+        }
+        return lines
+    }
+
+    static func summary(_ level: FrostLevel, _ first: ForecastHour?, _ coldest: ForecastHour?) -> String {
+        var text = "\(level)"
+        if let first, level > .none { text += " from \(first.local)" }
+        if let coldest, let minimum = coldest.temperatureC { text += ", min \(minimum) °C at \(coldest.local)" }
+        return text
+    }
+
+    static func describe(_ failure: ForecastFailure) -> String {
+        switch failure {
+        case .budgetExhausted(let retryAfter): "quota budget exhausted\(retryAfter.map { ", retry after \(Date(timeIntervalSince1970: TimeInterval($0)))" } ?? "")"
+        case .rateLimited(let reason, let retryAfter): "rate limited: \(reason)\(retryAfter.map { " (retry after \(Date(timeIntervalSince1970: TimeInterval($0))))" } ?? "")"
+        case .remote(let status, let reason): "Open-Meteo answered \(status): \(reason)"
+        case .invalidResponse(let why): "unusable answer: \(why)"
+        case .timeout: "The forecast server did not answer within the deadline (forecast.timeout)."
+        case .transport(let why): why
+        }
+    }
+}
