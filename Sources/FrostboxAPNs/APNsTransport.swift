@@ -1,3 +1,4 @@
+import FrostboxCore
 import Logging
 import NIOCore
 import NIOHPACK
@@ -97,12 +98,12 @@ final class APNsTransport: @unchecked Sendable {
         var limits = APNsPoolState.Limits()
         limits.maximumConnections = max(1, settings.maximumConnections)
         limits.streamsPerConnection = max(1, settings.streamsPerConnection)
-        limits.requestTimeout = Self.nanoseconds(settings.requestTimeout)
-        limits.idleTimeout = Self.nanoseconds(settings.idleTimeout)
+        limits.requestTimeout = settings.requestTimeout.inNanoseconds
+        limits.idleTimeout = settings.idleTimeout.inNanoseconds
         limits.maximumResponseBodySize = settings.maximumResponseBodySize
         limits.maximumResends = maximumResends
-        limits.initialBackoff = Self.nanoseconds(settings.reconnectInitialBackoff)
-        limits.maximumBackoff = Self.nanoseconds(settings.reconnectMaximumBackoff)
+        limits.initialBackoff = settings.reconnectInitialBackoff.inNanoseconds
+        limits.maximumBackoff = settings.reconnectMaximumBackoff.inNanoseconds
         pool = APNsPoolState(limits: limits)
     }
 
@@ -335,14 +336,9 @@ final class APNsTransport: @unchecked Sendable {
         return (connection, stream)
     }()
 
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-
     /// How often deadlines and idle connections are checked: a quarter of the request
     /// deadline, between 5 ms and 250 ms.
     static func tickInterval(_ settings: APNsConnectionSettings) -> TimeAmount {
-        .nanoseconds(min(max(nanoseconds(settings.requestTimeout) / 4, 5_000_000), 250_000_000))
+        .nanoseconds(min(max(settings.requestTimeout.inNanoseconds / 4, 5_000_000), 250_000_000))
     }
 }

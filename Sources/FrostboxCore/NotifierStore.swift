@@ -23,6 +23,10 @@ public struct OutboxEntry: Sendable, Hashable {
 
     /// The device the entry is for.
     public var token: DeviceToken { notification.token }
+
+    /// Until when the entry marks its event alerted for its device (one alert per event):
+    /// the push's expiration, or a day after planning. Every store keeps this one rule.
+    public var alertedUntil: Int64 { notification.expiration ?? (createdAt + 86_400) }
 }
 
 /// Why an outbox entry was not delivered, as counted in run summaries.

@@ -169,7 +169,7 @@ public final class InMemoryNotifierStore: NotifierStore {
                 state.nextOutboxID += 1
                 state.outbox.append(Row(entry: entry, status: .pending, runID: runID))
                 let alerted = AlertedEvent(token: entry.token, event: entry.event, kind: entry.kind)
-                state.alerted[alerted] = entry.notification.expiration ?? (entry.createdAt + 86_400)
+                state.alerted[alerted] = entry.alertedUntil
                 stored.append(entry)
             }
             return stored

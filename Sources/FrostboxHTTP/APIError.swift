@@ -21,8 +21,21 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
         self.headers = headers
     }
 
-    public static func badRequest(_ code: String, _ message: String) -> APIError {
-        APIError(.badRequest, code: code, message)
+    /// A 400 for input that fails validation, under the core's code for it.
+    public static func badRequest(_ code: ValidationError.Code, _ message: String) -> APIError {
+        APIError(.badRequest, code: code.rawValue, message)
+    }
+
+    /// Why a request body could not be read at all (before any field is validated).
+    public enum BodyProblem: String, Sendable {
+        case missingBody = "missing_body"
+        case invalidBody = "invalid_body"
+        case malformedJSON = "malformed_json"
+    }
+
+    /// A 400 for a body that is missing, not JSON, or not a JSON object.
+    public static func badBody(_ problem: BodyProblem, _ message: String) -> APIError {
+        APIError(.badRequest, code: problem.rawValue, message)
     }
 
     public static func notFound(_ message: String) -> APIError {

@@ -107,7 +107,7 @@ public struct DeviceRoutes: Sendable {
         routes.on(.delete, "/v1/devices/{token}/subscriptions/{id}") { _, context in
             let token = try Self.pathToken(context)
             guard let raw = context.parameters.get("id"), let id = Int64(raw), id > 0 else {
-                throw APIError.badRequest("invalid_field", "subscription id must be a positive integer")
+                throw APIError.badRequest(.invalidField, "subscription id must be a positive integer")
             }
             guard try await store.unsubscribe(token, id: id) else {
                 throw APIError.notFound("unknown subscription")

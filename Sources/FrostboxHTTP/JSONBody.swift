@@ -8,7 +8,7 @@ enum JSONBody {
     /// Decodes a required body as `T`; an empty body is a 400 (`missing_body`).
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: FrostboxRequestContext) async throws -> T {
         guard let body = try await decodeIfPresent(type, from: request, context: context) else {
-            throw APIError.badRequest("missing_body", "request body must be a JSON object")
+            throw APIError.badBody(.missingBody, "request body must be a JSON object")
         }
         return body
     }
@@ -31,7 +31,7 @@ enum JSONBody {
         } catch let error as DecodingError {
             throw translate(error)
         } catch {
-            throw APIError.badRequest("malformed_json", "request body is not valid JSON")
+            throw APIError.badBody(.malformedJSON, "request body is not valid JSON")
         }
     }
 
@@ -39,21 +39,21 @@ enum JSONBody {
         switch error {
         case .keyNotFound(let key, let context):
             let path = fieldPath(context.codingPath + [key])
-            return .badRequest("missing_field", "field '\(path)' is required")
+            return .badRequest(.missingField, "field '\(path)' is required")
         case .valueNotFound(_, let context):
-            return .badRequest("missing_field", "field '\(fieldPath(context.codingPath))' must not be null")
+            return .badRequest(.missingField, "field '\(fieldPath(context.codingPath))' must not be null")
         case .typeMismatch(let type, let context):
             if context.codingPath.isEmpty {
-                return .badRequest("invalid_body", "request body must be a JSON object")
+                return .badBody(.invalidBody, "request body must be a JSON object")
             }
-            return .badRequest("invalid_field", "field '\(fieldPath(context.codingPath))' must be \(describe(type))")
+            return .badRequest(.invalidField, "field '\(fieldPath(context.codingPath))' must be \(describe(type))")
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
-                return .badRequest("malformed_json", "request body is not valid JSON")
+                return .badBody(.malformedJSON, "request body is not valid JSON")
             }
-            return .badRequest("invalid_field", "field '\(fieldPath(context.codingPath))' is invalid")
+            return .badRequest(.invalidField, "field '\(fieldPath(context.codingPath))' is invalid")
         @unknown default:
-            return .badRequest("malformed_json", "request body could not be read")
+            return .badBody(.malformedJSON, "request body could not be read")
         }
     }
 

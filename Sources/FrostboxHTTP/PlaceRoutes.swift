@@ -17,7 +17,7 @@ public struct PlaceRoutes: Sendable {
             let parameters = request.uri.queryParameters
             if let unknown = parameters.first(where: { !PlaceSearchRequest.parameterNames.contains(String($0.key)) }) {
                 throw APIError.badRequest(
-                    "invalid_field",
+                    .invalidField,
                     "unknown query parameter '\(unknown.key)'; /v1/places takes \(PlaceSearchRequest.parameterNames.joined(separator: ", "))")
             }
             let (query, format) = try PlaceSearchRequest.parse(acceptLanguage: request.headers[.acceptLanguage]) {
@@ -58,13 +58,13 @@ enum PlaceSearchRequest {
         switch parameter("format") {
         case nil, "", "json": format = .json
         case "geojson": format = .geojson
-        default: throw APIError.badRequest("invalid_field", "format must be json or geojson")
+        default: throw APIError.badRequest(.invalidField, "format must be json or geojson")
         }
         let latitude = try number(parameter("lat"), name: "lat")
         let longitude = try number(parameter("lon"), name: "lon")
         let limit = try parameter("limit").map { raw throws(APIError) -> Int in
             guard let value = Int(raw) else {
-                throw APIError.badRequest("invalid_field", "limit must be an integer between 1 and 50")
+                throw APIError.badRequest(.invalidField, "limit must be an integer between 1 and 50")
             }
             return value
         }
@@ -94,7 +94,7 @@ enum PlaceSearchRequest {
         guard let raw else { return nil }
         let allowed = Set("0123456789+-.eE")
         guard !raw.isEmpty, raw.allSatisfy(allowed.contains), let value = Double(raw), value.isFinite else {
-            let code = name == "radius_km" ? "invalid_field" : "invalid_coordinate"
+            let code: ValidationError.Code = name == "radius_km" ? .invalidField : .invalidCoordinate
             throw APIError.badRequest(code, "\(name) must be a decimal number")
         }
         return value

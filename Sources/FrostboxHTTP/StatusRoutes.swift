@@ -64,14 +64,14 @@ public struct StatusRoutes: Sendable {
         func number(_ name: String, _ fallback: Double) throws(APIError) -> Double {
             guard let raw = parameter(name), !raw.isEmpty else { return fallback }
             guard let value = Double(raw), value.isFinite else {
-                throw APIError.badRequest("invalid_field", "\(name) must be a number")
+                throw APIError.badRequest(.invalidField, "\(name) must be a number")
             }
             return value
         }
         let world = BoxMapViewport.world
         let zoom: Int
         if let raw = parameter("zoom"), !raw.isEmpty {
-            guard let value = Int(raw) else { throw APIError.badRequest("invalid_field", "zoom must be an integer within 0…\(BoxMapViewport.maximumZoom)") }
+            guard let value = Int(raw) else { throw APIError.badRequest(.invalidField, "zoom must be an integer within 0…\(BoxMapViewport.maximumZoom)") }
             zoom = value
         } else {
             zoom = 0

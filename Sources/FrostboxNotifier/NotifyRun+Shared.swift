@@ -45,9 +45,10 @@ extension NotifyRun {
             stopwatch = ContinuousClock.now
             try await retry(&delivery, summary: &summary, logger: logger)
             summary.deliveryMilliseconds += Self.milliseconds(since: stopwatch)
-            // Others may still hold work; what a dead worker held comes free when its leases expire.
+            // Others may still hold work; what a dead worker held comes free when its leases
+            // expire. Looked for again every join interval, as an idle instance looks for runs.
             while try await !queue.remainingWork(runID: join.runID, at: clock()).isEmpty {
-                try await sleep(.seconds(1))
+                try await sleep(configuration.joinPollInterval)
                 try await planClaimed(join.runID, queue: queue, delivery: &delivery, summary: &summary, logger: logger)
                 let taken = try await sendUnclaimed(join.runID, queue, delivery: &delivery, summary: &summary, logger: logger)
                 summary.alertsCarriedOver += taken

@@ -49,7 +49,4 @@ extension OutboxEntry {
     public var storedAPNsID: String? {
         notification.apnsID == event.apnsID(for: token) ? nil : notification.apnsID
     }
-
-    /// Until when the row marks its event alerted: the push's expiration, or a day after planning.
-    public var alertedUntil: Int64 { notification.expiration ?? (createdAt + 86_400) }
 }

@@ -100,6 +100,7 @@ struct SharedRunNotifierTests {
         let sleeper = h.sleeper
         var configuration = h.configuration
         configuration.boxesPerChunk = 1
+        configuration.joinPollInterval = .milliseconds(2_500)
         return Notifier(
             store: h.store, forecasts: h.forecasts, push: h.push, configuration: configuration, workQueue: queue,
             logger: Logger(label: "test"), clock: { clock.now }, sleep: { try await sleeper.sleep($0) })
@@ -163,7 +164,7 @@ struct SharedRunNotifierTests {
         #expect(summary.boxes == 1, "the box whose lease expired was planned here")
         #expect(Set(h.push.sent.map(\.token)) == [alice, bob])
         #expect(h.store.outbox.allSatisfy { $0.status == .delivered })
-        #expect(h.sleeper.slept.filter { $0 == .seconds(1) }.count >= 2, "it waited for the others' leases")
+        #expect(h.sleeper.slept.filter { $0 == .milliseconds(2_500) }.count >= 2, "it waited for the others' leases, a join interval at a time")
     }
 
     @Test("with no run in progress, joining does nothing; a scheduled run starts one unless one started within 90 % of the interval")
