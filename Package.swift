@@ -367,6 +367,8 @@ let package = Package(
             name: "FrostboxContractTests",
             dependencies: [
                 "FrostboxCore", "FrostboxSQLite", "FrostboxDoubles", "FrostboxPostgres", "TestPostgres",
+                // The notifier's final write, checked against every store.
+                "FrostboxNotifier",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

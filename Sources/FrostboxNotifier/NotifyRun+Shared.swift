@@ -58,8 +58,7 @@ extension NotifyRun {
         }
         heartbeat.cancel()
         do {
-            // Stored even when the run is being cancelled by a graceful shutdown.
-            let closed = try await Task.detached { try await queue.finishPart(part, at: clock()) }.value
+            let closed = try await FinalWrite.run { try await queue.finishPart(part, at: clock()) }
             if closed { logger.info("closed the shared notify run: no worker is left on it") }
         } catch {
             logger.error("could not store this worker's part of the run", metadata: ["error": "\(error)"])

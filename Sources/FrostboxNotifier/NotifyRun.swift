@@ -48,7 +48,7 @@ struct NotifyRun: Sendable {
         }
         if !dryRun {
             do {
-                try await store.finishRun(summary)
+                try await FinalWrite.run { [store] in try await store.finishRun(summary) }
             } catch {
                 logger.error("could not store the run summary", metadata: ["error": "\(error)"])
             }

@@ -208,13 +208,7 @@ public struct PostgresNotifierStore: NotifierStore {
     }
 
     public func finishRun(_ summary: NotifyRunSummary) async throws {
-        // Written even when the run is being cancelled by a graceful shutdown: a run that
-        // stopped after its current batch still deserves its row.
-        let client = database.client
-        let logger = logger
-        try await Task.detached {
-            _ = try await client.query(PostgresNotifyRuns.update(summary), logger: logger)
-        }.value
+        _ = try await database.client.query(PostgresNotifyRuns.update(summary), logger: logger)
     }
 
     public func recentRuns(limit: Int) async throws -> [NotifyRunSummary] {

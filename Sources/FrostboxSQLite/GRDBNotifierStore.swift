@@ -199,15 +199,9 @@ public struct GRDBNotifierStore: NotifierStore {
     }
 
     public func finishRun(_ summary: NotifyRunSummary) async throws {
-        // The summary is written even when the run is being cancelled by a graceful
-        // shutdown: GRDB's async write refuses to start in a cancelled task, and a run that
-        // stopped after its current batch still deserves its row.
-        let pool = database.pool
-        try await Task.detached {
-            try await pool.write { db in
-                try NotifyRunRecord(summary).update(db)
-            }
-        }.value
+        try await database.pool.write { db in
+            try NotifyRunRecord(summary).update(db)
+        }
     }
 
     public func recentRuns(limit: Int) async throws -> [NotifyRunSummary] {

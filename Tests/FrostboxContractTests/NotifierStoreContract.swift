@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxNotifier
 import FrostboxDoubles
 import FrostboxPostgres
 import FrostboxSQLite
@@ -224,6 +225,25 @@ struct NotifierStoreContract {
         // A pruned device that comes back is alerted afresh.
         try await subject.subscribe(alice, home, "Home", 400)
         #expect(try await store.enqueue([entry(alice)], runID: nil).count == 1)
+    }
+
+    @Test("a run's summary written through the notifier's final write is stored although the task ending the run is cancelled",
+          arguments: NotifierStoreImplementation.available)
+    func finalWriteWhenCancelled(_ implementation: NotifierStoreImplementation) async throws {
+        let store = try await implementation.make(in: directory).store
+        let id = try await store.startRun(at: 10)
+        var summary = NotifyRunSummary(id: id, startedAt: 10)
+        summary.status = .interrupted
+        summary.error = "cancelled"
+        summary.finishedAt = 12
+        summary.boxes = 3
+        let ending = Task { [summary] in
+            withUnsafeCurrentTask { $0?.cancel() }
+            #expect(Task.isCancelled)
+            try await FinalWrite.run { try await store.finishRun(summary) }
+        }
+        try await ending.value
+        #expect(try await store.recentRuns(limit: 1) == [summary])
     }
 
     @Test("runs: a run left running is marked interrupted; summaries round-trip; newest first",
