@@ -27,7 +27,9 @@ enum APNsExchange: Sendable, Equatable {
 /// callers hand requests over with one hop and get the answer back through a continuation.
 final class APNsTransport: @unchecked Sendable {
     // @unchecked: everything mutable below is touched only on `loop` (every entry point hops
-    // there first); the counters readable from anywhere are atomics.
+    // there first, and every function that touches that state asserts it runs there, in
+    // debug builds: `loop.assertInEventLoop()`); the counters readable from anywhere are
+    // atomics, and the inbox of handed-over requests is a Mutex.
 
     /// The gateway.
     let endpoint: APNsEndpoint
@@ -158,6 +160,7 @@ final class APNsTransport: @unchecked Sendable {
     // MARK: On the loop
 
     private func drainInbox() {
+        loop.assertInEventLoop()
         let batch = inbox.withLock { inbox in
             defer { inbox.removeAll(keepingCapacity: true) }
             return inbox
@@ -182,6 +185,7 @@ final class APNsTransport: @unchecked Sendable {
     /// whose close hands the pool new input at once; the actions that produces wait until the
     /// current ones are done, so that stream ids still reach each connection in rising order.
     private func run(_ actions: [APNsPoolState.Action]) {
+        loop.assertInEventLoop()
         pendingActions.append(contentsOf: actions)
         guard !running else { return }
         running = true
@@ -266,38 +270,46 @@ final class APNsTransport: @unchecked Sendable {
     // MARK: From the connection handlers (on the loop)
 
     func connectionActive(_ id: APNsConnectionID) {
+        loop.assertInEventLoop()
         connections.add(1, ordering: .relaxed)
     }
 
     func connectionSettings(_ id: APNsConnectionID, maxConcurrentStreams: Int?) {
+        loop.assertInEventLoop()
         logger.debug(
             "APNs settings", metadata: ["endpoint": "\(endpoint)", "connection": "\(id)", "max-streams": "\(maxConcurrentStreams ?? -1)"])
         run(pool.settings(id, maxConcurrentStreams: maxConcurrentStreams, now: now()))
     }
 
     func connectionHeaders(_ id: APNsConnectionID, stream: Int32, status: Int?, apnsID: String?, endStream: Bool) {
+        loop.assertInEventLoop()
         run(pool.headers(id, stream: stream, status: status, apnsID: apnsID, endStream: endStream, now: now()))
     }
 
     func connectionData(_ id: APNsConnectionID, stream: Int32, bytes: ByteBuffer, endStream: Bool) {
+        loop.assertInEventLoop()
         run(pool.data(id, stream: stream, bytes: bytes, endStream: endStream, now: now()))
     }
 
     func connectionError(_ id: APNsConnectionID, error: any Error) {
+        loop.assertInEventLoop()
         logger.debug("APNs connection error", metadata: ["connection": "\(id)", "error": "\(error)"])
     }
 
     /// The HEADERS of a request could not be written (the stream never reached the server).
     func connectionWriteFailed(_ id: APNsConnectionID, stream: Int32, error: any Error) {
+        loop.assertInEventLoop()
         logger.debug("APNs request not written", metadata: ["connection": "\(id)", "stream": "\(stream)", "error": "\(error)"])
         run(pool.reset(id, stream: stream, code: .refusedStream, now: now()))
     }
 
     func connectionReset(_ id: APNsConnectionID, stream: Int32, code: HTTP2ErrorCode) {
+        loop.assertInEventLoop()
         run(pool.reset(id, stream: stream, code: code, now: now()))
     }
 
     func connectionGoAway(_ id: APNsConnectionID, lastStreamID: Int32, code: HTTP2ErrorCode) {
+        loop.assertInEventLoop()
         let actions = pool.goAway(id, lastStreamID: lastStreamID, now: now())
         logger.debug(
             "APNs GOAWAY",
@@ -309,6 +321,7 @@ final class APNsTransport: @unchecked Sendable {
     }
 
     func connectionClosed(_ id: APNsConnectionID, wasActive: Bool, error: String?) {
+        loop.assertInEventLoop()
         handlers[id] = nil
         closeWhenConnected.remove(id)
         if wasActive { connections.subtract(1, ordering: .relaxed) }
