@@ -138,7 +138,8 @@ final class APNsTransport: @unchecked Sendable {
         }
     }
 
-    /// Closes every connection and fails what waits; returns once the connections are closed.
+    /// Closes every connection and fails what waits; returns once the connections are closed
+    /// and counted as closed (`openConnections` is 0).
     func shutdown() async {
         let closing: [EventLoopFuture<Void>]
         do {
@@ -155,6 +156,9 @@ final class APNsTransport: @unchecked Sendable {
         for future in closing {
             try? await future.get()
         }
+        // A channel's close completes its future and tells its handler on this loop; one more
+        // turn of the loop, and every closed connection has been counted.
+        try? await loop.submit {}.get()
     }
 
     // MARK: On the loop

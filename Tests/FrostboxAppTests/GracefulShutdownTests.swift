@@ -15,7 +15,9 @@ import Glibc
 @testable import FrostboxApp
 
 /// The whole `serve` service group on a loopback port 0, driven over real sockets.
-@Suite("Graceful shutdown")
+// Its polling loops wait for events (a request in flight, a run started); the time limit ends
+// a test whose event never comes instead of hanging the run.
+@Suite("Graceful shutdown", .timeLimit(.minutes(3)))
 struct GracefulShutdownTests {
     static let secret = "shutdown-admin-token-0123456789"
 

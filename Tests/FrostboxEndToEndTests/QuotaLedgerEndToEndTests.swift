@@ -95,13 +95,9 @@ struct QuotaLedgerEndToEndTests {
         try await Self.withDatabase { base in
             var config = base
             config.forecasts.baseURL = closed
-            let clock = ContinuousClock()
-            let started = clock.now
             let report = try await FrostboxApplication.forecastReport(near: try Coordinate(latitude: 60.19, longitude: 25.01), rule: .default, config: config, logger: Self.quiet)
-            // Opening the database is part of it; the request itself fails in milliseconds (see
-            // OpenMeteoClientTests), once: no retries, no 4 × 10 s. The bound stays under four
-            // attempts of 10 s; loaded CI runs have taken up to 10 s (slow start, not retries).
-            #expect(clock.now - started < .seconds(30))
+            // Once, with no retries (OpenMeteoClientTests counts the attempts): no request made,
+            // nothing charged, both asserted below rather than a wall-clock bound.
             guard case .failure = report.result else {
                 Issue.record("a forecast from a server that is not there")
                 return
