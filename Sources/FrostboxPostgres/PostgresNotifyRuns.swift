@@ -1,42 +1,23 @@
 import FrostboxCore
+import FrostboxStorageFormats
 import PostgresNIO
 
 /// The `notify_run` table's columns and the run summary they hold.
 enum PostgresNotifyRuns {
-    /// Every column but `id`, in the order of `values(_:)`.
-    static let columns = [
-        "started_at", "finished_at", "status", "boxes", "forecasts_cached", "forecasts_fetched", "boxes_failed",
-        "boxes_left_out", "forecast_requests", "weight_used", "verdicts", "alerts_planned", "alerts_carried_over",
-        "alerts_delivered", "failed_temporary", "failed_permanent", "failed_invalid_token", "failed_auth", "failed_expired",
-        "tokens_pruned", "resend_ms", "forecast_ms", "planning_ms", "store_ms", "delivery_ms", "duration_ms", "error",
-    ]
+    /// Every column but `id` (`NotifyRunColumns`, shared with the SQLite adapter).
+    static let columns = NotifyRunColumns.names
 
     /// The summary's values as bindings, in the order of `columns`.
     static func bindings(_ s: NotifyRunSummary) -> PostgresBindings {
         var b = PostgresBindings(capacity: columns.count + 1)
-        b.append(s.startedAt)
-        b.append(s.finishedAt)
-        b.append(s.status.rawValue)
-        for count in [
-            s.boxes, s.forecastsCached, s.forecastsFetched, s.boxesFailed, s.boxesLeftOut, s.forecastRequests,
-        ] {
-            b.append(Int32(clamping: count))
+        for value in NotifyRunColumns.values(s) {
+            switch value {
+            case .count(let count): b.append(Int32(clamping: count))
+            case .integer(let integer): b.append(integer)
+            case .real(let real): b.append(real)
+            case .text(let text): b.append(text)
+            }
         }
-        b.append(s.weightUsed)
-        for count in [
-            s.verdicts, s.alertsPlanned, s.alertsCarriedOver, s.alertsDelivered, s.failed[.temporary] ?? 0,
-            s.failed[.permanent] ?? 0, s.failed[.invalidToken] ?? 0, s.failed[.auth] ?? 0, s.failed[.expired] ?? 0,
-            s.tokensPruned,
-        ] {
-            b.append(Int32(clamping: count))
-        }
-        for milliseconds in [
-            s.resendMilliseconds, s.forecastMilliseconds, s.planningMilliseconds, s.storeMilliseconds,
-            s.deliveryMilliseconds, s.durationMilliseconds,
-        ] {
-            b.append(Int64(milliseconds))
-        }
-        b.append(s.error)
         return b
     }
 
@@ -58,34 +39,16 @@ enum PostgresNotifyRuns {
 
     static func summary(_ row: PostgresRow) throws -> NotifyRunSummary {
         let r = row.makeRandomAccess()
-        func int(_ column: String) throws -> Int { Int(try r[column].decode(Int64.self)) }
-        var s = NotifyRunSummary(id: try r["id"].decode(Int64.self), startedAt: try r["started_at"].decode(Int64.self))
-        s.finishedAt = try r["finished_at"].decode(Int64?.self)
-        s.status = NotifyRunSummary.Status(rawValue: try r["status"].decode(String.self)) ?? .failed
-        s.boxes = try int("boxes")
-        s.forecastsCached = try int("forecasts_cached")
-        s.forecastsFetched = try int("forecasts_fetched")
-        s.boxesFailed = try int("boxes_failed")
-        s.boxesLeftOut = try int("boxes_left_out")
-        s.forecastRequests = try int("forecast_requests")
-        s.weightUsed = try r["weight_used"].decode(Double.self)
-        s.verdicts = try int("verdicts")
-        s.alertsPlanned = try int("alerts_planned")
-        s.alertsCarriedOver = try int("alerts_carried_over")
-        s.alertsDelivered = try int("alerts_delivered")
-        let failed: [DeliveryFailureClass: Int] = [
-            .temporary: try int("failed_temporary"), .permanent: try int("failed_permanent"),
-            .invalidToken: try int("failed_invalid_token"), .auth: try int("failed_auth"), .expired: try int("failed_expired"),
-        ]
-        s.failed = failed.filter { $0.value > 0 }
-        s.tokensPruned = try int("tokens_pruned")
-        s.resendMilliseconds = try int("resend_ms")
-        s.forecastMilliseconds = try int("forecast_ms")
-        s.planningMilliseconds = try int("planning_ms")
-        s.storeMilliseconds = try int("store_ms")
-        s.deliveryMilliseconds = try int("delivery_ms")
-        s.durationMilliseconds = try int("duration_ms")
-        s.error = try r["error"].decode(String?.self)
-        return s
+        return try NotifyRunColumns.summary(id: try r["id"].decode(Int64.self)) { column in
+            let cell = r[column.name]
+            return switch column.kind {
+            case .count: .count(Int(try cell.decode(Int64.self)))
+            case .integer: .integer(try cell.decode(Int64.self))
+            case .optionalInteger: .integer(try cell.decode(Int64?.self))
+            case .real: .real(try cell.decode(Double.self))
+            case .text: .text(try cell.decode(String.self))
+            case .optionalText: .text(try cell.decode(String?.self))
+            }
+        }
     }
 }

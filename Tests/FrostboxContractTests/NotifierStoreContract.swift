@@ -264,9 +264,17 @@ struct NotifierStoreContract {
         summary.verdicts = 8
         summary.alertsPlanned = 5
         summary.alertsDelivered = 3
-        summary.failed = [.temporary: 1, .invalidToken: 1]
+        summary.boxesLeftOut = 2
+        summary.alertsCarriedOver = 6
+        summary.failed = [.temporary: 1, .permanent: 2, .invalidToken: 1, .auth: 3, .expired: 4]
         summary.tokensPruned = 1
+        summary.resendMilliseconds = 11
+        summary.forecastMilliseconds = 12
+        summary.planningMilliseconds = 13
+        summary.storeMilliseconds = 14
+        summary.deliveryMilliseconds = 15
         summary.durationMilliseconds = 1234
+        summary.error = "2 boxes failed"
         try await store.finishRun(summary)
         let runs = try await store.recentRuns(limit: 10)
         #expect(runs.map(\.id) == [second, first])
