@@ -291,7 +291,9 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore"]),
+        // Building blocks of the planning and notifier tests (a forecast, tokens, places), one copy.
+        .target(name: "FrostboxFixtures", dependencies: ["FrostboxCore"], path: "Tests/FrostboxFixtures"),
+        .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore", "FrostboxFixtures"]),
         .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxStorageFormats", "FrostboxCore", "FrostboxDoubles", "FrostboxGeoNames", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "FrostboxGeoNamesTests",
@@ -345,7 +347,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxNotifierTests",
             dependencies: [
-                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles",
+                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

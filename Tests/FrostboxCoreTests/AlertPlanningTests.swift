@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxFixtures
 import Testing
 
 @Suite("Alert planning (pure)")

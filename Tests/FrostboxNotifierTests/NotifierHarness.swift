@@ -1,5 +1,6 @@
 import Synchronization
 import FrostboxCore
+import FrostboxFixtures
 import FrostboxDoubles
 import FrostboxNotifier
 import Logging

@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxFixtures
 import FrostboxDoubles
 import Testing
 
