@@ -2,7 +2,6 @@ import FrostboxCore
 import FrostboxGeoNames
 import FrostboxSQLite
 import Foundation
-import GRDB
 import Logging
 
 /// A bulk import: this thread reads, parses and folds the files; a writer thread stages
@@ -36,9 +35,41 @@ struct BulkPlaceImport {
         let importer = GRDBPlaceImporter(database: database, replace: options.replace, logger: logger)
         try importer.begin()
         let queue = BlockingQueue<Item>(capacity: 4)
+        let writer = Self.startWriter(importer, queue)
+        do {
+            var reader = BulkReader(import: self, queue: queue, writer: writer)
+            try reader.readAll()
+            var summary = reader.summary
+            progress(PlaceImportProgress(
+                rowsRead: summary.rowsRead, bytesRead: reader.bytesBefore, totalBytes: reader.totalBytes, elapsedSeconds: elapsed(),
+                phase: "building indexes"))
+            queue.close()
+            try writer.join()
+            // Swapping in an empty import would only drop places (all of them with --replace).
+            if summary.accepted + summary.alternatesRead == 0 && summary.admin1Read + summary.countriesRead == 0 {
+                throw PlaceImportError.nothingImported(filtered: summary.filtered, skipped: summary.skippedCount)
+            }
+            let totalBytes = reader.totalBytes
+            let rowsRead = summary.rowsRead
+            summary.result = try importer.finish { phase in
+                progress(PlaceImportProgress(
+                    rowsRead: rowsRead, bytesRead: totalBytes, totalBytes: totalBytes, elapsedSeconds: elapsed(), phase: phase))
+            }
+            return summary
+        } catch {
+            queue.close()
+            try? writer.join()
+            importer.abandon()
+            throw error
+        }
+    }
+
+    /// The writer thread: stages what the queue brings until it is closed; on an error it
+    /// refuses more work (`queue.fail()`) and `join()` throws the error.
+    static func startWriter(_ importer: GRDBPlaceImporter, _ queue: BlockingQueue<Item>) -> WorkerThread {
         // The importer is used only by this thread until `join()` returns.
         nonisolated(unsafe) let writingImporter = importer
-        let writer = WorkerThread(name: "frostbox-import-write") {
+        return WorkerThread(name: "frostbox-import-write") {
             while let item = queue.take() {
                 do {
                     switch item {
@@ -53,135 +84,149 @@ struct BulkPlaceImport {
                 }
             }
         }
-        /// Why the writer refused more work (it stopped with an error).
-        func writerFailure() -> any Error {
-            do {
-                try writer.join()
-            } catch {
-                return error
-            }
-            return CancellationError()
-        }
+    }
+}
 
-        var summary = PlaceImportSummary()
-        do {
-            // Alternate names first: the places' names depend on them.
-            let ordered = files.filter { $0.kind == .alternateNames } + files.filter { $0.kind != .alternateNames }
-            var book = AlternateNameBook()
-            let totalBytes = try ordered.filter { $0.kind == .geonames || $0.kind == .alternateNames }
-                .reduce(Int64(0)) { $0 + (try $1.totalBytes()) }
-            var bytesBefore: Int64 = 0
-            var lastReport = ContinuousClock.now
-            func report(_ bytes: Int64) {
-                let now = ContinuousClock.now
-                guard now - lastReport >= .milliseconds(200) else { return }
-                lastReport = now
-                progress(PlaceImportProgress(
-                    rowsRead: summary.rowsRead, bytesRead: bytes, totalBytes: totalBytes, elapsedSeconds: elapsed()))
-            }
-            if !options.replace {
-                try book.loadStored(from: database)
-            }
-            var batch = PlaceBatch()
-            func flush() throws {
-                guard !batch.isEmpty else { return }
-                guard queue.put(.places(batch)) else { throw writerFailure() }
-                batch = PlaceBatch()
-            }
-            for file in ordered {
-                let name = file.url.lastPathComponent
-                var bytesInFile: Int64 = 0
-                switch file.kind {
-                case .admin1:
-                    let divisions = try GeoNamesTables.admin1(file)
-                    summary.admin1Read += divisions.count
-                    guard queue.put(.admin1(divisions)) else { throw writerFailure() }
-                case .countries:
-                    let countries = try GeoNamesTables.countries(file)
-                    summary.countriesRead += countries.count
-                    guard queue.put(.countries(countries)) else { throw writerFailure() }
-                case .alternateNames:
-                    var chunk: [AlternateName] = []
-                    try file.forEachLine(progress: { bytesInFile = $0 }) { line, number in
-                        summary.rowsRead += 1
-                        do throws(GeoNamesSkipReason) {
-                            let alternate = try GeoNamesUpdateRows.alternateName(line)
-                            book.add(alternate)
-                            chunk.append(alternate)
-                            summary.alternatesRead += 1
-                        } catch {
-                            summary.skip(error, file: name, line: number)
-                        }
-                        if chunk.count >= options.batchSize {
-                            guard queue.put(.alternates(chunk)) else { throw writerFailure() }
-                            chunk = []
-                            report(bytesBefore + bytesInFile)
-                        }
-                    }
-                    if !chunk.isEmpty, !queue.put(.alternates(chunk)) { throw writerFailure() }
-                case .geonames:
-                    try file.forEachLine(progress: { bytesInFile = $0 }) { line, number in
-                        summary.rowsRead += 1
-                        do throws(GeoNamesSkipReason) {
-                            var place = try GeoNamesRow.parse(line)
-                            if options.keeps(place) {
-                                place.alternates = book.carried(by: place.id)
-                                batch.append(place)
-                                summary.accepted += 1
-                            } else {
-                                summary.filtered += 1
-                            }
-                        } catch {
-                            summary.skip(error, file: name, line: number)
-                        }
-                        if batch.count >= options.batchSize {
-                            try flush()
-                            report(bytesBefore + bytesInFile)
-                        }
-                    }
-                case .deletes, .alternateNameDeletes:
-                    continue  // applied in place after the bulk import
-                }
-                bytesBefore += bytesInFile
-            }
-            // Stored places whose alternate names this import changes, but which it does not
-            // carry itself: re-indexed with their new names.
-            for ids in book.changedButNotCarried().chunks(of: 500) {
-                for place in try storedPlaces(ids) {
-                    var place = place
-                    place.alternates = book.carried(by: place.id)
-                    batch.append(place)
-                    summary.reindexed += 1
-                    if batch.count >= options.batchSize { try flush() }
-                }
-            }
-            try flush()
-            progress(PlaceImportProgress(
-                rowsRead: summary.rowsRead, bytesRead: bytesBefore, totalBytes: totalBytes, elapsedSeconds: elapsed(),
-                phase: "building indexes"))
-            queue.close()
-            try writer.join()
-            // Swapping in an empty import would only drop places (all of them with --replace).
-            if summary.accepted + summary.alternatesRead == 0 && summary.admin1Read + summary.countriesRead == 0 {
-                throw PlaceImportError.nothingImported(filtered: summary.filtered, skipped: summary.skippedCount)
-            }
-            summary.result = try importer.finish { phase in
-                progress(PlaceImportProgress(
-                    rowsRead: summary.rowsRead, bytesRead: totalBytes, totalBytes: totalBytes, elapsedSeconds: elapsed(), phase: phase))
-            }
-        } catch {
-            queue.close()
-            try? writer.join()
-            importer.abandon()
-            throw error
-        }
-        return summary
+/// The reading side of a bulk import (this thread): files in order, alternate names first,
+/// rows parsed, filtered and batched for the writer, progress reported.
+struct BulkReader {
+    let owner: BulkPlaceImport
+    let queue: BlockingQueue<BulkPlaceImport.Item>
+    let writer: WorkerThread
+    var summary = PlaceImportSummary()
+    var book = AlternateNameBook()
+    var batch = PlaceBatch()
+    /// Bytes of the files read before the current one.
+    var bytesBefore: Int64 = 0
+    var totalBytes: Int64 = 0
+    var lastReport = ContinuousClock.now
+
+    init(import owner: BulkPlaceImport, queue: BlockingQueue<BulkPlaceImport.Item>, writer: WorkerThread) {
+        self.owner = owner
+        self.queue = queue
+        self.writer = writer
     }
 
-    /// Stored places by id (without alternate names).
-    func storedPlaces(_ ids: ArraySlice<Int64>) throws -> [Place] {
-        try database.pool.read { db in
-            try ids.compactMap { id in try GRDBPlaceUpdater.storedPlace(db, id: id) }
+    /// Why the writer refused more work (it stopped with an error).
+    func writerFailure() -> any Error {
+        do {
+            try writer.join()
+        } catch {
+            return error
+        }
+        return CancellationError()
+    }
+
+    func put(_ item: BulkPlaceImport.Item) throws {
+        guard queue.put(item) else { throw writerFailure() }
+    }
+
+    mutating func report(_ bytes: Int64) {
+        let now = ContinuousClock.now
+        guard now - lastReport >= .milliseconds(200) else { return }
+        lastReport = now
+        owner.progress(PlaceImportProgress(
+            rowsRead: summary.rowsRead, bytesRead: bytes, totalBytes: totalBytes, elapsedSeconds: owner.elapsed()))
+    }
+
+    mutating func flush() throws {
+        guard !batch.isEmpty else { return }
+        try put(.places(batch))
+        batch = PlaceBatch()
+    }
+
+    mutating func readAll() throws {
+        // Alternate names first: the places' names depend on them.
+        let ordered = owner.files.filter { $0.kind == .alternateNames } + owner.files.filter { $0.kind != .alternateNames }
+        totalBytes = try ordered.filter { $0.kind == .geonames || $0.kind == .alternateNames }.reduce(Int64(0)) { $0 + (try $1.totalBytes()) }
+        if !owner.options.replace {
+            try book.loadStored(from: owner.database)
+        }
+        for file in ordered {
+            switch file.kind {
+            case .admin1:
+                let divisions = try GeoNamesTables.admin1(file)
+                summary.admin1Read += divisions.count
+                try put(.admin1(divisions))
+            case .countries:
+                let countries = try GeoNamesTables.countries(file)
+                summary.countriesRead += countries.count
+                try put(.countries(countries))
+            case .alternateNames:
+                bytesBefore += try readAlternateNames(file)
+            case .geonames:
+                bytesBefore += try readPlaces(file)
+            case .deletes, .alternateNameDeletes:
+                continue  // applied in place after the bulk import
+            }
+        }
+        try reindexChanged()
+        try flush()
+    }
+
+    /// Reads an alternate names file into the book and the writer; its size in bytes.
+    mutating func readAlternateNames(_ file: GeoNamesFile) throws -> Int64 {
+        let name = file.url.lastPathComponent
+        var bytesInFile: Int64 = 0
+        var chunk: [AlternateName] = []
+        try file.forEachLine(progress: { bytesInFile = $0 }) { line, number in
+            summary.rowsRead += 1
+            do throws(GeoNamesSkipReason) {
+                let alternate = try GeoNamesUpdateRows.alternateName(line)
+                book.add(alternate)
+                chunk.append(alternate)
+                summary.alternatesRead += 1
+            } catch {
+                summary.skip(error, file: name, line: number)
+            }
+            if chunk.count >= owner.options.batchSize {
+                try put(.alternates(chunk))
+                chunk = []
+                report(bytesBefore + bytesInFile)
+            }
+        }
+        if !chunk.isEmpty { try put(.alternates(chunk)) }
+        return bytesInFile
+    }
+
+    /// Reads a geoname dump: each kept place with its alternate names, in batches; its size
+    /// in bytes.
+    mutating func readPlaces(_ file: GeoNamesFile) throws -> Int64 {
+        let name = file.url.lastPathComponent
+        var bytesInFile: Int64 = 0
+        try file.forEachLine(progress: { bytesInFile = $0 }) { line, number in
+            summary.rowsRead += 1
+            do throws(GeoNamesSkipReason) {
+                var place = try GeoNamesRow.parse(line)
+                if owner.options.keeps(place) {
+                    place.alternates = book.carried(by: place.id)
+                    batch.append(place)
+                    summary.accepted += 1
+                } else {
+                    summary.filtered += 1
+                }
+            } catch {
+                summary.skip(error, file: name, line: number)
+            }
+            if batch.count >= owner.options.batchSize {
+                try flush()
+                report(bytesBefore + bytesInFile)
+            }
+        }
+        return bytesInFile
+    }
+
+    /// Stored places whose alternate names this import changes, but which it does not carry
+    /// itself: re-indexed with their new names.
+    mutating func reindexChanged() throws {
+        for ids in book.changedButNotCarried().chunks(of: 500) {
+            for place in try owner.database.storedPlaces(ids) {
+                var place = place
+                place.alternates = book.carried(by: place.id)
+                batch.append(place)
+                summary.reindexed += 1
+                if batch.count >= owner.options.batchSize { try flush() }
+            }
         }
     }
 }
@@ -197,12 +242,7 @@ struct AlternateNameBook {
 
     /// Loads every stored alternate name (nothing to do when none are stored).
     mutating func loadStored(from database: PlacesDatabase) throws {
-        byPlace = try database.pool.read { db in
-            var stored: [Int64: [AlternateName]] = [:]
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM alternate_name)") == true else { return stored }
-            for alternate in try GRDBPlaceUpdater.allAlternates(db) { stored[alternate.placeID, default: []].append(alternate) }
-            return stored
-        }
+        byPlace = try database.storedAlternateNamesByPlace()
     }
 
     mutating func add(_ alternate: AlternateName) {

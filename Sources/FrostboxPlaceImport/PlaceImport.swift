@@ -57,7 +57,7 @@ public enum PlaceImport {
         defer { lock.unlock() }
         let rowFiles = files.filter { $0.kind == .geonames || $0.kind == .alternateNames }
         let rowBytes = try rowFiles.reduce(Int64(0)) { $0 + (try $1.totalBytes()) }
-        let holdsPlaces = try database.pool.read { db in try !PlacesDatabase.isEmpty(db) }
+        let holdsPlaces = try database.holdsPlaces()
         let inPlace = !options.replace && holdsPlaces && rowBytes <= options.incrementalLimitBytes
         var summary: PlaceImportSummary
         if inPlace {
