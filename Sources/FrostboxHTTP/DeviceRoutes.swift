@@ -17,6 +17,13 @@ public struct DeviceRoutes: Sendable {
     }
 
     public func add(to routes: RouteBuilder) {
+        addLegacy(to: routes)
+        addDevices(to: routes)
+        addSubscriptions(to: routes)
+    }
+
+    /// The routes of the existing app, unchanged on the wire.
+    func addLegacy(to routes: RouteBuilder) {
         routes.on(.post, "/register") { request, context in
             let body = try await JSONBody.decode(RegisterBody.self, from: request, context: context)
             let token = try Self.validated { () throws(ValidationError) in try WireValidation.token(body.token) }
@@ -51,7 +58,10 @@ public struct DeviceRoutes: Sendable {
             context.logger.debug("location removed", metadata: ["token": "\(token.redacted)", "removed": "\(removed)"])
             return JSONResponse(.ok, ["removed": removed])
         }
+    }
 
+    /// `/v1/devices/{token}`: register or update, read, delete.
+    func addDevices(to routes: RouteBuilder) {
         routes.on(.put, "/v1/devices/{token}") { request, context in
             let token = try Self.pathToken(context)
             let body = try await JSONBody.decodeIfPresent(DeviceBody.self, from: request, context: context)
@@ -82,7 +92,10 @@ public struct DeviceRoutes: Sendable {
             context.logger.debug("device deleted", metadata: ["token": "\(token.redacted)"])
             return Response(status: .noContent)
         }
+    }
 
+    /// `/v1/devices/{token}/subscriptions`: list, add, delete one.
+    func addSubscriptions(to routes: RouteBuilder) {
         routes.on(.get, "/v1/devices/{token}/subscriptions") { _, context in
             let token = try Self.pathToken(context)
             guard try await store.device(token) != nil else {

@@ -35,10 +35,36 @@ extension NotifyRun {
         mutating func fail(_ entry: OutboxEntry, _ failure: DeliveryFailureClass) {
             failed[failure, default: [:]][NotifyRun.level(of: entry), default: 0] += 1
         }
+
+        /// Counts what became of one send: delivered, to retry, or failed by class (an auth
+        /// failure also holds its app's other alerts for the rest of the round).
+        fileprivate mutating func take(_ sent: Sent, logger: Logger) {
+            let entry = sent.entry
+            switch sent.outcome {
+            case .delivered:
+                delivered[NotifyRun.level(of: entry), default: 0] += 1
+            case .temporaryFailure(let reason):
+                logger.debug("push failed temporarily", metadata: ["token": "\(entry.token.redacted)", "reason": "\(reason)"])
+                var again = entry
+                again.attempts += 1
+                retry.append(again)
+            case .invalidToken(let reason, _):
+                logger.info("dead device token", metadata: ["token": "\(entry.token.redacted)", "reason": "\(reason)", "pruned": "\(sent.pruned)"])
+                fail(entry, .invalidToken)
+                if sent.pruned { pruned += 1 }
+            case .permanentFailure(let status, let reason):
+                logger.warning("push refused", metadata: ["token": "\(entry.token.redacted)", "status": "\(status)", "reason": "\(reason)"])
+                fail(entry, .permanent)
+            case .authFailure(let reason):
+                logger.error("APNs refused our credentials; holding this app's alerts", metadata: ["topic": "\(entry.notification.topic ?? "default")", "reason": "\(reason)"])
+                fail(entry, .auth)
+                blockedTopics.insert(entry.notification.topic ?? "")
+            }
+        }
     }
 
     /// One send, as a round's task reports it.
-    private struct Sent: Sendable {
+    fileprivate struct Sent: Sendable {
         var entry: OutboxEntry
         var outcome: PushOutcome
         /// What to store; nil when it is stored already.
@@ -132,28 +158,8 @@ extension NotifyRun {
         let outcomes = OutcomeLog(store: store)
 
         func handle(_ sent: Sent) {
-            let entry = sent.entry
-            switch sent.outcome {
-            case .delivered:
-                round.delivered[Self.level(of: entry), default: 0] += 1
-            case .temporaryFailure(let reason):
-                logger.debug("push failed temporarily", metadata: ["token": "\(entry.token.redacted)", "reason": "\(reason)"])
-                var again = entry
-                again.attempts += 1
-                round.retry.append(again)
-            case .invalidToken(let reason, _):
-                logger.info("dead device token", metadata: ["token": "\(entry.token.redacted)", "reason": "\(reason)", "pruned": "\(sent.pruned)"])
-                round.fail(entry, .invalidToken)
-                if sent.pruned { round.pruned += 1 }
-            case .permanentFailure(let status, let reason):
-                logger.warning("push refused", metadata: ["token": "\(entry.token.redacted)", "status": "\(status)", "reason": "\(reason)"])
-                round.fail(entry, .permanent)
-            case .authFailure(let reason):
-                logger.error("APNs refused our credentials; holding this app's alerts", metadata: ["topic": "\(entry.notification.topic ?? "default")", "reason": "\(reason)"])
-                round.fail(entry, .auth)
-                round.blockedTopics.insert(entry.notification.topic ?? "")
-            }
-            if let recorded = sent.recorded { outcomes.add(entry.id, recorded) }
+            round.take(sent, logger: logger)
+            if let recorded = sent.recorded { outcomes.add(sent.entry.id, recorded) }
         }
 
         do {
@@ -178,20 +184,7 @@ extension NotifyRun {
                     }
                     // Counted from the entry's own history: sent before, in this run or an earlier one.
                     if entry.attempts > 0 { round.resends += 1 }
-                    group.addTask {
-                        let sentAt = clock()
-                        let outcome = await push.send(entry.notification)
-                        guard case .invalidToken(let reason, let unregisteredAtMilliseconds) = outcome else {
-                            return Sent(entry: entry, outcome: outcome, recorded: Self.recorded(outcome, at: clock()), pruned: false)
-                        }
-                        // Recorded before the prune, so a device that is kept still shows why its
-                        // entry ended; a pruned device takes its entries with it.
-                        try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
-                        // Keep a device that registered again after APNs saw the token die.
-                        let cutoff = unregisteredAtMilliseconds.map { $0 / 1000 } ?? sentAt
-                        let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
-                        return Sent(entry: entry, outcome: outcome, recorded: nil, pruned: pruned)
-                    }
+                    group.addTask { try await Self.deliver(entry, push: push, store: store, clock: clock) }
                     inFlight += 1
                 }
                 while let sent = try await group.next() { handle(sent) }
@@ -204,6 +197,24 @@ extension NotifyRun {
         try await outcomes.finish()
         round.milliseconds = Self.milliseconds(since: started)
         return round
+    }
+
+    /// Sends one entry; a dead token's outcome is recorded and its device pruned here (unless
+    /// it registered again after the gateway saw the token die), the rest by the round.
+    private static func deliver(
+        _ entry: OutboxEntry, push: any PushSender, store: any NotifierStore, clock: @escaping @Sendable () -> Int64
+    ) async throws -> Sent {
+        let sentAt = clock()
+        let outcome = await push.send(entry.notification)
+        guard case .invalidToken(let reason, let unregisteredAtMilliseconds) = outcome else {
+            return Sent(entry: entry, outcome: outcome, recorded: Self.recorded(outcome, at: clock()), pruned: false)
+        }
+        // Recorded before the prune, so a device that is kept still shows why its entry ended;
+        // a pruned device takes its entries with it.
+        try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
+        let cutoff = unregisteredAtMilliseconds.map { $0 / 1000 } ?? sentAt
+        let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
+        return Sent(entry: entry, outcome: outcome, recorded: nil, pruned: pruned)
     }
 
     /// What the outbox keeps of a send's outcome at `at`.

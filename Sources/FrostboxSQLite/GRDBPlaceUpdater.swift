@@ -82,8 +82,22 @@ public struct GRDBPlaceUpdater: Sendable {
 
     static func apply(_ changes: PlaceChanges, _ db: Database) throws -> PlaceUpdateResult {
         var result = PlaceUpdateResult()
-        // Every place whose names may change: the places written or deleted, and the
-        // owners (old and new) of the alternate names written or deleted.
+        let ordered = try concernedPlaces(changes, db)
+        var before: [Int64: Place] = [:]
+        for id in ordered {
+            if let place = try storedPlace(db, id: id) { before[id] = place }
+        }
+        try writePlaces(changes.places, before: before, db, &result)
+        try writeAlternates(changes.alternates, before: before, db, &result)
+        try delete(changes, db, &result)
+        try writeDivisionsAndCountries(changes, db)
+        try reindex(ordered, before: before, db, &result)
+        return result
+    }
+
+    /// Every place whose names may change, in id order: the places written or deleted, and
+    /// the owners (old and new) of the alternate names written or deleted.
+    static func concernedPlaces(_ changes: PlaceChanges, _ db: Database) throws -> [Int64] {
         var concerned = Set(changes.places.map(\.id))
         concerned.formUnion(changes.deletedPlaces)
         concerned.formUnion(changes.alternates.map(\.placeID))
@@ -91,15 +105,11 @@ public struct GRDBPlaceUpdater: Sendable {
         for id in changes.alternates.map(\.id) + changes.deletedAlternates {
             if let placeID = try Int64.fetchOne(owner, arguments: [id]) { concerned.insert(placeID) }
         }
-        let ordered = concerned.sorted()
-        var before: [Int64: Place] = [:]
-        for id in ordered {
-            if let place = try storedPlace(db, id: id) { before[id] = place }
-        }
-        let storedAlternates = Dictionary(
-            before.values.flatMap(\.alternates).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return concerned.sorted()
+    }
 
-        for place in changes.places {
+    static func writePlaces(_ places: [Place], before: [Int64: Place], _ db: Database, _ result: inout PlaceUpdateResult) throws {
+        for place in places {
             var unchanged = place
             if let stored = before[place.id] {
                 result.placesReplaced += 1
@@ -113,9 +123,16 @@ public struct GRDBPlaceUpdater: Sendable {
             try write(place, db)
             result.placesWritten += 1
         }
+    }
+
+    static func writeAlternates(
+        _ alternates: [AlternateName], before: [Int64: Place], _ db: Database, _ result: inout PlaceUpdateResult
+    ) throws {
+        let storedAlternates = Dictionary(
+            before.values.flatMap(\.alternates).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let placeExists = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM place WHERE id = ?)")
         let writeAlternate = try RawStatement(db, sql: PlaceRows.insertAlternate(into: "alternate_name"))
-        for alternate in changes.alternates {
+        for alternate in alternates {
             guard try Bool.fetchOne(placeExists, arguments: [alternate.placeID]) == true else {
                 result.alternatesOfUnknownPlaces += 1
                 // A stored name that moved to a place not stored goes away.
@@ -127,6 +144,9 @@ public struct GRDBPlaceUpdater: Sendable {
             PlaceRows.bind(alternate, to: writeAlternate)
             try writeAlternate.execute()
         }
+    }
+
+    static func delete(_ changes: PlaceChanges, _ db: Database, _ result: inout PlaceUpdateResult) throws {
         for id in changes.deletedAlternates {
             try db.execute(sql: "DELETE FROM alternate_name WHERE id = ?", arguments: [id])
             if db.changesCount > 0 { result.alternatesDeleted += 1 } else { result.unknownAlternateDeletes += 1 }
@@ -136,6 +156,9 @@ public struct GRDBPlaceUpdater: Sendable {
             if db.changesCount > 0 { result.placesDeleted += 1 } else { result.unknownPlaceDeletes += 1 }
             try db.execute(sql: "DELETE FROM alternate_name WHERE place_id = ?", arguments: [id])
         }
+    }
+
+    static func writeDivisionsAndCountries(_ changes: PlaceChanges, _ db: Database) throws {
         for division in changes.admin1 {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO admin1 (code, name, ascii_name, geonameid) VALUES (?, ?, ?, ?)",
@@ -146,7 +169,9 @@ public struct GRDBPlaceUpdater: Sendable {
                 sql: "INSERT OR REPLACE INTO country (code, name, capital, population, continent) VALUES (?, ?, ?, ?, ?)",
                 arguments: [country.code, country.name, country.capital, country.population, country.continent])
         }
+    }
 
+    static func reindex(_ ordered: [Int64], before: [Int64: Place], _ db: Database, _ result: inout PlaceUpdateResult) throws {
         // The name rows that change, applied in index order (each B-tree page visited once).
         var removed: [(NameRow, Int64)] = []
         var added: [(NameRow, Int64)] = []
@@ -172,7 +197,6 @@ public struct GRDBPlaceUpdater: Sendable {
         }
         result.nameRowsRemoved = removed.count
         result.nameRowsAdded = added.count
-        return result
     }
 
     /// Runs `sql(level)` once per name row, bound to its key, folded name and place id.
