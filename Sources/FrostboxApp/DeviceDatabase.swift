@@ -88,7 +88,7 @@ public enum DeviceDatabase: Sendable {
             let counts = try await database.statistics()
             return DatabaseStatistics(
                 devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes,
-                outboxPendingByClass: counts.outboxPendingByClass)
+                forecastsCached: counts.forecastsCached, outboxPendingByClass: counts.outboxPendingByClass)
         }
     }
 

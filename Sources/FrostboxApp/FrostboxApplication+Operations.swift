@@ -85,7 +85,7 @@ extension FrostboxApplication {
             }
             return AdminStats(
                 devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes, places: counts.places,
-                outboxPending: counts.outboxPending, recentRuns: recent)
+                outboxPending: counts.outboxPending, forecastsCached: counts.forecastsCached, recentRuns: recent)
         }
     }
 

@@ -29,7 +29,7 @@ public struct NotifierComponents: Sendable {
         }
         configuration = config.notifier
         notifier = Notifier(
-            store: store, forecasts: forecasts, push: push,
+            store: store, forecasts: forecasts, push: push, forecastCache: database.forecastCache,
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
             configuration: config.notifier,
             runLock: runLock, workQueue: workQueue,

@@ -9,6 +9,11 @@ public protocol ForecastCache: Sendable {
     /// Drops entries fetched before `fetchedBefore`; returns how many.
     @discardableResult
     func purge(fetchedBefore: Int64) async throws -> Int
+    /// Drops up to `limit` entries of boxes that no subscription names any more (their
+    /// subscribers left); returns how many. Called in small batches, so that no writer waits
+    /// long behind it.
+    @discardableResult
+    func purgeUnsubscribed(limit: Int) async throws -> Int
 }
 
 /// How long a cached forecast stays fresh.

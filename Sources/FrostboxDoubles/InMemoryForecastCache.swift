@@ -10,8 +10,12 @@ public final class InMemoryForecastCache: ForecastCache {
     }
 
     private let state = Mutex(State())
+    /// The boxes subscriptions name (for `purgeUnsubscribed`); nil: every box counts as
+    /// subscribed, and nothing is purged for lack of subscribers.
+    private let subscribedBoxes: (@Sendable () -> Set<GeoBox>)?
 
-    public init(_ forecasts: [BoxForecast] = []) {
+    public init(_ forecasts: [BoxForecast] = [], subscribedBoxes: (@Sendable () -> Set<GeoBox>)? = nil) {
+        self.subscribedBoxes = subscribedBoxes
         state.withLock { state in
             for forecast in forecasts { if let box = forecast.box { state.entries[box] = forecast } }
         }
@@ -40,6 +44,17 @@ public final class InMemoryForecastCache: ForecastCache {
             let old = state.entries.filter { $0.value.fetchedAt < fetchedBefore }.map(\.key)
             for box in old { state.entries[box] = nil }
             return old.count
+        }
+    }
+
+    @discardableResult
+    public func purgeUnsubscribed(limit: Int) async throws -> Int {
+        guard let subscribedBoxes else { return 0 }
+        let subscribed = subscribedBoxes()
+        return state.withLock { state in
+            let orphaned = state.entries.keys.filter { !subscribed.contains($0) }.sorted().prefix(max(0, limit))
+            for box in orphaned { state.entries[box] = nil }
+            return orphaned.count
         }
     }
 

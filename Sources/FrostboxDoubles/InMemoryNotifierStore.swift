@@ -98,6 +98,8 @@ public final class InMemoryNotifierStore: NotifierStore {
 
     /// Every run, oldest first.
     public var runs: [NotifyRunSummary] { state.withLock { $0.runs } }
+    /// The boxes at least one subscription names.
+    public var subscribedBoxes: Set<GeoBox> { state.withLock { Set($0.places.map(\.box)) } }
 
     // MARK: NotifierStore
 

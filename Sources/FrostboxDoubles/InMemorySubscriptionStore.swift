@@ -25,6 +25,8 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
 
     /// How many subscriptions are stored, over all devices.
     public var subscriptionCount: Int { state.withLock { $0.subscriptions.count } }
+    /// The boxes at least one subscription names.
+    public var subscribedBoxes: Set<GeoBox> { state.withLock { Set($0.subscriptions.map(\.box)) } }
 
     @discardableResult
     public func register(_ registration: DeviceRegistration, at now: Int64) async throws -> Bool {

@@ -127,21 +127,28 @@ public struct AdminStats: Sendable, Encodable, Equatable {
     public var places: Int
     /// Alerts waiting in the outbox.
     public var outboxPending: Int
+    /// Boxes with a cached forecast (the forecast cache's size).
+    public var forecastsCached: Int
     /// The latest notify runs, newest first.
     public var recentRuns: [AdminRunSummary]
 
-    public init(devices: Int, subscriptions: Int, boxes: Int, places: Int, outboxPending: Int = 0, recentRuns: [AdminRunSummary] = []) {
+    public init(
+        devices: Int, subscriptions: Int, boxes: Int, places: Int, outboxPending: Int = 0, forecastsCached: Int = 0,
+        recentRuns: [AdminRunSummary] = []
+    ) {
         self.devices = devices
         self.subscriptions = subscriptions
         self.boxes = boxes
         self.places = places
         self.outboxPending = outboxPending
+        self.forecastsCached = forecastsCached
         self.recentRuns = recentRuns
     }
 
     enum CodingKeys: String, CodingKey {
         case devices, subscriptions, boxes, places
         case outboxPending = "outbox_pending"
+        case forecastsCached = "forecasts_cached"
         case recentRuns = "recent_runs"
     }
 }

@@ -30,8 +30,10 @@ public actor Notifier {
     ///   - sleep: waits between retry rounds (injected so tests need not wait).
     ///   - resent: told how many sends were of entries sent before (counted from each
     ///     entry's attempts in the outbox: in-run retries and resends after a restart).
+    ///   - forecastCache: the cache whose entries of boxes nobody subscribes to any more a run
+    ///     purges at its end; nil purges none.
     public init(
-        store: any NotifierStore, forecasts: any ForecastProvider, push: any PushSender,
+        store: any NotifierStore, forecasts: any ForecastProvider, push: any PushSender, forecastCache: (any ForecastCache)? = nil,
         planner: AlertPlanner = AlertPlanner(), configuration: NotifierSettings = NotifierSettings(),
         runLock: (any NotifierRunLock)? = nil, workQueue: (any NotifyWorkQueue)? = nil, logger: Logger,
         clock: @escaping @Sendable () -> Int64,
@@ -39,7 +41,8 @@ public actor Notifier {
         resent: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         work = NotifyRun(
-            store: store, workQueue: workQueue, forecasts: forecasts, push: push, planner: planner, configuration: configuration,
+            store: store, workQueue: workQueue, forecasts: forecasts, push: push, forecastCache: forecastCache, planner: planner,
+            configuration: configuration,
             logger: logger, clock: clock, sleep: sleep, resent: resent)
         self.runLock = runLock
     }

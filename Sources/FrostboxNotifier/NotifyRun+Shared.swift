@@ -55,6 +55,7 @@ extension NotifyRun {
                 if taken > 0 { try await retry(&delivery, summary: &summary, logger: logger) }
             }
             try await store.purge(before: clock() - configuration.retentionSeconds)
+            try await purgeUnsubscribedForecasts(logger: logger)
         }
         heartbeat.cancel()
         do {

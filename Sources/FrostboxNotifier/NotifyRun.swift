@@ -18,6 +18,8 @@ struct NotifyRun: Sendable {
     let workQueue: (any NotifyWorkQueue)?
     let forecasts: any ForecastProvider
     let push: any PushSender
+    /// Purged of boxes nobody subscribes to any more at the end of a run.
+    let forecastCache: (any ForecastCache)?
     let planner: AlertPlanner
     let configuration: NotifierSettings
     let logger: Logger
@@ -44,6 +46,7 @@ struct NotifyRun: Sendable {
                 try await retry(&delivery, summary: &summary, logger: logger)
                 summary.deliveryMilliseconds += Self.milliseconds(since: stopwatch)
                 try await store.purge(before: clock() - configuration.retentionSeconds)
+                try await purgeUnsubscribedForecasts(logger: logger)
             }
         }
         if !dryRun {
@@ -56,6 +59,23 @@ struct NotifyRun: Sendable {
         report(summary, logger: logger)
         return summary
     }
+
+    /// Drops cached forecasts of boxes nobody subscribes to any more (subscribe and
+    /// unsubscribe churn would otherwise keep them for the whole retention), a batch of
+    /// `forecastPurgeBatch` at a time so that writers never wait long behind it.
+    func purgeUnsubscribedForecasts(logger: Logger) async throws {
+        guard let forecastCache else { return }
+        var purged = 0
+        while true {
+            try Task.checkCancellation()
+            let batch = try await forecastCache.purgeUnsubscribed(limit: Self.forecastPurgeBatch)
+            purged += batch
+            if batch < Self.forecastPurgeBatch { break }
+        }
+        if purged > 0 { logger.info("purged cached forecasts of boxes nobody subscribes to", metadata: ["boxes": "\(purged)"]) }
+    }
+
+    static let forecastPurgeBatch = 1_000
 
     /// Runs a run's steps on `summary` and ends it: its status from its outcome, or from how
     /// the steps stopped (cancelled: interrupted; an error: failed), its finish and duration.

@@ -1,19 +1,22 @@
 import PostgresNIO
 
 extension PostgresDatabase {
-    /// Row counts for `/admin/stats`: devices, subscriptions, distinct boxes, and pending
-    /// outbox entries by the class of their last failed send (`not-sent-yet` when none).
-    public func statistics() async throws -> (devices: Int, subscriptions: Int, boxes: Int, outboxPendingByClass: [String: Int]) {
+    /// Row counts for `/admin/stats`: devices, subscriptions, distinct boxes, cached
+    /// forecasts, and pending outbox entries by the class of their last failed send
+    /// (`not-sent-yet` when none).
+    public func statistics() async throws -> (
+        devices: Int, subscriptions: Int, boxes: Int, forecastsCached: Int, outboxPendingByClass: [String: Int]
+    ) {
         let counts = try await client.query(
             """
             SELECT (SELECT count(*) FROM device), (SELECT count(*) FROM subscription),
-                   (SELECT count(DISTINCT box) FROM subscription)
+                   (SELECT count(DISTINCT box) FROM subscription), (SELECT count(*) FROM forecast_cache)
             """, logger: logger)
-        var devices = 0, subscriptions = 0, boxes = 0
-        for try await (d, s, b) in counts.decode((Int64, Int64, Int64).self) {
-            (devices, subscriptions, boxes) = (Int(d), Int(s), Int(b))
+        var devices = 0, subscriptions = 0, boxes = 0, cached = 0
+        for try await (d, s, b, c) in counts.decode((Int64, Int64, Int64, Int64).self) {
+            (devices, subscriptions, boxes, cached) = (Int(d), Int(s), Int(b), Int(c))
         }
-        return (devices, subscriptions, boxes, try await outboxPendingByClass())
+        return (devices, subscriptions, boxes, cached, try await outboxPendingByClass())
     }
 
     /// Alerts waiting in the outbox (the report's queue length).

@@ -75,6 +75,19 @@ public struct PostgresForecastCache: ForecastCache {
         ).collectCount()
     }
 
+    @discardableResult
+    public func purgeUnsubscribed(limit: Int) async throws -> Int {
+        try await database.client.query(
+            """
+            DELETE FROM forecast_cache WHERE box IN (
+                SELECT f.box FROM forecast_cache f
+                WHERE NOT EXISTS (SELECT 1 FROM subscription s WHERE s.box = f.box)
+                LIMIT \(Int64(max(0, limit))))
+            RETURNING box
+            """, logger: database.logger
+        ).collectCount()
+    }
+
     /// How many boxes are cached (for status output).
     public func count() async throws -> Int {
         try await database.client.query("SELECT count(*) FROM forecast_cache", logger: database.logger).single(Int.self) ?? 0

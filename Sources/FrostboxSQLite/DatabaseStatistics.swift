@@ -9,6 +9,9 @@ public struct DatabaseStatistics: Sendable, Equatable {
     public var boxes = 0
     /// Places stored: counted in the places file (`PlacesDatabase.placeCount()`), 0 here.
     public var places = 0
+    /// Boxes with a cached forecast (the cache's size; boxes nobody subscribes to any more
+    /// are purged at the end of each notify run).
+    public var forecastsCached = 0
     /// Alerts waiting in the outbox to be sent, by why they wait: the class of their last
     /// failed send (`temporary`, `auth`), or `not-sent-yet`.
     public var outboxPendingByClass: [String: Int] = [:]
@@ -16,11 +19,14 @@ public struct DatabaseStatistics: Sendable, Equatable {
     /// Alerts waiting in the outbox to be sent.
     public var outboxPending: Int { outboxPendingByClass.values.reduce(0, +) }
 
-    public init(devices: Int = 0, subscriptions: Int = 0, boxes: Int = 0, places: Int = 0, outboxPendingByClass: [String: Int] = [:]) {
+    public init(
+        devices: Int = 0, subscriptions: Int = 0, boxes: Int = 0, places: Int = 0, forecastsCached: Int = 0, outboxPendingByClass: [String: Int] = [:]
+    ) {
         self.devices = devices
         self.subscriptions = subscriptions
         self.boxes = boxes
         self.places = places
+        self.forecastsCached = forecastsCached
         self.outboxPendingByClass = outboxPendingByClass
     }
 }
@@ -47,6 +53,7 @@ extension FrostboxDatabase {
             devices: try count("SELECT count(*) FROM device", table: "device"),
             subscriptions: try count("SELECT count(*) FROM subscription", table: "subscription"),
             boxes: try count("SELECT count(DISTINCT box) FROM subscription", table: "subscription"),
+            forecastsCached: try count("SELECT count(*) FROM forecast_cache", table: "forecast_cache"),
             outboxPendingByClass: try outboxPendingByClass(db))
     }
 

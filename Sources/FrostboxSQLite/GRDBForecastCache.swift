@@ -49,6 +49,21 @@ public struct GRDBForecastCache: ForecastCache {
         }
     }
 
+    @discardableResult
+    public func purgeUnsubscribed(limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM forecast_cache WHERE box IN (
+                        SELECT box FROM forecast_cache
+                        WHERE NOT EXISTS (SELECT 1 FROM subscription WHERE subscription.box = forecast_cache.box)
+                        LIMIT ?)
+                    """,
+                arguments: [max(0, limit)])
+            return db.changesCount
+        }
+    }
+
     /// How many boxes are cached (for status output).
     public func count() async throws -> Int {
         try await database.pool.read { db in try ForecastCacheRecord.fetchCount(db) }

@@ -16,6 +16,22 @@ enum ForecastCacheImplementation: String, ContractImplementation {
         case .inMemory: InMemoryForecastCache()
         }
     }
+
+    /// A fresh cache and the subscription store of the same database (whose subscriptions
+    /// decide which boxes are still wanted).
+    func makeWithSubscriptions(in directory: TemporaryDirectory) async throws -> (any ForecastCache, any SubscriptionStore) {
+        switch self {
+        case .postgres:
+            let database = try await ContractPostgres.freshDatabase()
+            return (PostgresForecastCache(database: database), PostgresSubscriptionStore(database: database))
+        case .grdb:
+            let database = try FrostboxDatabase(path: directory.databasePath)
+            return (GRDBForecastCache(database: database), GRDBSubscriptionStore(database: database))
+        case .inMemory:
+            let subscriptions = InMemorySubscriptionStore()
+            return (InMemoryForecastCache(subscribedBoxes: { subscriptions.subscribedBoxes }), subscriptions)
+        }
+    }
 }
 
 @Suite("ForecastCache contract")
@@ -99,6 +115,29 @@ struct ForecastCacheContract {
         let last = try await cache.forecasts(for: [Self.helsinki], fetchedSince: 0)[Self.helsinki]
         #expect(last?.fetchedAt == 150)
         #expect(last?.hours.count == 5)
+    }
+
+    @Test("entries of boxes no subscription names any more are purged in batches of at most the limit; subscribed boxes stay",
+          arguments: ForecastCacheImplementation.available)
+    func purgeUnsubscribed(_ implementation: ForecastCacheImplementation) async throws {
+        let (cache, subscriptions) = try await implementation.makeWithSubscriptions(in: directory)
+        let token = DeviceToken(trustedHex: String(repeating: "ab", count: 16))
+        _ = try await subscriptions.register(DeviceRegistration(token: token), at: 10)
+        for (latitude, longitude) in [(60.19, 25.01), (0.0, 10.0)] {
+            let place = NewSubscription(coordinate: try Coordinate(latitude: latitude, longitude: longitude), name: try PlaceName("P"))
+            _ = try await subscriptions.subscribe(token, to: place, at: 10)
+        }
+        try await cache.store([
+            Self.forecast(Self.helsinki, fetchedAt: 100), Self.forecast(Self.equator, fetchedAt: 100),
+            Self.forecast(Self.antimeridian, fetchedAt: 100),
+        ])
+        // The antimeridian box was never subscribed; the equator's subscriber leaves.
+        #expect(try await subscriptions.unsubscribe(token, at: try Coordinate(latitude: 0, longitude: 10), named: try PlaceName("P")) == 1)
+        #expect(try await cache.purgeUnsubscribed(limit: 1) == 1)
+        #expect(try await cache.purgeUnsubscribed(limit: 1) == 1)
+        #expect(try await cache.purgeUnsubscribed(limit: 1) == 0)
+        let left = try await cache.forecasts(for: [Self.helsinki, Self.equator, Self.antimeridian], fetchedSince: 0)
+        #expect(Set(left.keys) == [Self.helsinki])
     }
 
     @Test("purge drops entries fetched strictly before the cutoff and says how many", arguments: ForecastCacheImplementation.available)

@@ -28,6 +28,17 @@ struct CommandLineTests {
         return Outcome(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 
+    /// `frostbox(…)` for a test whose loopback doubles run in this process: the wait for the
+    /// command blocks a thread of its own, never one of the few threads that run the doubles'
+    /// tasks (which would starve them, and the command would wait for them in vain).
+    static func frostboxAsync(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try frostbox(arguments, environment: environment, in: directory) })
+            }
+        }
+    }
+
     static func directory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -62,14 +62,14 @@ struct ForecastPipelineTests {
         try await mock.withRunning { baseURL in
             let database = directory.appendingPathComponent("frostbox.sqlite").path
             let arguments = ["forecast", "--near", "60.19,25.01", "--base-url", baseURL, "--db", database]
-            let first = try CommandLineTests.frostbox(arguments, in: directory)
+            let first = try await CommandLineTests.frostboxAsync(arguments, in: directory)
             #expect(first.status == 0, "\(first.output)")
             let firstLines = first.output.split(separator: "\n").map(String.init)
             #expect(firstLines.first == "box 60.20#25.00 (centre 60.2, 25.0)")
             #expect(firstLines.count > 1 && firstLines[1].hasPrefix("source fetched"), "\(first.output)")
             #expect(firstLines.contains { $0.contains("hard-freeze") })
             #expect(firstLines.contains("requests 1, weight 1.0"), "\(first.output)")
-            let second = try CommandLineTests.frostbox(arguments, in: directory)
+            let second = try await CommandLineTests.frostboxAsync(arguments, in: directory)
             let secondLines = second.output.split(separator: "\n").map(String.init)
             #expect(secondLines.count > 1 && secondLines[1].hasPrefix("source cache"), "\(second.output)")
             #expect(secondLines.contains("requests 0, weight 0.0"), "\(second.output)")

@@ -107,7 +107,7 @@ struct QuotaLedgerEndToEndTests {
             #expect(report.requestsMade == 0)
             #expect(report.weightUsed == 0)
             // What the person sees: the sentence and the hint, exit status 1.
-            let cli = try CommandLineTests.frostbox(
+            let cli = try await CommandLineTests.frostboxAsync(
                 ["forecast", "--near", "60.19,25.01", "--base-url", closed, "--db", config.databasePath])
             #expect(cli.status == 1)
             #expect(cli.output.contains("forecast unavailable: Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."), "\(cli.output)")

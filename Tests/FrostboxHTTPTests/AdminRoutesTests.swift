@@ -21,7 +21,7 @@ struct AdminRoutesTests {
         sender: (any PushSender)? = nil
     ) -> FrostboxAPI {
         let operations = AdminRoutes.Operations(
-            stats: { AdminStats(devices: 3, subscriptions: 5, boxes: 2, places: 11, outboxPending: 1, recentRuns: [
+            stats: { AdminStats(devices: 3, subscriptions: 5, boxes: 2, places: 11, outboxPending: 1, forecastsCached: 4, recentRuns: [
                 AdminRunSummary(id: 7, status: "completed", startedAt: 1_795_000_000, finishedAt: 1_795_000_042, boxes: 2, planned: 4, delivered: 3, failed: 1)
             ]) },
             notify: notify, pushSender: sender)
@@ -64,6 +64,7 @@ struct AdminRoutesTests {
             #expect(response.json["devices"] as? Int == 3)
             #expect(response.json["places"] as? Int == 11)
             #expect(response.json["outbox_pending"] as? Int == 1)
+            #expect(response.json["forecasts_cached"] as? Int == 4)
             let runs = try #require(response.json["recent_runs"] as? [[String: Any]])
             #expect(runs.first?["started_at"] as? String == "2026-11-18T11:06:40Z")
             #expect(runs.first?["failed"] as? Int == 1)

@@ -22,6 +22,25 @@ struct NotifierTests {
         h.forecasts.set(Fixtures.forecast(box: Fixtures.otherBox) { _, _ in 9 })
     }
 
+    @Test("at its end a run purges the cached forecasts of boxes nobody subscribes to any more, a batch at a time")
+    func purgesUnsubscribedForecasts() async throws {
+        let h = Harness()
+        scenario(h)
+        // 1,500 boxes nobody subscribes to (more than one purge batch), and the frost box.
+        let orphaned = (0..<1_500).map { GeoBox(Coordinate(uncheckedLatitude: -40 + Double($0) * 0.05, longitude: 100)) }
+        let store = h.store
+        let cache = InMemoryForecastCache(
+            orphaned.map { box in Fixtures.forecast(box: box) { _, _ in 9 } } + [Fixtures.frost(low: -1.6)],
+            subscribedBoxes: { store.subscribedBoxes })
+        let clock = h.clock
+        let notifier = Notifier(
+            store: h.store, forecasts: h.forecasts, push: h.push, forecastCache: cache, logger: Logger(label: "test"),
+            clock: { clock.now }, sleep: { _ in })
+        let summary = try await h.run(notifier)
+        #expect(summary.status == .completed)
+        #expect(Set(cache.all.keys) == [Fixtures.box])
+    }
+
     @Test("a run sends one alert per device and event, naming all of a device's places; the next run sends nothing")
     func oncePerDeviceAndEvent() async throws {
         let h = Harness()
