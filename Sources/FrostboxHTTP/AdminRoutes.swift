@@ -54,7 +54,7 @@ public struct AdminRoutes: Sendable {
         }
 
         routes.on(.post, "/admin/notify") { request, context in
-            try authorize(request, context)
+            try authorize(request, context, changesState: true)
             switch try await operations.notify() {
             case .started(let runID):
                 context.logger.notice("notify run started by admin", metadata: ["run": "\(runID.map(String.init) ?? "-")"])
@@ -67,7 +67,7 @@ public struct AdminRoutes: Sendable {
         }
 
         routes.on(.post, "/admin/push-test") { request, context in
-            try authorize(request, context)
+            try authorize(request, context, changesState: true)
             let body = try await JSONBody.decode(PushTestBody.self, from: request, context: context)
             let notification = try DeviceRoutes.validated { () throws(ValidationError) in try body.notification() }
             guard let sender = operations.pushSender else {
@@ -81,8 +81,9 @@ public struct AdminRoutes: Sendable {
     }
 
     /// Throws a 401 unless the request carries the admin token (see `AdminAuthorization`).
-    func authorize(_ request: Request, _ context: FrostboxRequestContext) throws {
-        try AdminAuthorization(token: token).check(request, context)
+    /// Reads take the token as Bearer or Basic; routes that change state only as Bearer.
+    func authorize(_ request: Request, _ context: FrostboxRequestContext, changesState: Bool = false) throws {
+        try AdminAuthorization(token: token).check(request, context, bearerOnly: changesState)
     }
 }
 

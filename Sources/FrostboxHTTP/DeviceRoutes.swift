@@ -29,7 +29,7 @@ public struct DeviceRoutes: Sendable {
             let token = try Self.validated { () throws(ValidationError) in try WireValidation.token(body.token) }
             let created = try await store.register(DeviceRegistration(token: token), at: clock())
             context.logger.debug("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
-            return JSONResponse(.created, ["status": "registered"])
+            return JSONResponse.deviceData(.created, ["status": "registered"])
         }
 
         routes.on(.post, "/add_location") { request, context in
@@ -43,7 +43,7 @@ public struct DeviceRoutes: Sendable {
             }
             let change = try await subscribe(token, new, logger: context.logger)
             // The existing app expects 201 whether or not the location was already there.
-            return JSONResponse(.created, SubscriptionResponse(change.subscription, created: change.created))
+            return JSONResponse.deviceData(.created, SubscriptionResponse(change.subscription, created: change.created))
         }
 
         routes.on(.post, "/remove_location") { request, context in
@@ -56,7 +56,7 @@ public struct DeviceRoutes: Sendable {
             }
             let removed = try await store.unsubscribe(token, at: coordinate, named: name)
             context.logger.debug("location removed", metadata: ["token": "\(token.redacted)", "removed": "\(removed)"])
-            return JSONResponse(.ok, ["removed": removed])
+            return JSONResponse.deviceData(.ok, ["removed": removed])
         }
     }
 
@@ -73,7 +73,7 @@ public struct DeviceRoutes: Sendable {
                 throw APIError.notFound("device \(token.redacted) vanished while registering")
             }
             context.logger.debug("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
-            return JSONResponse(created ? .created : .ok, DeviceResponse(device))
+            return JSONResponse.deviceData(created ? .created : .ok, DeviceResponse(device))
         }
 
         routes.on(.get, "/v1/devices/{token}") { _, context in
@@ -81,7 +81,7 @@ public struct DeviceRoutes: Sendable {
             guard let device = try await store.device(token) else {
                 throw APIError.notFound("unknown device")
             }
-            return JSONResponse(.ok, DeviceResponse(device))
+            return JSONResponse.deviceData(.ok, DeviceResponse(device))
         }
 
         routes.on(.delete, "/v1/devices/{token}") { _, context in
@@ -102,7 +102,7 @@ public struct DeviceRoutes: Sendable {
                 throw APIError.notFound("unknown device")
             }
             let list = try await store.subscriptions(of: token)
-            return JSONResponse(.ok, ["subscriptions": list.map { SubscriptionResponse($0) }])
+            return JSONResponse.deviceData(.ok, ["subscriptions": list.map { SubscriptionResponse($0) }])
         }
 
         routes.on(.post, "/v1/devices/{token}/subscriptions") { request, context in
@@ -114,7 +114,7 @@ public struct DeviceRoutes: Sendable {
                     settings: body.settings)
             }
             let change = try await subscribe(token, new, logger: context.logger)
-            return JSONResponse(change.created ? .created : .ok, SubscriptionResponse(change.subscription, created: change.created))
+            return JSONResponse.deviceData(change.created ? .created : .ok, SubscriptionResponse(change.subscription, created: change.created))
         }
 
         routes.on(.delete, "/v1/devices/{token}/subscriptions/{id}") { _, context in

@@ -114,10 +114,14 @@ enum StatusAssets {
         /// A strong validator over the bytes, so a reload costs a 304.
         let etag: String
 
-        init(_ bytes: [UInt8], contentType: String, cacheControl: String = "no-cache") {
+        /// More headers (the page's Content-Security-Policy).
+        let extraHeaders: HTTPFields
+
+        init(_ bytes: [UInt8], contentType: String, cacheControl: String = "no-cache", extraHeaders: HTTPFields = [:]) {
             self.bytes = bytes
             self.contentType = contentType
             self.cacheControl = cacheControl
+            self.extraHeaders = extraHeaders
             // FNV-1a: not for security, only to tell one build's file from another's.
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in bytes {
@@ -130,6 +134,7 @@ enum StatusAssets {
         func response(to request: Request) -> Response {
             var headers: HTTPFields = [.contentType: contentType, .cacheControl: cacheControl, .eTag: etag]
             headers[.xContentTypeOptions] = "nosniff"
+            headers.append(contentsOf: extraHeaders)
             if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
                 return Response(status: .notModified, headers: headers)
             }
@@ -137,8 +142,19 @@ enum StatusAssets {
         }
     }
 
-    /// The page itself: behind the token, so kept out of shared caches.
-    static let page = Asset(PackageResources.status_html, contentType: "text/html; charset=utf-8", cacheControl: "private, no-cache")
+    /// The page itself: behind the token, so kept out of shared caches; its own files only
+    /// (no inline or foreign script, no foreign connection), and never inside another site's
+    /// frame. Inline style attributes stay allowed: the page draws its legend and bars with them.
+    static let page = Asset(
+        PackageResources.status_html, contentType: "text/html; charset=utf-8", cacheControl: "private, no-cache",
+        extraHeaders: [
+            .contentSecurityPolicy: pageSecurityPolicy,
+            HTTPField.Name("X-Frame-Options")!: "DENY",
+        ])
+
+    static let pageSecurityPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+        + "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// The files under `/status/{file}`.
     static let files: [String: Asset] = [

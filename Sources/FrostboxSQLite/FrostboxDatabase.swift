@@ -26,6 +26,7 @@ public final class FrostboxDatabase: Sendable {
             // from the OS cost a fifth of that time. Readers keep SQLite's default.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -131072") }
         }
+        PrivateFile.createIfMissing(path)
         let pool = try DatabasePool(path: path, configuration: configuration)
         let migrator = FrostboxMigrations.migrator
         if try pool.read({ db in try Self.holdsLegacyPlaces(db, migrator: migrator) }) {

@@ -20,6 +20,7 @@ public final class PlacesDatabase: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
+        PrivateFile.createIfMissing(path)
         let pool = try DatabasePool(path: path, configuration: configuration)
         try PlacesMigrations.migrator.migrate(pool)
         self.pool = pool

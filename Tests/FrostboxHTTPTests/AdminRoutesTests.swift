@@ -91,6 +91,35 @@ struct AdminRoutesTests {
         }
     }
 
+    @Test("routes that change state take the token only as Bearer: the Basic login a browser keeps, sent by a forged cross-site request, is refused and nothing happens")
+    func forgedAdminPosts() async throws {
+        let sender = RecordingPushSender()
+        final class Count: Sendable {
+            let value = Mutex(0)
+        }
+        let started = Count()
+        let api = Self.adminAPI(
+            notify: {
+                started.value.withLock { $0 += 1 }
+                return .started(runID: 1)
+            }, sender: sender)
+        try await Self.run(api) { client in
+            var forged = StatusRoutesTests.basic("admin", Self.secret)
+            forged[.origin] = "https://evil.example"
+            forged[.contentType] = "text/plain"
+            let notify = try await client.send(.post, "/admin/notify", headers: forged)
+            #expect(notify.status == .unauthorized)
+            #expect(notify.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+            let push = try await client.send(.post, "/admin/push-test", json: #"{"token": "\#(Self.token)", "title": "Pwned"}"#, headers: forged)
+            #expect(push.status == .unauthorized)
+            #expect(started.value.withLock { $0 } == 0)
+            #expect(sender.sent.isEmpty)
+            // Reads keep taking the browser's Basic login (the status page's own requests).
+            #expect(try await client.send(.get, "/admin/stats", headers: StatusRoutesTests.basic("admin", Self.secret)).status == .ok)
+            #expect(try await client.send(.post, "/admin/notify", headers: bearer(Self.secret)).status == .accepted)
+        }
+    }
+
     @Test("POST /admin/push-test sends one alert to the token and reports the outcome")
     func pushTest() async throws {
         let sender = RecordingPushSender()

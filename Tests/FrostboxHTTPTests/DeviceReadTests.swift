@@ -19,6 +19,13 @@ struct DeviceReadTests {
             #expect(put.status == .created)
             let read = try await client.send(.get, "/v1/devices/\(Self.token.uppercased())")
             #expect(read.status == .ok)
+            // Device data is kept by no cache.
+            #expect(put.headers[.cacheControl] == "no-store")
+            #expect(read.headers[.cacheControl] == "no-store")
+            let subscribed = try await client.send(.post, "/v1/devices/\(Self.token)/subscriptions", json: #"{"latitude": 60.19, "longitude": 25.01, "name": "Home"}"#)
+            #expect(subscribed.status == .created)
+            #expect(subscribed.headers[.cacheControl] == "no-store")
+            #expect(try await client.send(.get, "/v1/devices/\(Self.token)/subscriptions").headers[.cacheControl] == "no-store")
             #expect(read.json["token"] as? String == Self.token)
             #expect(read.json["topic"] as? String == "fi.example.frost")
             #expect(read.json["environment"] as? String == "sandbox")

@@ -43,6 +43,9 @@ struct StatusRoutesTests {
                 let page = try await client.send(.get, "/status", headers: headers)
                 #expect(page.status == .ok)
                 #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+                // Its own files only, and never framed by another site.
+                let policy = page.headers[.contentSecurityPolicy] ?? ""
+                #expect(policy.contains("frame-ancestors 'none'") && policy.contains("script-src 'self';"), "\(policy)")
                 #expect(String(buffer: page.body).contains("<canvas id=\"map\""))
                 for path in ["/admin/status/summary", "/admin/status/boxes", "/admin/stats"] {
                     #expect(try await client.send(.get, path, headers: headers).status == .ok, "\(path)")
