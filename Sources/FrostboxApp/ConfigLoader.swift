@@ -101,7 +101,7 @@ public enum ConfigLoader {
         do {
             node = try Yams.compose(yaml: text)
         } catch {
-            throw ConfigurationError(key: nil, source: "file \(path)", "the configuration file is not valid YAML: \(error)")
+            throw ConfigurationError(key: nil, source: "file \(path)", "the configuration file is not valid YAML: \(describeYAMLError(error))")
         }
         guard let node else { return [:] }
         guard let mapping = node.mapping else {
@@ -125,6 +125,27 @@ public enum ConfigLoader {
         }
         walk(mapping, prefix: "")
         return shapes
+    }
+
+    /// A YAML syntax error by where it is and what is wrong, never quoting the file: the line
+    /// at fault may hold a secret (Yams' own description prints it with a caret under it).
+    static func describeYAMLError(_ error: any Error) -> String {
+        func at(_ mark: Mark, _ context: YamlError.Context?, _ problem: String) -> String {
+            let while_ = context.map { " (\($0.text))" } ?? ""
+            return "\(problem)\(while_) at line \(mark.line), column \(mark.column)"
+        }
+        guard let yaml = error as? YamlError else { return "unreadable YAML" }
+        switch yaml {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            return at(mark, context, problem)
+        case .reader(let problem, let offset, _, _):
+            return "\(problem)\(offset.map { " at byte \($0)" } ?? "")"
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return "duplicated keys \(duplicates.sorted().joined(separator: ", ")) at line \(context.mark.line)"
+        case .no, .memory, .writer, .emitter, .representer, .dataCouldNotBeDecoded:
+            return "unreadable YAML"
+        }
     }
 
     /// What a YAML value was.

@@ -194,6 +194,23 @@ struct ConfigLoaderTests {
         }
     }
 
+    @Test("a YAML syntax error says where and what, and never prints the line: it may hold a secret")
+    func syntaxErrorHidesTheLine() async throws {
+        try await Self.inDirectory { directory in
+            for text in [
+                "admin:\n  token: \"s3cr3t-admin-token-0123 unterminated\n",
+                "forecast:\n  api_key: s3cr3t-forecast-key\n   - broken: [\n",
+                "database:\n  password: s3cr3t-db-password\n  password: s3cr3t-db-password\n",
+            ] {
+                let path = try Self.write(text, to: directory)
+                let error = await #expect(throws: ConfigurationError.self) { try await Self.load(file: path) }
+                let message = error?.description ?? ""
+                #expect(message.contains("line "), "\(message)")
+                #expect(!message.contains("s3cr3t"), "\(message)")
+            }
+        }
+    }
+
     @Test("bad environment and command-line values name their source")
     func brokenOtherSources() async throws {
         let env = await #expect(throws: ConfigurationError.self) {
