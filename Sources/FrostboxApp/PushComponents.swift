@@ -23,6 +23,11 @@ public final class PushComponents: Sendable {
         let resolved = try settings.resolved()
         var apps: [APNsAppSettings] = []
         for app in resolved.apps {
+            // Keys named in the apps file get the same permission check as those in the
+            // configuration (a warning naming the file, never its contents).
+            for secret in [app.keyPath, app.certificateKeyPath, app.p12Path, app.p12PassphraseFile].compactMap({ $0 }) {
+                SecretFile.warnIfOpen(secret, logger: logger)
+            }
             do throws(APNsConfigurationError) {
                 apps.append(try app.load())
             } catch where !error.message.contains(app.bundleID) {

@@ -27,11 +27,7 @@ public enum SecretFile {
         if let size = attributes[.size] as? Int, size > maximumSize {
             throw ReadError(path: path, problem: "larger than \(maximumSize) bytes")
         }
-        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, let warning = permissionWarning(mode: mode) {
-            logger.warning(
-                "secret file is readable by other users; restrict it with chmod 600",
-                metadata: ["path": "\(path)", "mode": "\(String(mode & 0o777, radix: 8))", "problem": "\(warning)"])
-        }
+        warnIfOpen(path, attributes: attributes, logger: logger)
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ReadError(path: path, problem: "cannot be read")
         }
@@ -45,6 +41,21 @@ public enum SecretFile {
             throw ReadError(path: path, problem: "is not UTF-8 text")
         }
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Logs a warning naming `path` (never its contents) when group or others may read it;
+    /// for secret files another part reads (the APNs apps file's keys).
+    public static func warnIfOpen(_ path: String, logger: Logger) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return }
+        warnIfOpen(path, attributes: attributes, logger: logger)
+    }
+
+    static func warnIfOpen(_ path: String, attributes: [FileAttributeKey: Any], logger: Logger) {
+        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, let warning = permissionWarning(mode: mode) {
+            logger.warning(
+                "secret file is readable by other users; restrict it with chmod 600",
+                metadata: ["path": "\(path)", "mode": "\(String(mode & 0o777, radix: 8))", "problem": "\(warning)"])
+        }
     }
 
     /// Why `mode` is too open for a secret, or nil when only the owner may read it.

@@ -321,6 +321,28 @@ struct ConfigLoaderTests {
         #expect(error?.description == "invalid configuration (environment FROSTBOX_SEVRER_PORT): unknown variable (did you mean FROSTBOX_SERVER_PORT?)")
     }
 
+    @Test("keys named in the APNs apps file get the same permission check: a key others may read is named in a warning, never quoted")
+    func appsFileKeyModes() async throws {
+        try await Self.inDirectory { directory in
+            let key = P256.Signing.PrivateKey().pemRepresentation
+            for (mode, warned) in [(0o644, true), (0o600, false)] {
+                let keyPath = try Self.write(key, to: directory, name: "AuthKey_ABC123DEFG.p8", mode: mode)
+                let appsPath = try Self.write(
+                    #"{"apps": [{"bundle_id": "fi.example.frost", "key_path": "\#(keyPath)", "key_id": "ABC123DEFG", "team_id": "DEF123GHIJ"}]}"#,
+                    to: directory, name: "apps.json")
+                var settings = PushSettings()
+                settings.appsFile = appsPath
+                let logs = RecordingLogHandler.Store()
+                let push = try PushComponents(settings: settings, logger: logs.logger())
+                let warnings = logs.all.filter { $0.message.contains("secret file is readable") }
+                #expect(warnings.count == (warned ? 1 : 0), "mode \(String(mode, radix: 8))")
+                #expect(warnings.allSatisfy { "\($0.metadata)".contains(keyPath) })
+                #expect(!logs.all.contains { "\($0.message) \($0.metadata)".contains("PRIVATE KEY") })
+                await push.shutdown()
+            }
+        }
+    }
+
     @Test("APNs apps come from named file sections, the environment or the command line, with key files checked")
     func apnsApps() async throws {
         try await Self.inDirectory { directory in
