@@ -9,7 +9,7 @@ import Logging
 /// documents the same keys; a test checks that the two agree.
 enum ConfigKeys {
     /// Keys whose values are secrets: never logged, never repeated in errors.
-    static let secretKeys: Set<String> = ["admin.token", "forecast.api_key", "database.url", "database.password"]
+    static let secretKeys: Set<String> = ["admin.token", "metrics.token", "forecast.api_key", "database.url", "database.password"]
 
     static func isSecret(_ key: String) -> Bool { secretKeys.contains(key) }
 
@@ -91,31 +91,9 @@ enum ConfigKeys {
         if let clients = try r.int("limits.rate_limit.max_clients", in: 10...10_000_000) { config.rateLimit.maximumClients = clients }
         if let trust = try r.bool("limits.rate_limit.trust_forwarded_for") { config.rateLimit.trustForwardedFor = trust }
 
-        // admin
-        let inline = try r.string("admin.token", secret: true).flatMap { $0.isEmpty ? nil : $0 }
-        let file = try r.string("admin.token_file").flatMap { $0.isEmpty ? nil : $0 }
-        switch (inline, file) {
-        case (_?, _?):
-            throw r.fail("admin.token_file", "set admin.token or admin.token_file, not both")
-        case (let token?, nil):
-            guard let value = AdminToken(token) else {
-                throw r.fail("admin.token", "must be at least \(AdminToken.minimumLength) characters")
-            }
-            config.adminToken = value
-        case (nil, let path?):
-            let token: String
-            do {
-                token = try SecretFile.readText(path, logger: logger)
-            } catch {
-                throw r.fail("admin.token_file", "\(error.problem)")
-            }
-            guard let value = AdminToken(token) else {
-                throw r.fail("admin.token_file", "the token in \(path) must be at least \(AdminToken.minimumLength) characters")
-            }
-            config.adminToken = value
-        case (nil, nil):
-            break
-        }
+        // admin, metrics
+        config.adminToken = try readToken(&r, "admin.token", file: "admin.token_file", logger: logger)
+        config.metricsToken = try readToken(&r, "metrics.token", file: "metrics.token_file", logger: logger)
 
         // operations report
         if let interval = try r.duration("report.interval", in: .seconds(1) ... .seconds(86_400)) { config.reportInterval = interval }
@@ -181,5 +159,34 @@ enum ConfigKeys {
             throw r.fail("notifier.max_retry_backoff", "must not be shorter than notifier.retry_backoff")
         }
         if let rule = try r.choice("forecast.rule", FrostRule.presetNames) { config.alertRule = rule }
+    }
+
+    /// A bearer token given inline (`key`) or in a file (`file`, mode 600), not both; nil when
+    /// neither is set. At least `AdminToken.minimumLength` characters.
+    static func readToken(_ r: inout ConfigLoader.Reader, _ key: String, file fileKey: String, logger: Logger) throws(ConfigurationError) -> AdminToken? {
+        let inline = try r.string(key, secret: true).flatMap { $0.isEmpty ? nil : $0 }
+        let file = try r.string(fileKey).flatMap { $0.isEmpty ? nil : $0 }
+        switch (inline, file) {
+        case (_?, _?):
+            throw r.fail(fileKey, "set \(key) or \(fileKey), not both")
+        case (let token?, nil):
+            guard let value = AdminToken(token) else {
+                throw r.fail(key, "must be at least \(AdminToken.minimumLength) characters")
+            }
+            return value
+        case (nil, let path?):
+            let token: String
+            do {
+                token = try SecretFile.readText(path, logger: logger)
+            } catch {
+                throw r.fail(fileKey, "\(error.problem)")
+            }
+            guard let value = AdminToken(token) else {
+                throw r.fail(fileKey, "the token in \(path) must be at least \(AdminToken.minimumLength) characters")
+            }
+            return value
+        case (nil, nil):
+            return nil
+        }
     }
 }

@@ -16,6 +16,8 @@ public struct OperationsComponents: Sendable {
     public let rateLimiter: RateLimiter
     /// Nil: the admin API is off.
     public let adminToken: AdminToken?
+    /// Nil: `/metrics` is open.
+    public let metricsToken: AdminToken?
     /// Deadline on answering a request.
     public let requestTimeout: Duration?
     /// How often the report is logged.
@@ -26,6 +28,7 @@ public struct OperationsComponents: Sendable {
         report = OperationsReport()
         rateLimiter = RateLimiter(settings: config.rateLimit)
         adminToken = config.adminToken
+        metricsToken = config.metricsToken
         requestTimeout = config.requestTimeout > .zero ? config.requestTimeout : nil
         reportInterval = config.reportInterval
     }
@@ -60,7 +63,9 @@ extension FrostboxApplication {
     /// `/metrics`, `/openapi.yaml`, and `/admin/…` when an admin token is configured.
     static func operationsRoutes(_ operations: OperationsComponents, admin: AdminRoutes.Operations) -> [FrostboxAPI.RouteGroup] {
         let telemetry = operations.telemetry
-        var groups: [FrostboxAPI.RouteGroup] = [OperationsRoutes(renderMetrics: { telemetry.render() }).add(to:)]
+        var groups: [FrostboxAPI.RouteGroup] = [
+            OperationsRoutes(renderMetrics: { telemetry.render() }, metricsToken: operations.metricsToken).add(to:)
+        ]
         if let token = operations.adminToken {
             groups.append(AdminRoutes(token: token, operations: admin).add(to:))
         }

@@ -37,6 +37,9 @@ public struct FrostboxSettings: Sendable {
     // MARK: Operations and limits
     /// Bearer token of the admin API; nil leaves `/admin` unregistered.
     public var adminToken: AdminToken?
+    /// Bearer token `/metrics` asks for (`metrics.token`); nil leaves it open, as Prometheus
+    /// scrapes it by default.
+    public var metricsToken: AdminToken?
     /// Per-client token bucket on the API (`burst` 0 disables it).
     public var rateLimit = RateLimitSettings()
     /// Longest time a request may take to be answered (body read included); 503 after it.

@@ -26,13 +26,16 @@ struct AdminAuthorization: Sendable {
     /// `bearerOnly` (routes that change state), as a Bearer token: a browser re-sends the
     /// Basic login it keeps after `/status` with any request a web page makes it send, but
     /// never an `Authorization: Bearer` header another site wrote, so no page can forge one.
-    func check(_ request: Request, _ context: FrostboxRequestContext, challenge: Challenge = .bearer, bearerOnly: Bool = false) throws {
+    func check(
+        _ request: Request, _ context: FrostboxRequestContext, challenge: Challenge = .bearer, bearerOnly: Bool = false,
+        refusal: String = "this admin route changes state and takes the token only as Authorization: Bearer"
+    ) throws {
         let header = request.headers[.authorization] ?? ""
         if bearerOnly, !header.lowercased().hasPrefix("bearer ") {
-            context.logger.warning("admin request refused", metadata: ["path": "\(request.uri.path)", "credentials": "not bearer"])
+            context.logger.warning("request refused", metadata: ["path": "\(request.uri.path)", "credentials": "not bearer"])
             var headers = HTTPFields()
             headers[.wwwAuthenticate] = Challenge.bearer.header
-            throw APIError(.unauthorized, code: "unauthorized", "this admin route changes state and takes the token only as Authorization: Bearer", headers: headers)
+            throw APIError(.unauthorized, code: "unauthorized", refusal, headers: headers)
         }
         guard let presented = Self.presentedSecret(header), token.matches(presented) else {
             context.logger.warning(

@@ -9,15 +9,22 @@ public struct OperationsRoutes: Sendable {
     let renderMetrics: @Sendable () -> [UInt8]
     /// The OpenAPI document, as served.
     let openAPIDocument: [UInt8]
+    /// The bearer token `/metrics` asks for; nil leaves it open.
+    let metricsToken: AdminToken?
 
-    public init(renderMetrics: @escaping @Sendable () -> [UInt8], openAPIDocument: [UInt8] = OpenAPIDocument.bytes) {
+    public init(renderMetrics: @escaping @Sendable () -> [UInt8], openAPIDocument: [UInt8] = OpenAPIDocument.bytes, metricsToken: AdminToken? = nil) {
         self.renderMetrics = renderMetrics
         self.openAPIDocument = openAPIDocument
+        self.metricsToken = metricsToken
     }
 
     public func add(to routes: RouteBuilder) {
-        routes.on(.get, "/metrics") { _, _ in
-            Response(
+        let metricsToken = metricsToken
+        routes.on(.get, "/metrics") { request, context in
+            if let metricsToken {
+                try AdminAuthorization(token: metricsToken).check(request, context, bearerOnly: true, refusal: "/metrics needs the metrics token as Authorization: Bearer")
+            }
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: renderMetrics())))
         }

@@ -38,6 +38,28 @@ struct MetricsTests {
         }
     }
 
+    @Test("with metrics.token, GET /metrics answers only the Bearer token: none, Basic or a wrong one get 401 and no figures")
+    func protectedMetrics() async throws {
+        let secret = "metrics-token-0123456789abcdef"
+        let harness = try OperationsHarness { $0.metricsToken = AdminToken(secret) }
+        try await harness.test { client in
+            for headers in [HTTPFields(), StatusRoutesTests.basic("prometheus", secret), bearer("metrics-token-wrong-0123456789")] {
+                let refused = try await client.send(.get, "/metrics", headers: headers)
+                #expect(refused.status == .unauthorized)
+                #expect(!String(buffer: refused.body).contains("frostbox_"))
+            }
+            let scraped = try await client.send(.get, "/metrics", headers: bearer(secret))
+            #expect(scraped.status == .ok)
+            #expect(String(buffer: scraped.body).contains("frostbox_"))
+        }
+        // Without a token it stays open, as Prometheus scrapes by default.
+        let open = try OperationsHarness()
+        try await open.test { client in
+            let status = try await client.send(.get, "/metrics", headers: HTTPFields()).status
+            #expect(status == .ok)
+        }
+    }
+
     @Test("an invented HTTP method is counted as other")
     func unknownMethod() async throws {
         let harness = try OperationsHarness()
