@@ -351,7 +351,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxContractTests",
             dependencies: [
-                "FrostboxCore", "FrostboxSQLite", "FrostboxDoubles", "FrostboxPostgres", "TestPostgres",
+                "FrostboxCore", "FrostboxSQLite", "FrostboxDoubles", "FrostboxPostgres", "TestPostgres", "FrostboxGeoNames",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
