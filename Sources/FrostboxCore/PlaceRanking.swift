@@ -4,24 +4,72 @@
 ///    complete a list that has fewer than `limit` nearby places.
 /// 2. A place with a name form equal to the query (after folding) comes before places that
 ///    only match as a prefix.
-/// 3. Within each, the kind of name that matched (`nameKind`): the place's own name (its
-///    name, ASCII name or a current name in the query's language) before another alternate
-///    name, before a historic name.
+/// 3. Within each, a match on a name the alternate names mark historic (and nothing better)
+///    comes last.
 /// 4. Then by score, highest first:
 ///
 ///        score = log10(1 + population) − 3 × log10(1 + distance_km / 5)   (within the radius)
 ///        score = log10(1 + population)                                    (beyond it, or no point)
 ///
-///    Every tenfold of population is worth as much as the distance (plus 5 km) growing by
-///    a factor of 10^(1/3) ≈ 2.15. Helsinki (558,457 people, 15 km) scores 5.75 − 1.81 =
-///    3.94; a 200-person village 3 km away scores 2.30 − 0.61 = 1.69. Beyond the radius
-///    only population counts: the distance is reported, not weighed.
+///    less 1.5 when the match is on another alternate name (not the place's name, ASCII
+///    name, or a current name in the query's language): a place found by another of its
+///    names needs ~30 times the people to pass a place of that name (Austin, 931,830 people,
+///    "Waterloo" among its alternate names, 5.97 − 1.5 = 4.47, after Waterloo, Ontario,
+///    104,986 people, 5.02; Rome, by "roma", about 6.4 − 1.5 = 4.9, still before a town of a
+///    few thousand named Roma). Every tenfold of population is worth as much as the
+///    distance (plus 5 km) growing by a factor of 10^(1/3) ≈ 2.15. Helsinki (558,457
+///    people, 15 km) scores 5.75 − 1.81 = 3.94; a 200-person village 3 km away scores
+///    2.30 − 0.61 = 1.69. Beyond the radius only population counts: the distance is
+///    reported, not weighed.
 /// 5. Ties: larger population, then nearer, then lower geonameid.
 public enum PlaceRanking {
     /// Kilometres at which the distance penalty starts to bite.
     public static let distanceScaleKilometres = 5.0
     /// Weight of the distance term against log10 population.
     public static let distanceWeight = 3.0
+    /// What a match on another alternate name costs against the place's own name, in log10
+    /// population.
+    public static let alternateNamePenalty = 1.5
+
+    /// What ranking compares, in order (see the type's comment).
+    public struct Key {
+        public var isNearby: Bool
+        public var isExact: Bool
+        public var nameKind: PlaceNameKind
+        public var score: Double
+        public var population: Int64
+        public var distanceKilometres: Double?
+        public var id: Int64
+
+        public init(
+            isNearby: Bool, isExact: Bool, nameKind: PlaceNameKind, score: Double, population: Int64,
+            distanceKilometres: Double?, id: Int64
+        ) {
+            self.isNearby = isNearby
+            self.isExact = isExact
+            self.nameKind = nameKind
+            self.score = score
+            self.population = population
+            self.distanceKilometres = distanceKilometres
+            self.id = id
+        }
+
+        /// The score with the name kind's cost.
+        var rankingScore: Double { nameKind == .alternate ? score - PlaceRanking.alternateNamePenalty : score }
+    }
+
+    /// Whether `a` ranks before `b`.
+    public static func ranksBefore(_ a: Key, _ b: Key) -> Bool {
+        if a.isNearby != b.isNearby { return a.isNearby }
+        if a.isExact != b.isExact { return a.isExact }
+        if (a.nameKind == .historic) != (b.nameKind == .historic) { return b.nameKind == .historic }
+        if a.rankingScore != b.rankingScore { return a.rankingScore > b.rankingScore }
+        if a.population != b.population { return a.population > b.population }
+        let da = a.distanceKilometres ?? 0
+        let db = b.distanceKilometres ?? 0
+        if da != db { return da < db }
+        return a.id < b.id
+    }
 
     /// The score of a place with `population` at `distanceKilometres` (nil: no point given,
     /// or the place lies beyond the radius).
@@ -42,15 +90,7 @@ public enum PlaceRanking {
 
     /// Whether `a` ranks before `b`.
     public static func ranksBefore(_ a: PlaceMatch, _ b: PlaceMatch) -> Bool {
-        if a.isNearby != b.isNearby { return a.isNearby }
-        if a.isExact != b.isExact { return a.isExact }
-        if a.nameKind != b.nameKind { return a.nameKind < b.nameKind }
-        if a.score != b.score { return a.score > b.score }
-        if a.place.population != b.place.population { return a.place.population > b.place.population }
-        let da = a.distanceKilometres ?? 0
-        let db = b.distanceKilometres ?? 0
-        if da != db { return da < db }
-        return a.place.id < b.place.id
+        ranksBefore(a.rankingKey, b.rankingKey)
     }
 
     /// The best-matching written form of `place` for a folded query, and whether it is exact;
@@ -104,10 +144,19 @@ public enum PlaceRanking {
         return .historic
     }
 
-    /// Ranks candidates and keeps the best `limit`.
+    /// Ranks matches and keeps the best `limit`.
     public static func top(_ matches: [PlaceMatch], limit: Int) -> [PlaceMatch] {
         Array(matches.sorted(by: ranksBefore).prefix(limit))
     }
 }
 
 @inline(__always) func log10(_ x: Double) -> Double { naturalLog(x) / 2.302585092994046 }
+
+extension PlaceMatch {
+    /// What `PlaceRanking` compares.
+    public var rankingKey: PlaceRanking.Key {
+        PlaceRanking.Key(
+            isNearby: isNearby, isExact: isExact, nameKind: nameKind, score: score, population: place.population,
+            distanceKilometres: distanceKilometres, id: place.id)
+    }
+}

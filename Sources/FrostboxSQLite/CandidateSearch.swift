@@ -14,14 +14,14 @@ struct Candidate {
     /// The place's own names, folded (name and ASCII name).
     let ownNames: [String]
 
+    var rankingKey: PlaceRanking.Key {
+        PlaceRanking.Key(
+            isNearby: isNearby, isExact: isExact, nameKind: nameKind, score: score, population: population,
+            distanceKilometres: distance, id: id)
+    }
+
     static func ranksBefore(_ a: Candidate, _ b: Candidate) -> Bool {
-        if a.isNearby != b.isNearby { return a.isNearby }
-        if a.isExact != b.isExact { return a.isExact }
-        if a.nameKind != b.nameKind { return a.nameKind < b.nameKind }
-        if a.score != b.score { return a.score > b.score }
-        if a.population != b.population { return a.population > b.population }
-        if (a.distance ?? 0) != (b.distance ?? 0) { return (a.distance ?? 0) < (b.distance ?? 0) }
-        return a.id < b.id
+        PlaceRanking.ranksBefore(a.rankingKey, b.rankingKey)
     }
 }
 
@@ -34,6 +34,8 @@ struct CandidateSearch {
     let upper: String
     /// Name rows still allowed to be read.
     var budget: Int
+    /// The budget a walk starts with.
+    let rowBudget: Int
     var candidates: [Int64: Candidate] = [:]
     let summary: RawStatement
 
@@ -48,6 +50,7 @@ struct CandidateSearch {
         self.lower = reading.folded
         self.upper = NameFolding.upperBound(ofPrefix: reading.folded)
         self.budget = budget
+        self.rowBudget = budget
         self.summary = try RawStatement(
             db, sql: "SELECT latitude, longitude, population, country_code, admin1_code, name, ascii_name FROM place WHERE id = ?")
     }
@@ -84,7 +87,14 @@ struct CandidateSearch {
     /// anywhere (their distance reported, not weighed).
     mutating func worldwide(from point: Coordinate?) throws {
         try scanKeys((0...19).map { Int64($0) }, level: .tier, exact: true, point: point, beyondRadius: true)
-        for tier in 0...19 where !enough {
+        // Past the tier that filled the list, two more: a place found by its own name in them
+        // may still pass one found by an alternate name (a cost of 1.5 tiers).
+        var extraTiers = 2
+        for tier in 0...19 where budget > 0 {
+            if enough {
+                guard extraTiers > 0 else { break }
+                extraTiers -= 1
+            }
             try scanKeys([Int64(tier)], level: .tier, exact: false, point: point, beyondRadius: true)
         }
     }
@@ -98,11 +108,10 @@ struct CandidateSearch {
     /// handful of statements instead of one per distinct key list.
     static let keysPerStatement = 8
 
-    /// Exact rows read per statement: enough for `limit` new places past the ones already
-    /// found, and for a region's places among all places of that name.
-    var exactRowLimit: Int {
-        reading.regions.isEmpty ? query.limit + candidates.count : max(budget, query.limit + candidates.count)
-    }
+    /// Exact rows read per statement: every place of that name up to the row budget, since a
+    /// smaller place's own name may outrank a larger place's alternate name, and a region
+    /// keeps only some of them.
+    var exactRowLimit: Int { max(rowBudget, query.limit + candidates.count) }
 
     /// Scans `keys` of a level for the prefix (or, `exact`, the whole query). `beyondRadius`:
     /// places farther than the radius from `point` are kept (as not nearby) instead of

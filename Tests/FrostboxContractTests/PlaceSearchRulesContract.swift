@@ -167,6 +167,23 @@ struct PlaceSearchRulesContract {
         #expect(waterloo.map(\.nameKind) == [.own, .own, .alternate])
     }
 
+    @Test("a place found by another of its names passes a place of that name ~30 times smaller, not one ~10 times smaller",
+          arguments: PlaceIndexImplementation.allCases)
+    func alternateNameCost(_ implementation: PlaceIndexImplementation) async throws {
+        let rome = Place(
+            id: 90_000_020, name: "Rome", asciiName: "Rome", alternateNames: "Roma,Rom",
+            coordinate: Coordinate(uncheckedLatitude: 41.89, longitude: 12.51), countryCode: "IT", population: 2_300_000)
+        let town = Place(
+            id: 90_000_021, name: "Roma", asciiName: "Roma", coordinate: Coordinate(uncheckedLatitude: -26.57, longitude: 148.79),
+            countryCode: "AU", population: 7_000)
+        let city = Place(
+            id: 90_000_022, name: "Rom", asciiName: "Rom", coordinate: Coordinate(uncheckedLatitude: 50.0, longitude: 10.0),
+            countryCode: "DE", population: 250_000)
+        let index = try implementation.make([rome, town, city], in: directory)
+        #expect(try await ids(index, "roma") == [90_000_020, 90_000_021])
+        #expect(try await ids(index, "rom", limit: 1) == [90_000_022], "Rome's 'Rom' costs 1.5: 6.36 − 1.5 < 5.40")
+    }
+
     @Test("a historic name ranks last; a name in the query's language counts as the place's own",
           arguments: PlaceIndexImplementation.allCases)
     func historicLast(_ implementation: PlaceIndexImplementation) async throws {
