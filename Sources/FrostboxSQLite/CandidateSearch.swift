@@ -87,14 +87,7 @@ struct CandidateSearch {
     /// anywhere (their distance reported, not weighed).
     mutating func worldwide(from point: Coordinate?) throws {
         try scanKeys((0...19).map { Int64($0) }, level: .tier, exact: true, point: point, beyondRadius: true)
-        // Past the tier that filled the list, two more: a place found by its own name in them
-        // may still pass one found by an alternate name (a cost of 1.5 tiers).
-        var extraTiers = 2
-        for tier in 0...19 where budget > 0 {
-            if enough {
-                guard extraTiers > 0 else { break }
-                extraTiers -= 1
-            }
+        for tier in 0...19 where !enough {
             try scanKeys([Int64(tier)], level: .tier, exact: false, point: point, beyondRadius: true)
         }
     }
@@ -202,11 +195,21 @@ struct CandidateSearch {
             for candidate in pending.prefix(Self.maximumKindLookups - lookups) {
                 lookups += 1
                 unsettled.remove(candidate.id)
-                guard let place = try GRDBPlaceIndex.place(db, id: candidate.id) else { continue }
+                // Without entries in the alternate names table a name is neither historic nor
+                // in a language: an index probe instead of reading the place.
+                guard try hasAlternateNames(candidate.id), let place = try GRDBPlaceIndex.place(db, id: candidate.id) else {
+                    candidates[candidate.id]?.nameKind = .alternate
+                    continue
+                }
                 candidates[candidate.id]?.nameKind = PlaceRanking.nameKind(
                     of: place, foldedQuery: lower, exact: candidate.isExact, languages: query.languages)
             }
         }
         for id in unsettled { candidates[id]?.nameKind = .alternate }
+    }
+
+    func hasAlternateNames(_ placeID: Int64) throws -> Bool {
+        let statement = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM alternate_name WHERE place_id = ?)")
+        return try Bool.fetchOne(statement, arguments: [placeID]) ?? false
     }
 }
