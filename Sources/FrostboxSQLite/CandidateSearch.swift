@@ -6,13 +6,11 @@ struct Candidate {
     let id: Int64
     var isExact: Bool
     /// Settled by `CandidateSearch.settleNameKinds` once every row was read.
-    var nameKind: PlaceNameKind = .alternate
+    var nameKind: PlaceNameKind = .own
     let isNearby: Bool
     let population: Int64
     let distance: Double?
     let score: Double
-    /// The place's own names, folded (name and ASCII name).
-    let ownNames: [String]
 
     var rankingKey: PlaceRanking.Key {
         PlaceRanking.Key(
@@ -39,8 +37,7 @@ struct CandidateSearch {
     var candidates: [Int64: Candidate] = [:]
     let summary: RawStatement
 
-    /// Most candidates whose name kind is settled by reading their alternate names (those
-    /// that matched no name of their own); any others count as alternates.
+    /// Most candidates whose name kind is read (see `settleNameKinds`).
     static let maximumKindLookups = 64
 
     init(db: Database, query: PlaceQuery, reading: PlaceSearchPlan.Reading, budget: Int) throws {
@@ -52,7 +49,7 @@ struct CandidateSearch {
         self.budget = budget
         self.rowBudget = budget
         self.summary = try RawStatement(
-            db, sql: "SELECT latitude, longitude, population, country_code, admin1_code, name, ascii_name FROM place WHERE id = ?")
+            db, sql: "SELECT latitude, longitude, population, country_code, admin1_code FROM place WHERE id = ?")
     }
 
     var enough: Bool { candidates.count >= query.limit || budget <= 0 }
@@ -101,10 +98,15 @@ struct CandidateSearch {
     /// handful of statements instead of one per distinct key list.
     static let keysPerStatement = 8
 
-    /// Exact rows read per statement: every place of that name up to the row budget, since a
-    /// smaller place's own name may outrank a larger place's alternate name, and a region
-    /// keeps only some of them.
-    var exactRowLimit: Int { max(rowBudget, query.limit + candidates.count) }
+    /// Exact rows read per statement: three times `limit` past the places already found, since
+    /// a smaller place's own name may outrank a larger place's alternate name; within a
+    /// region, up to the row budget, since the region keeps only some of them. (Every exact
+    /// row up to the budget cost 2.5x at the median on the synthetic world, whose short Han
+    /// names are shared by hundreds of places.)
+    var exactRowLimit: Int {
+        let wanted = 3 * query.limit + candidates.count
+        return reading.regions.isEmpty ? wanted : max(rowBudget, wanted)
+    }
 
     /// Scans `keys` of a level for the prefix (or, `exact`, the whole query). `beyondRadius`:
     /// places farther than the radius from `point` are kept (as not nearby) instead of
@@ -166,27 +168,18 @@ struct CandidateSearch {
             }
             candidates[id] = Candidate(
                 id: id, isExact: exact, isNearby: isNearby, population: population, distance: distance,
-                score: PlaceRanking.score(population: population, distanceKilometres: distance, isNearby: isNearby),
-                ownNames: [NameFolding.fold(summary.text(5)), NameFolding.fold(summary.text(6))])
+                score: PlaceRanking.score(population: population, distanceKilometres: distance, isNearby: isNearby))
         }
     }
 
-    /// Each candidate's name kind (`PlaceRanking.nameKind`): own when its name or ASCII name
-    /// matches in its class. The others are read from their alternate names lazily: ranked
-    /// with the best kind they could have (own when the query has languages, else
-    /// alternate), those in the top `limit` are read and ranked again, until the top holds
-    /// only settled kinds; reading can only lower a kind, so the top is then exact. At most
-    /// `maximumKindLookups` places are read; any left count as alternates.
+    /// Each candidate's name kind (`PlaceRanking.nameKind`), read lazily: every candidate
+    /// starts as own (the best kind); those in the top `limit` are read (name and ASCII name,
+    /// then, if neither matches in the candidate's class, its alternate names) and ranked
+    /// again, until the top holds only settled kinds. Reading can only lower a kind, so the
+    /// top is then exact. At most `maximumKindLookups` places are read; any others in the
+    /// top count as alternates.
     mutating func settleNameKinds() throws {
-        var unsettled = Set<Int64>()
-        let hopeful: PlaceNameKind = query.languages.isEmpty ? .alternate : .own
-        for (id, candidate) in candidates {
-            let own = candidate.ownNames.contains { name in
-                candidate.isExact ? name == lower : NameFolding.hasPrefix(name, lower)
-            }
-            candidates[id]?.nameKind = own ? .own : hopeful
-            if !own { unsettled.insert(id) }
-        }
+        var unsettled = Set(candidates.keys)
         var lookups = 0
         while !unsettled.isEmpty && lookups < Self.maximumKindLookups {
             let top = candidates.values.sorted(by: Candidate.ranksBefore).prefix(query.limit)
@@ -195,17 +188,28 @@ struct CandidateSearch {
             for candidate in pending.prefix(Self.maximumKindLookups - lookups) {
                 lookups += 1
                 unsettled.remove(candidate.id)
-                // Without entries in the alternate names table a name is neither historic nor
-                // in a language: an index probe instead of reading the place.
-                guard try hasAlternateNames(candidate.id), let place = try GRDBPlaceIndex.place(db, id: candidate.id) else {
-                    candidates[candidate.id]?.nameKind = .alternate
-                    continue
-                }
-                candidates[candidate.id]?.nameKind = PlaceRanking.nameKind(
-                    of: place, foldedQuery: lower, exact: candidate.isExact, languages: query.languages)
+                let kind = try nameKind(of: candidate)
+                candidates[candidate.id]?.nameKind = kind
             }
         }
         for id in unsettled { candidates[id]?.nameKind = .alternate }
+    }
+
+    /// A candidate's name kind: own when its name or ASCII name matches in its class;
+    /// otherwise from its alternate names. Without entries in the alternate names table a
+    /// name is neither historic nor in a language: an index probe instead of reading the place.
+    func nameKind(of candidate: Candidate) throws -> PlaceNameKind {
+        let names = try db.cachedStatement(sql: "SELECT name, ascii_name FROM place WHERE id = ?")
+        guard let row = try Row.fetchOne(names, arguments: [candidate.id]) else { return .alternate }
+        let own = [row[0] as String, row[1] as String].contains { name in
+            let folded = NameFolding.fold(name)
+            return candidate.isExact ? folded == lower : NameFolding.hasPrefix(folded, lower)
+        }
+        if own { return .own }
+        guard try hasAlternateNames(candidate.id), let place = try GRDBPlaceIndex.place(db, id: candidate.id) else {
+            return .alternate
+        }
+        return PlaceRanking.nameKind(of: place, foldedQuery: lower, exact: candidate.isExact, languages: query.languages)
     }
 
     func hasAlternateNames(_ placeID: Int64) throws -> Bool {
