@@ -368,7 +368,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxContractTests",
             dependencies: [
-                "FrostboxCore", "FrostboxSQLite", "FrostboxDoubles", "FrostboxPostgres", "TestPostgres",
+                "FrostboxCore", "FrostboxSQLite", "FrostboxDoubles", "FrostboxPostgres", "TestPostgres", "FrostboxGeoNames",
                 // The notifier's final write, checked against every store.
                 "FrostboxNotifier",
                 .product(name: "GRDB", package: "GRDB.swift"),

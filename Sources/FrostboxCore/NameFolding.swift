@@ -7,11 +7,15 @@
 /// 3. `.` `,` `'` `’` removed; `-` and the Unicode hyphens become a space;
 /// 4. white space collapsed to single spaces and trimmed.
 ///
+/// A query keeps one trailing space where it ended in a hyphen (`carmel-` → `carmel `): the
+/// typist ended a word, so only names going on after it (`Carmel-by-the-Sea`) match.
+///
 /// Non-Latin scripts stay themselves apart from case and marks (`Москва` → `москва`).
 /// The per-scalar table is generated from the Unicode data by `tools/fold-table/generate.py`.
 public enum NameFolding {
-    /// The folded form of `text`.
-    public static func fold(_ text: some StringProtocol) -> String {
+    /// The folded form of `text`; with `keepingTrailingSeparator`, a trailing hyphen (or a
+    /// space after one) leaves a single trailing space, which ends the last word.
+    public static func fold(_ text: some StringProtocol, keepingTrailingSeparator: Bool = false) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
         var pendingSpace = false
@@ -40,6 +44,7 @@ public enum NameFolding {
             }
             appendScalar(value, to: &output, pendingSpace: &pendingSpace)
         }
+        if keepingTrailingSeparator { flushSpace(&output, &pendingSpace) }
         return String(decoding: output, as: UTF8.self)
     }
 

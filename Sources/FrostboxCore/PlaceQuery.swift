@@ -10,13 +10,15 @@ public struct PlaceQuery: Sendable, Hashable {
 
     /// The text as typed (trimmed).
     public let text: String
-    /// The folded text that is matched against folded names.
+    /// The folded text that is matched against folded names (with a trailing space when the
+    /// text ended in a hyphen: see `NameFolding`).
     public let folded: String
     /// Where the user is; nil searches worldwide by population.
     public let near: Coordinate?
     /// Most results to answer.
     public let limit: Int
-    /// Farthest a result may lie from `near`.
+    /// How far from `near` results count as nearby: they rank first; places beyond it only
+    /// complete a list that has fewer than `limit` nearby places.
     public let radiusKilometres: Double
     /// Languages for each result's `displayName`, most wanted first (validated tags; empty:
     /// the GeoNames name).
@@ -37,7 +39,7 @@ public struct PlaceQuery: Sendable, Hashable {
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw ValidationError(.invalidQuery, field: "q", "q must not contain control characters")
         }
-        let folded = NameFolding.fold(trimmed)
+        let folded = NameFolding.fold(trimmed, keepingTrailingSeparator: true)
         // Letters and digits of any script, as the OpenAPI pattern says (`[\p{L}\p{N}]`).
         guard !folded.isEmpty, trimmed.unicodeScalars.contains(where: Self.isLetterOrDigit) else {
             throw ValidationError(.invalidQuery, field: "q", "q must contain letters or digits")
@@ -71,6 +73,18 @@ public struct PlaceQuery: Sendable, Hashable {
     }
 }
 
+/// What kind of name a query matched, best first (see `PlaceRanking.nameKind`).
+public enum PlaceNameKind: Int, Sendable, Hashable, Comparable {
+    /// The place's name, ASCII name, or a current name in one of the query's languages.
+    case own = 0
+    /// Another alternate name (the dump's alternate names column, other languages).
+    case alternate = 1
+    /// A name the alternate names table marks as historic, and nothing better.
+    case historic = 2
+
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
 /// One search result: the place, the name form that matched, and how it ranked.
 public struct PlaceMatch: Sendable, Hashable {
     public var place: Place
@@ -79,8 +93,12 @@ public struct PlaceMatch: Sendable, Hashable {
     public var matchedName: String
     /// Whether a name form equals the query after folding.
     public var isExact: Bool
+    /// What kind of name matched (own names before alternates before historic names).
+    public var nameKind: PlaceNameKind
     /// Great-circle distance from the query point; nil for worldwide searches.
     public var distanceKilometres: Double?
+    /// Whether the place lies within the query's radius (always true without a point).
+    public var isNearby: Bool
     /// The ranking score (higher is better; see `PlaceRanking`).
     public var score: Double
     /// Name of the first-level division, when `admin1CodesASCII.txt` was imported.
@@ -95,13 +113,16 @@ public struct PlaceMatch: Sendable, Hashable {
     public var displayName: String { localizedName ?? place.name }
 
     public init(
-        place: Place, matchedName: String, isExact: Bool, distanceKilometres: Double?, score: Double,
-        admin1Name: String? = nil, countryName: String? = nil, localizedName: String? = nil
+        place: Place, matchedName: String, isExact: Bool, nameKind: PlaceNameKind = .own, distanceKilometres: Double?,
+        isNearby: Bool = true, score: Double, admin1Name: String? = nil, countryName: String? = nil,
+        localizedName: String? = nil
     ) {
         self.place = place
         self.matchedName = matchedName
         self.isExact = isExact
+        self.nameKind = nameKind
         self.distanceKilometres = distanceKilometres
+        self.isNearby = isNearby
         self.score = score
         self.admin1Name = admin1Name
         self.countryName = countryName

@@ -1,23 +1,78 @@
 /// How search results are ordered.
 ///
-/// 1. A place with a name form equal to the query (after folding) comes before places that
+/// 1. Near a point, places within the query's radius come first; places beyond it only
+///    complete a list that has fewer than `limit` nearby places.
+/// 2. A place with a name form equal to the query (after folding) comes before places that
 ///    only match as a prefix.
-/// 2. Then by score, highest first:
+/// 3. Within each, a match on a name the alternate names mark historic (and nothing better)
+///    comes last.
+/// 4. Then by score, highest first:
 ///
-///        score = log10(1 + population) − 3 × log10(1 + distance_km / 5)
+///        score = log10(1 + population) − 3 × log10(1 + distance_km / 5)   (within the radius)
+///        score = log10(1 + population)                                    (beyond it, or no point)
 ///
-///    Every tenfold of population is worth as much as the distance (plus 5 km) growing by
-///    a factor of 10^(1/3) ≈ 2.15. Helsinki (558,457 people, 15 km) scores 5.75 − 1.81 =
-///    3.94; a 200-person village 3 km away scores 2.30 − 0.61 = 1.69. Without a point the
-///    distance term is 0: worldwide by population.
-/// 3. Ties: larger population, then nearer, then lower geonameid.
+///    less 1.5 when the match is on another alternate name (not the place's name, ASCII
+///    name, or a current name in the query's language): a place found by another of its
+///    names needs ~30 times the people to pass a place of that name (Austin, 931,830 people,
+///    "Waterloo" among its alternate names, 5.97 − 1.5 = 4.47, after Waterloo, Ontario,
+///    104,986 people, 5.02; Rome, by "roma", about 6.4 − 1.5 = 4.9, still before a town of a
+///    few thousand named Roma). Every tenfold of population is worth as much as the
+///    distance (plus 5 km) growing by a factor of 10^(1/3) ≈ 2.15. Helsinki (558,457
+///    people, 15 km) scores 5.75 − 1.81 = 3.94; a 200-person village 3 km away scores
+///    2.30 − 0.61 = 1.69. Beyond the radius only population counts: the distance is
+///    reported, not weighed.
+/// 5. Ties: larger population, then nearer, then lower geonameid.
 public enum PlaceRanking {
     /// Kilometres at which the distance penalty starts to bite.
     public static let distanceScaleKilometres = 5.0
     /// Weight of the distance term against log10 population.
     public static let distanceWeight = 3.0
+    /// What a match on another alternate name costs against the place's own name, in log10
+    /// population.
+    public static let alternateNamePenalty = 1.5
 
-    /// The score of a place with `population` at `distanceKilometres` (nil: no point given).
+    /// What ranking compares, in order (see the type's comment).
+    public struct Key {
+        public var isNearby: Bool
+        public var isExact: Bool
+        public var nameKind: PlaceNameKind
+        public var score: Double
+        public var population: Int64
+        public var distanceKilometres: Double?
+        public var id: Int64
+
+        public init(
+            isNearby: Bool, isExact: Bool, nameKind: PlaceNameKind, score: Double, population: Int64,
+            distanceKilometres: Double?, id: Int64
+        ) {
+            self.isNearby = isNearby
+            self.isExact = isExact
+            self.nameKind = nameKind
+            self.score = score
+            self.population = population
+            self.distanceKilometres = distanceKilometres
+            self.id = id
+        }
+
+        /// The score with the name kind's cost.
+        var rankingScore: Double { nameKind == .alternate ? score - PlaceRanking.alternateNamePenalty : score }
+    }
+
+    /// Whether `a` ranks before `b`.
+    public static func ranksBefore(_ a: Key, _ b: Key) -> Bool {
+        if a.isNearby != b.isNearby { return a.isNearby }
+        if a.isExact != b.isExact { return a.isExact }
+        if (a.nameKind == .historic) != (b.nameKind == .historic) { return b.nameKind == .historic }
+        if a.rankingScore != b.rankingScore { return a.rankingScore > b.rankingScore }
+        if a.population != b.population { return a.population > b.population }
+        let da = a.distanceKilometres ?? 0
+        let db = b.distanceKilometres ?? 0
+        if da != db { return da < db }
+        return a.id < b.id
+    }
+
+    /// The score of a place with `population` at `distanceKilometres` (nil: no point given,
+    /// or the place lies beyond the radius).
     public static func score(population: Int64, distanceKilometres: Double?) -> Double {
         let people = Double(max(population, 0))
         var score = log10(1 + people)
@@ -27,15 +82,15 @@ public enum PlaceRanking {
         return score
     }
 
+    /// The score of a place at `distanceKilometres` from the query point: the distance term
+    /// counts within the radius only.
+    public static func score(population: Int64, distanceKilometres: Double?, isNearby: Bool) -> Double {
+        score(population: population, distanceKilometres: isNearby ? distanceKilometres : nil)
+    }
+
     /// Whether `a` ranks before `b`.
     public static func ranksBefore(_ a: PlaceMatch, _ b: PlaceMatch) -> Bool {
-        if a.isExact != b.isExact { return a.isExact }
-        if a.score != b.score { return a.score > b.score }
-        if a.place.population != b.place.population { return a.place.population > b.place.population }
-        let da = a.distanceKilometres ?? 0
-        let db = b.distanceKilometres ?? 0
-        if da != db { return da < db }
-        return a.place.id < b.place.id
+        ranksBefore(a.rankingKey, b.rankingKey)
     }
 
     /// The best-matching written form of `place` for a folded query, and whether it is exact;
@@ -59,10 +114,49 @@ public enum PlaceRanking {
         return best.map { ($0.name, $0.isExact) }
     }
 
-    /// Ranks candidates and keeps the best `limit`.
+    /// The best kind of name of `place` that matches the folded query in its match class
+    /// (`exact`: equal; else starting with it). Own: the name, the ASCII name, or a current
+    /// alternate name in one of `languages` (exact tag or same primary language). Historic:
+    /// every matching form is one the alternate names table lists as historic only.
+    /// Alternate: anything else (the dump's alternate names column, other languages).
+    public static func nameKind(of place: Place, foldedQuery: String, exact: Bool, languages: [String]) -> PlaceNameKind {
+        func matches(_ form: String) -> Bool {
+            let folded = NameFolding.fold(form)
+            return exact ? folded == foldedQuery : NameFolding.hasPrefix(folded, foldedQuery)
+        }
+        if matches(place.name) || (!place.asciiName.isEmpty && matches(place.asciiName)) { return .own }
+        let primaries = languages.map { LanguageTag.primary(of: $0) }
+        var current = false
+        var historic: Set<String> = []
+        for alternate in place.alternates where alternate.isName && matches(alternate.name) {
+            if alternate.isHistoric {
+                historic.insert(NameFolding.fold(alternate.name))
+                continue
+            }
+            if !alternate.language.isEmpty, primaries.contains(LanguageTag.primary(of: alternate.language)) { return .own }
+            current = true
+        }
+        if current || historic.isEmpty { return .alternate }
+        // A matching form of the dump's column that the table does not mark historic.
+        let column = place.alternateNames.split(separator: ",").filter { matches(String($0)) }
+        let listed = Set(place.alternates.map { NameFolding.fold($0.name) })
+        if column.contains(where: { !listed.contains(NameFolding.fold($0)) }) { return .alternate }
+        return .historic
+    }
+
+    /// Ranks matches and keeps the best `limit`.
     public static func top(_ matches: [PlaceMatch], limit: Int) -> [PlaceMatch] {
         Array(matches.sorted(by: ranksBefore).prefix(limit))
     }
 }
 
 @inline(__always) func log10(_ x: Double) -> Double { naturalLog(x) / 2.302585092994046 }
+
+extension PlaceMatch {
+    /// What `PlaceRanking` compares.
+    public var rankingKey: PlaceRanking.Key {
+        PlaceRanking.Key(
+            isNearby: isNearby, isExact: isExact, nameKind: nameKind, score: score, population: place.population,
+            distanceKilometres: distanceKilometres, id: place.id)
+    }
+}

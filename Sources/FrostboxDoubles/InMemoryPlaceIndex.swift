@@ -2,17 +2,18 @@ import FrostboxCore
 import Synchronization
 
 /// A `PlaceIndex` in memory over a handful of places, answering what the SQLite index answers
-/// on small data (the contract suite runs both): a folded prefix of any name form; near a
-/// point, settlement-like places within the radius and any place in the point's
-/// neighbourhood and the two rings of boxes around it; worldwide, settlement-like places by
-/// population; ranked by `PlaceRanking`, labelled with admin1 and country names when known.
+/// on small data (the contract suite runs both): a folded prefix of any name form, read by
+/// `PlaceSearchPlan` ("name region"); near a point, settlement-like places within the radius
+/// and any place in the point's neighbourhood and the two rings of boxes around it, completed
+/// from settlement-like places anywhere; worldwide, settlement-like places by population;
+/// ranked by `PlaceRanking`, labelled with admin1 and country names when known.
 ///
 /// Unlike the SQLite index it reads every place for every query: meant for tests, not for
 /// the whole GeoNames dump.
 public final class InMemoryPlaceIndex: PlaceIndex {
     struct State: Sendable {
         var places: [Int64: Place] = [:]
-        var admin1: [String: String] = [:]
+        var admin1: [String: Admin1Division] = [:]
         var countries: [String: String] = [:]
     }
 
@@ -26,7 +27,7 @@ public final class InMemoryPlaceIndex: PlaceIndex {
     public func insert(_ places: [Place], admin1: [Admin1Division] = [], countries: [CountryInfo] = []) {
         state.withLock { state in
             for place in places { state.places[place.id] = place }
-            for division in admin1 { state.admin1[division.code] = division.name }
+            for division in admin1 { state.admin1[division.code] = division }
             for country in countries { state.countries[country.code] = country.name }
         }
     }
@@ -36,26 +37,44 @@ public final class InMemoryPlaceIndex: PlaceIndex {
 
     public func search(_ query: PlaceQuery) async throws -> [PlaceMatch] {
         let snapshot = state.withLock { $0 }
+        return PlaceSearchPlan.results(
+            for: query, catalog: { Self.catalog(snapshot) }, search: { Self.search($0, query, in: snapshot) })
+    }
+
+    static func catalog(_ state: State) -> RegionCatalog {
+        let countries = state.countries.map { CountryInfo(code: $0.key, name: $0.value) }
+        let alternates = state.admin1.values.compactMap(\.geonameID).flatMap { state.places[$0]?.alternates ?? [] }
+        return RegionCatalog(admin1: Array(state.admin1.values), countries: countries, alternates: alternates)
+    }
+
+    /// One reading: nearby places (settlement-like within the radius, any place in the boxes
+    /// around the point), completed from settlement-like places anywhere when fewer than
+    /// `limit` are nearby; worldwide without a point.
+    static func search(_ reading: PlaceSearchPlan.Reading, _ query: PlaceQuery, in state: State) -> [PlaceMatch] {
         let nearby = query.near.map(Self.nearbyBoxes(of:)) ?? []
-        var matches: [PlaceMatch] = []
-        for place in snapshot.places.values {
-            guard let best = PlaceRanking.bestMatch(of: place, foldedQuery: query.folded) else { continue }
-            var distance: Double?
-            if let point = query.near {
-                let km = point.distanceKilometres(to: place.coordinate)
-                guard km <= query.radiusKilometres, place.isSettlementLike || nearby.contains(place.box) else { continue }
-                distance = km
-            } else {
-                guard place.isSettlementLike else { continue }
-            }
-            matches.append(
-                PlaceMatch(
-                    place: place, matchedName: best.name, isExact: best.isExact, distanceKilometres: distance,
-                    score: PlaceRanking.score(population: place.population, distanceKilometres: distance),
-                    admin1Name: snapshot.admin1["\(place.countryCode).\(place.admin1Code)"],
-                    countryName: snapshot.countries[place.countryCode], localizedName: place.preferredName(languages: query.languages)))
+        var near: [PlaceMatch] = []
+        var far: [PlaceMatch] = []
+        for place in state.places.values {
+            guard reading.admits(countryCode: place.countryCode, admin1Code: place.admin1Code),
+                let best = PlaceRanking.bestMatch(of: place, foldedQuery: reading.folded)
+            else { continue }
+            let distance = query.near.map { $0.distanceKilometres(to: place.coordinate) }
+            // Without a point every settlement-like place counts as nearby, and nothing else is found.
+            let isNearby = distance.map { $0 <= query.radiusKilometres && (place.isSettlementLike || nearby.contains(place.box)) }
+                ?? place.isSettlementLike
+            guard isNearby || place.isSettlementLike else { continue }
+            let match = PlaceMatch(
+                place: place, matchedName: best.name, isExact: best.isExact,
+                nameKind: PlaceRanking.nameKind(
+                    of: place, foldedQuery: reading.folded, exact: best.isExact, languages: query.languages),
+                distanceKilometres: distance, isNearby: isNearby,
+                score: PlaceRanking.score(population: place.population, distanceKilometres: distance, isNearby: isNearby),
+                admin1Name: state.admin1["\(place.countryCode).\(place.admin1Code)"]?.name,
+                countryName: state.countries[place.countryCode], localizedName: place.preferredName(languages: query.languages))
+            if isNearby { near.append(match) } else { far.append(match) }
         }
-        return PlaceRanking.top(matches, limit: query.limit)
+        guard near.count < query.limit else { return PlaceRanking.top(near, limit: query.limit) }
+        return PlaceRanking.top(near + far, limit: query.limit)
     }
 
     /// Where places that are not settlement-like are still found: the point's neighbourhood

@@ -140,12 +140,19 @@ struct PlaceIndexContract {
         #expect(try await search(index, "kallio", near: nil).map(\.place.id) == [1, 2])
     }
 
-    @Test("near a point, the radius bounds results", arguments: PlaceIndexImplementation.available)
+    @Test("near a point, places within the radius rank first; places beyond it complete the list",
+          arguments: PlaceIndexImplementation.available)
     func radius(_ implementation: PlaceIndexImplementation) async throws {
         let index = try implementation.make(
             [Self.place(1, "Near", 60.211, 25.141), Self.place(2, "Nearby", 60.5, 25.14, population: 1_000_000)], in: directory)
-        #expect(try await search(index, "near", radius: 10).map(\.place.id) == [1])
-        #expect(Set(try await search(index, "near", radius: 100).map(\.place.id)) == [1, 2])
+        let small = try await search(index, "near", radius: 10)
+        #expect(small.map(\.place.id) == [1, 2])
+        #expect(small.map(\.isNearby) == [true, false])
+        #expect(abs(small[1].score - PlaceRanking.score(population: 1_000_000, distanceKilometres: nil)) < 1e-9)
+        #expect(try await search(index, "near", limit: 1, radius: 10).map(\.place.id) == [1])
+        let wide = try await search(index, "near", radius: 100)
+        #expect(wide.map(\.place.id) == [1, 2], "an exact name first, then by score")
+        #expect(wide.allSatisfy { $0.isNearby })
     }
 
     @Test("features that are not settlements are found next to the point only, never worldwide",

@@ -112,6 +112,11 @@ struct CommandLineTests {
         #expect(replaced.output.contains("the stored places are unchanged"), "\(replaced.output)")
         let search = try Self.frostbox(["search", "espoo"], in: directory)
         #expect(search.output.contains("Espoo"), "\(search.output)")
+        // A negative latitude after --near is the point, not an option; Espoo, 15,000 km from
+        // Sydney, completes the empty nearby list, with its distance.
+        let farAway = try Self.frostbox(["search", "espoo", "--near", "-33.87,151.2"], in: directory)
+        #expect(farAway.status == 0, "\(farAway.output)")
+        #expect(farAway.output.contains("Espoo") && farAway.output.contains(" km"), "\(farAway.output)")
     }
 
     @Test("notify --once exits 1 when every box failed, and the run is stored as failed")

@@ -148,6 +148,24 @@ struct PlaceRoutesTests {
         }
     }
 
+    @Test("beyond the radius: Reykjavík, 2,420 km from Vuosaari, completes the list with its distance; 'name, country' reads the country")
+    func farAndRegion() async throws {
+        let harness = try Self.harness()
+        try await harness.test { client in
+            let far = try await client.send(.get, "/v1/places?q=reykjav&lat=60.21&lon=25.14&radius_km=1000")
+            #expect(far.status == .ok)
+            let reykjavik = try #require(Self.results(far).first)
+            #expect(reykjavik["id"] as? Int == 3413829)
+            #expect((2_300...2_500).contains(reykjavik["distance_km"] as? Double ?? 0))
+            // Two Viken: in Skåne (4,489 people) and in Västerbotten (3,753); both Swedish,
+            // so 'sweden' keeps both, in population order, and 'finland' falls back to the name.
+            for q in ["viken,%20sweden", "sweden+viken", "viken%20finland"] {
+                let response = try await client.send(.get, "/v1/places?q=\(q)")
+                #expect(Self.results(response).compactMap { $0["id"] as? Int } == [2663036, 601972], "\(q)")
+            }
+        }
+    }
+
     @Test("no match is an empty list, not an error")
     func noMatch() async throws {
         let harness = try Self.harness()

@@ -265,21 +265,26 @@ struct GRDBPlaceIndexTests {
         #expect(try await search("kallio").map(\.place.id) == [1, 2])
     }
 
-    @Test("worldwide search ranks by population")
+    @Test("worldwide search ranks by population, own names before alternate names")
     func worldwide() async throws {
         try load(try Self.extract())
         let results = try await search("s", near: nil, limit: 5)
         #expect(results.count == 5)
-        let populations = results.map(\.place.population)
-        #expect(populations == populations.sorted(by: >))
+        #expect(results.map(\.nameKind) == results.map(\.nameKind).sorted())
+        for kind in [PlaceNameKind.own, .alternate] {
+            let populations = results.filter { $0.nameKind == kind }.map(\.place.population)
+            #expect(populations == populations.sorted(by: >))
+        }
         #expect(results.first?.place.name == "Stockholm")
         #expect(results.allSatisfy { $0.distanceKilometres == nil })
     }
 
-    @Test("the radius bounds results; a small radius finds only the neighbourhood")
+    @Test("the radius bounds what counts as nearby; places beyond it complete the list after the nearby ones")
     func radius() async throws {
         try load([Self.place(1, "Near", 60.211, 25.141), Self.place(2, "Nearby", 60.5, 25.14, population: 1_000_000)])
-        #expect(try await search("near", radius: 10).map(\.place.id) == [1])
+        let small = try await search("near", radius: 10)
+        #expect(small.map(\.place.id) == [1, 2])
+        #expect(small.map(\.isNearby) == [true, false])
         #expect(Set(try await search("near", radius: 100).map(\.place.id)) == [1, 2])
     }
 
@@ -315,7 +320,8 @@ struct GRDBPlaceIndexTests {
             Self.place(3, "Polar Town", 85, 0, population: 10),
         ])
         let north = try await search("polar", near: Coordinate(uncheckedLatitude: 89.99, longitude: -60))
-        #expect(north.map(\.place.id) == [1])
+        #expect(north.map(\.place.id) == [1, 3])
+        #expect(north.map(\.isNearby) == [true, false], "Polar Town, 555 km away, only completes the list")
         let farther = try await search("polar", near: Coordinate(uncheckedLatitude: 89.99, longitude: 0), radius: 1000)
         #expect(Set(farther.map(\.place.id)) == [1, 3])
         let south = try await search("south", near: Coordinate(uncheckedLatitude: -89.99, longitude: 179.99))
@@ -338,6 +344,8 @@ struct GRDBPlaceIndexTests {
         #expect(try await search("k", limit: 50).count == 50)
         let small = GRDBPlaceIndex(database: database, maximumNameRows: 5)
         let capped = try await small.search(try PlaceQuery(text: "k", near: Self.vuosaari, limit: 50))
-        #expect(capped.count <= 5)
+        // Five rows nearby, then five for the worldwide completion.
+        #expect(capped.count <= 10)
+        #expect(capped.filter(\.isNearby).count <= 5)
     }
 }

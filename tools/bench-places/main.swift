@@ -5,7 +5,9 @@
 //
 // Each query is a random prefix (1–5 characters, uniform) of a name form of a random
 // place, searched near a random populated place (limit 10, radius 200 km). Prints
-// p50/p90/p99/max overall and per prefix length, then the same for worldwide queries.
+// p50/p90/p99/max overall and per prefix length, then apart: queries answered by nearby
+// places alone (the local path) and queries completed from everywhere (fewer than 10
+// nearby), then worldwide queries.
 // `--urls` also writes the queries as /v1/places URLs, one per line, for wrk.
 
 import FrostboxCore
@@ -87,10 +89,11 @@ func report(_ label: String, _ samples: [Double]) {
         sorted.last ?? .nan, mean))
 }
 
-func measure(_ queries: [PlaceQuery]) async throws -> (latencies: [Double], results: Int) {
+func measure(_ queries: [PlaceQuery]) async throws -> (latencies: [Double], results: Int, completed: [Bool]) {
     var latencies: [Double] = []
     latencies.reserveCapacity(queries.count)
     var results = 0
+    var completed: [Bool] = []
     let clock = ContinuousClock()
     for query in queries {
         let start = clock.now
@@ -98,8 +101,10 @@ func measure(_ queries: [PlaceQuery]) async throws -> (latencies: [Double], resu
         let elapsed = clock.now - start
         latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
         results += matches.count
+        // Fewer than `limit` nearby: the search went on worldwide.
+        completed.append(query.near != nil && matches.filter(\.isNearby).count < query.limit)
     }
-    return (latencies, results)
+    return (latencies, results, completed)
 }
 
 let places = try database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM place") ?? 0 }
@@ -110,14 +115,16 @@ let world = try makeQueries(max(queryCount / 10, 100), near: false, seed: seed &
 // Warm-up: one pass over a separate sample, so the page cache holds the upper index levels.
 _ = try await measure(try makeQueries(min(queryCount, 2_000), near: true, seed: seed &+ 2))
 
-let (nearLatencies, nearResults) = try await measure(near)
+let (nearLatencies, nearResults, nearCompleted) = try await measure(near)
 report("near point, all prefixes", nearLatencies)
+report("near, nearby only (local)", zip(nearLatencies, nearCompleted).filter { !$0.1 }.map(\.0))
+report("near, completed worldwide", zip(nearLatencies, nearCompleted).filter { $0.1 }.map(\.0))
 for length in 1...5 {
     let samples = zip(near, nearLatencies).filter { $0.0.text.count == length }.map(\.1)
     report("near point, \(length) char", samples)
 }
 print(String(format: "mean results per near query: %.2f", Double(nearResults) / Double(near.count)))
-let (worldLatencies, worldResults) = try await measure(world)
+let (worldLatencies, worldResults, _) = try await measure(world)
 report("worldwide, all prefixes", worldLatencies)
 print(String(format: "mean results per worldwide query: %.2f", Double(worldResults) / Double(world.count)))
 

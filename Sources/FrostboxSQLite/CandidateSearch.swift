@@ -1,0 +1,219 @@
+import FrostboxCore
+import GRDB
+
+/// A place found by the index scans, with what ranking needs.
+struct Candidate {
+    let id: Int64
+    var isExact: Bool
+    /// Settled by `CandidateSearch.settleNameKinds` once every row was read.
+    var nameKind: PlaceNameKind = .own
+    let isNearby: Bool
+    let population: Int64
+    let distance: Double?
+    let score: Double
+
+    var rankingKey: PlaceRanking.Key {
+        PlaceRanking.Key(
+            isNearby: isNearby, isExact: isExact, nameKind: nameKind, score: score, population: population,
+            distanceKilometres: distance, id: id)
+    }
+
+    static func ranksBefore(_ a: Candidate, _ b: Candidate) -> Bool {
+        PlaceRanking.ranksBefore(a.rankingKey, b.rankingKey)
+    }
+}
+
+/// One reading's walk over the name levels.
+struct CandidateSearch {
+    let db: Database
+    let query: PlaceQuery
+    let reading: PlaceSearchPlan.Reading
+    let lower: String
+    let upper: String
+    /// Name rows still allowed to be read.
+    var budget: Int
+    /// The budget a walk starts with.
+    let rowBudget: Int
+    var candidates: [Int64: Candidate] = [:]
+    let summary: RawStatement
+
+    /// Most candidates whose name kind is read (see `settleNameKinds`).
+    static let maximumKindLookups = 64
+
+    init(db: Database, query: PlaceQuery, reading: PlaceSearchPlan.Reading, budget: Int) throws {
+        self.db = db
+        self.query = query
+        self.reading = reading
+        self.lower = reading.folded
+        self.upper = NameFolding.upperBound(ofPrefix: reading.folded)
+        self.budget = budget
+        self.rowBudget = budget
+        self.summary = try RawStatement(
+            db, sql: "SELECT latitude, longitude, population, country_code, admin1_code FROM place WHERE id = ?")
+    }
+
+    var enough: Bool { candidates.count >= query.limit || budget <= 0 }
+
+    mutating func near(_ point: Coordinate) throws {
+        var searched = Set<GeoBox>()
+        let neighbourhood = GeoBox.neighbourhood(of: point)
+        searched.formUnion(neighbourhood)
+        try scanKeys(neighbourhood.map(\.key), level: .box, exact: false, point: point, beyondRadius: false)
+        for ring in 1...2 where !enough {
+            let boxes = point.box.ring(ring).filter { searched.insert($0).inserted }
+            try scanKeys(boxes.map(\.key), level: .box, exact: false, point: point, beyondRadius: false)
+        }
+        let cells = CellCover.cells(around: point, radiusKilometres: query.radiusKilometres).map(\.key)
+        // Nearest cells first, a band per statement (one seek per cell either way; fewer
+        // statements cost less than finer stopping).
+        var scanned = 0
+        while scanned < cells.count && !enough {
+            let band = Array(cells[scanned..<min(scanned + Self.keysPerStatement, cells.count)])
+            scanned += band.count
+            try scanKeys(band, level: .cell, exact: false, point: point, beyondRadius: false)
+        }
+        // Cells the prefix scan did not reach still answer exact matches: typing a whole
+        // name finds it anywhere within the radius.
+        if scanned < cells.count {
+            try scanKeys(Array(cells[scanned...]), level: .cell, exact: true, point: point, beyondRadius: false)
+        }
+    }
+
+    /// The population tiers, largest first: exact matches in every tier, then prefix matches
+    /// tier by tier until enough. From a point, this completes the nearby places with places
+    /// anywhere (their distance reported, not weighed).
+    mutating func worldwide(from point: Coordinate?) throws {
+        try scanKeys((0...19).map { Int64($0) }, level: .tier, exact: true, point: point, beyondRadius: true)
+        for tier in 0...19 where !enough {
+            try scanKeys([Int64(tier)], level: .tier, exact: false, point: point, beyondRadius: true)
+        }
+    }
+
+    enum Level: String {
+        case box, cell, tier
+    }
+
+    /// Keys per statement. Statements have a fixed number of placeholders (short lists are
+    /// padded with a repeated key, which `IN` ignores) so that the statement cache holds a
+    /// handful of statements instead of one per distinct key list.
+    static let keysPerStatement = 8
+
+    /// Exact rows read per statement: three times `limit` past the places already found, since
+    /// a smaller place's own name may outrank a larger place's alternate name; within a
+    /// region, up to the row budget, since the region keeps only some of them. (Every exact
+    /// row up to the budget cost 2.5x at the median on the synthetic world, whose short Han
+    /// names are shared by hundreds of places.)
+    var exactRowLimit: Int {
+        let wanted = 3 * query.limit + candidates.count
+        return reading.regions.isEmpty ? wanted : max(rowBudget, wanted)
+    }
+
+    /// Scans `keys` of a level for the prefix (or, `exact`, the whole query). `beyondRadius`:
+    /// places farther than the radius from `point` are kept (as not nearby) instead of
+    /// skipped.
+    mutating func scanKeys(_ keys: [Int64], level: Level, exact: Bool, point: Coordinate?, beyondRadius: Bool) throws {
+        var start = 0
+        let column = level.rawValue
+        let placeholders = Array(repeating: "?", count: Self.keysPerStatement).joined(separator: ",")
+        let sql = exact
+            ? "SELECT place_id, folded FROM place_name_\(column) WHERE \(column) IN (\(placeholders)) AND folded = ? LIMIT ?"
+            : "SELECT place_id, folded FROM place_name_\(column) WHERE \(column) IN (\(placeholders)) AND folded >= ? AND folded < ? LIMIT ?"
+        while start < keys.count && (exact || budget > 0) {
+            let chunk = keys[start..<min(start + Self.keysPerStatement, keys.count)]
+            start += chunk.count
+            let statement = try RawStatement(db, sql: sql)
+            for index in 0..<Self.keysPerStatement {
+                statement.bind(Int32(index + 1), index < chunk.count ? chunk[chunk.startIndex + index] : chunk[chunk.startIndex])
+            }
+            let next = Int32(Self.keysPerStatement + 1)
+            statement.bind(next, lower)
+            if exact {
+                statement.bind(next + 1, Int64(exactRowLimit))
+            } else {
+                statement.bind(next + 1, upper)
+                statement.bind(next + 2, Int64(budget))
+            }
+            try scan(statement, point: point, countsAgainstBudget: !exact, beyondRadius: beyondRadius)
+        }
+    }
+
+    /// Reads the `(place_id, folded)` rows of a name query and adds the places they name.
+    mutating func scan(_ rows: RawStatement, point: Coordinate?, countsAgainstBudget: Bool, beyondRadius: Bool) throws {
+        let queryLength = lower.utf8.count
+        while try rows.next() {
+            if countsAgainstBudget { budget -= 1 }
+            let id = rows.int64(0)
+            // Every row starts with the query; the same length means equal.
+            let exact = rows.byteCount(1) == queryLength
+            if var existing = candidates[id] {
+                if exact && !existing.isExact {
+                    existing.isExact = true
+                    candidates[id] = existing
+                }
+                continue
+            }
+            summary.bind(1, id)
+            defer { summary.reset() }
+            guard try summary.next() else { continue }
+            guard reading.admits(countryCode: summary.text(3), admin1Code: summary.text(4)) else { continue }
+            let population = summary.int64(2)
+            var distance: Double?
+            var isNearby = true
+            if let point {
+                let coordinate = Coordinate(uncheckedLatitude: summary.double(0), longitude: summary.double(1))
+                let km = point.distanceKilometres(to: coordinate)
+                isNearby = km <= query.radiusKilometres
+                guard isNearby || beyondRadius else { continue }
+                distance = km
+            }
+            candidates[id] = Candidate(
+                id: id, isExact: exact, isNearby: isNearby, population: population, distance: distance,
+                score: PlaceRanking.score(population: population, distanceKilometres: distance, isNearby: isNearby))
+        }
+    }
+
+    /// Each candidate's name kind (`PlaceRanking.nameKind`), read lazily: every candidate
+    /// starts as own (the best kind); those in the top `limit` are read (name and ASCII name,
+    /// then, if neither matches in the candidate's class, its alternate names) and ranked
+    /// again, until the top holds only settled kinds. Reading can only lower a kind, so the
+    /// top is then exact. At most `maximumKindLookups` places are read; any others in the
+    /// top count as alternates.
+    mutating func settleNameKinds() throws {
+        var unsettled = Set(candidates.keys)
+        var lookups = 0
+        while !unsettled.isEmpty && lookups < Self.maximumKindLookups {
+            let top = candidates.values.sorted(by: Candidate.ranksBefore).prefix(query.limit)
+            let pending = top.filter { unsettled.contains($0.id) }
+            guard !pending.isEmpty else { return }
+            for candidate in pending.prefix(Self.maximumKindLookups - lookups) {
+                lookups += 1
+                unsettled.remove(candidate.id)
+                let kind = try nameKind(of: candidate)
+                candidates[candidate.id]?.nameKind = kind
+            }
+        }
+        for id in unsettled { candidates[id]?.nameKind = .alternate }
+    }
+
+    /// A candidate's name kind: own when its name or ASCII name matches in its class;
+    /// otherwise from its alternate names. Without entries in the alternate names table a
+    /// name is neither historic nor in a language: an index probe instead of reading the place.
+    func nameKind(of candidate: Candidate) throws -> PlaceNameKind {
+        let names = try db.cachedStatement(sql: "SELECT name, ascii_name FROM place WHERE id = ?")
+        guard let row = try Row.fetchOne(names, arguments: [candidate.id]) else { return .alternate }
+        let own = [row[0] as String, row[1] as String].contains { name in
+            let folded = NameFolding.fold(name)
+            return candidate.isExact ? folded == lower : NameFolding.hasPrefix(folded, lower)
+        }
+        if own { return .own }
+        guard try hasAlternateNames(candidate.id), let place = try GRDBPlaceIndex.place(db, id: candidate.id) else {
+            return .alternate
+        }
+        return PlaceRanking.nameKind(of: place, foldedQuery: lower, exact: candidate.isExact, languages: query.languages)
+    }
+
+    func hasAlternateNames(_ placeID: Int64) throws -> Bool {
+        let statement = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM alternate_name WHERE place_id = ?)")
+        return try Bool.fetchOne(statement, arguments: [placeID]) ?? false
+    }
+}

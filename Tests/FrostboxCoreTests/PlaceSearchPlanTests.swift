@@ -1,0 +1,112 @@
+import FrostboxCore
+import Testing
+
+@Suite("Place search: readings, regions, name kinds")
+struct PlaceSearchPlanTests {
+    static let catalog = RegionCatalog(
+        admin1: [
+            Admin1Division(code: "US.NY", name: "New York", asciiName: "New York", geonameID: 5_128_638),
+            Admin1Division(code: "US.IN", name: "Indiana", asciiName: "Indiana", geonameID: 4_921_868),
+            Admin1Division(code: "SE.27", name: "Skåne", asciiName: "Skane", geonameID: 3_337_385),
+            Admin1Division(code: "FI.01", name: "Uusimaa", asciiName: "Uusimaa", geonameID: 830_709),
+        ],
+        countries: [CountryInfo(code: "IN", name: "India"), CountryInfo(code: "GB", name: "United Kingdom")],
+        alternates: [
+            AlternateName(id: 1, placeID: 3_337_385, language: "en", name: "Scania"),
+            AlternateName(id: 2, placeID: 3_337_385, language: "la", name: "Scandia", isHistoric: true),
+            AlternateName(id: 3, placeID: 999, language: "en", name: "Elsewhere"),
+        ])
+
+    @Test("region names: division names folded, alphabetic codes only, countries by name and code, UK for GB, current alternates of the division")
+    func catalogNames() {
+        let catalog = Self.catalog
+        #expect(catalog.regions(named: "ny") == [PlaceRegion(countryCode: "US", admin1Code: "NY")])
+        #expect(catalog.regions(named: "new york") == [PlaceRegion(countryCode: "US", admin1Code: "NY")])
+        #expect(catalog.regions(named: "skane") == [PlaceRegion(countryCode: "SE", admin1Code: "27")])
+        #expect(catalog.regions(named: "scania") == [PlaceRegion(countryCode: "SE", admin1Code: "27")])
+        #expect(catalog.regions(named: "scandia").isEmpty, "historic names of a division are not its names")
+        #expect(catalog.regions(named: "elsewhere").isEmpty, "alternates of other places are not region names")
+        #expect(catalog.regions(named: "01").isEmpty, "numeric division codes are not typed as regions")
+        #expect(catalog.regions(named: "in") == [PlaceRegion(countryCode: "US", admin1Code: "IN"), PlaceRegion(countryCode: "IN")])
+        #expect(catalog.regions(named: "uk") == [PlaceRegion(countryCode: "GB")])
+        #expect(catalog.regions(named: "united kingdom") == [PlaceRegion(countryCode: "GB")])
+        #expect(RegionCatalog.empty.isEmpty)
+    }
+
+    @Test("readings: the last or first 1–3 words as a known region, the rest as the name")
+    func readings() {
+        let words = { (text: String) in NameFolding.fold(text).split(separator: " ") }
+        let newYork: Set = [PlaceRegion(countryCode: "US", admin1Code: "NY")]
+        #expect(PlaceSearchPlan.regionReadings(words("Rochester, NY"), catalog: Self.catalog)
+            == [PlaceSearchPlan.Reading(folded: "rochester", regions: newYork)])
+        #expect(PlaceSearchPlan.regionReadings(words("new york rochester"), catalog: Self.catalog)
+            == [PlaceSearchPlan.Reading(folded: "rochester", regions: newYork)])
+        #expect(PlaceSearchPlan.regionReadings(words("east rochester new york"), catalog: Self.catalog)
+            == [PlaceSearchPlan.Reading(folded: "east rochester", regions: newYork)])
+        #expect(PlaceSearchPlan.regionReadings(words("rochester"), catalog: Self.catalog).isEmpty)
+        #expect(PlaceSearchPlan.regionReadings(words("ny"), catalog: Self.catalog).isEmpty, "a region alone is a name")
+        #expect(PlaceSearchPlan.regionReadings(words("rochester xy"), catalog: Self.catalog).isEmpty)
+        #expect(PlaceSearchPlan.regionReadings(words("rochester ny"), catalog: .empty).isEmpty)
+    }
+
+    @Test("a trailing hyphen keeps one trailing space in a query; names never keep one")
+    func trailingHyphen() throws {
+        #expect(try PlaceQuery(text: "carmel-").folded == "carmel ")
+        #expect(try PlaceQuery(text: "Carmel – ").folded == "carmel ")
+        #expect(try PlaceQuery(text: "carmel").folded == "carmel")
+        #expect(try PlaceQuery(text: "carmel,").folded == "carmel")
+        #expect(NameFolding.fold("Carmel-") == "carmel")
+        #expect(throws: ValidationError.self) { try PlaceQuery(text: "-") }
+    }
+
+    static func place(alternates: [AlternateName], column: String = "") -> Place {
+        Place(
+            id: 3_143_244, name: "Oslo", asciiName: "Oslo", alternateNames: column,
+            coordinate: Coordinate(uncheckedLatitude: 59.91, longitude: 10.75), alternates: alternates)
+    }
+
+    @Test("name kinds: own name or ASCII name, a current name in the query's language, other alternates, historic only")
+    func nameKinds() {
+        let oslo = Self.place(
+            alternates: [
+                AlternateName(id: 1, placeID: 3_143_244, language: "no", name: "Kristiania", isHistoric: true),
+                AlternateName(id: 2, placeID: 3_143_244, language: "la", name: "Osloa"),
+                AlternateName(id: 3, placeID: 3_143_244, language: "iata", name: "OSL"),
+            ],
+            column: "Kristiania,Christiania,Osloa,OSL")
+        let kind = { (query: String, exact: Bool, languages: [String]) in
+            PlaceRanking.nameKind(of: oslo, foldedQuery: query, exact: exact, languages: languages)
+        }
+        #expect(kind("oslo", true, []) == .own)
+        #expect(kind("osl", false, []) == .own)
+        #expect(kind("osloa", true, []) == .alternate)
+        #expect(kind("osloa", true, ["la"]) == .own)
+        #expect(kind("osloa", true, ["la-VA"]) == .own, "the same primary language")
+        #expect(kind("kristiania", true, []) == .historic)
+        #expect(kind("kristiania", true, ["no"]) == .historic, "a historic name is never the place's own")
+        #expect(kind("christiania", true, []) == .alternate, "the dump's column alone carries no historic flag")
+        #expect(kind("kris", false, []) == .historic)
+    }
+
+    @Test("ranking: nearby before the completion, then exact, then historic last, then score less the alternate-name cost")
+    func rankingOrder() {
+        let place = Place(id: 1, name: "A", coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0), population: 10)
+        func match(exact: Bool, kind: PlaceNameKind, nearby: Bool, score: Double, id: Int64) -> PlaceMatch {
+            var copy = place
+            copy.id = id
+            return PlaceMatch(
+                place: copy, matchedName: "A", isExact: exact, nameKind: kind, distanceKilometres: 1, isNearby: nearby, score: score)
+        }
+        let matches = [
+            match(exact: true, kind: .own, nearby: false, score: 9, id: 1),
+            match(exact: false, kind: .own, nearby: true, score: 1, id: 2),
+            match(exact: true, kind: .historic, nearby: true, score: 9, id: 3),
+            match(exact: true, kind: .alternate, nearby: true, score: 2.4, id: 4),
+            match(exact: true, kind: .own, nearby: true, score: 1, id: 5),
+            match(exact: true, kind: .own, nearby: true, score: 3, id: 6),
+            match(exact: true, kind: .alternate, nearby: true, score: 2.6, id: 7),
+        ]
+        // 7 and 4 are alternate names: 2.6 − 1.5 = 1.1 passes 5's own 1; 2.4 − 1.5 = 0.9 does not.
+        #expect(PlaceRanking.top(matches, limit: 10).map(\.place.id) == [6, 7, 5, 4, 3, 2, 1])
+    }
+}
