@@ -77,7 +77,7 @@ public final class PostgresDatabase: Sendable {
 
     /// Whether every known migration has been applied (for readiness checks).
     public func isMigrated() async throws -> Bool {
-        let applied = try await withConnection { try await PostgresMigrations.applied($0, logger: self.logger) }
+        let applied = try await withConnection(deadline: statementDeadline) { try await PostgresMigrations.applied($0, logger: self.logger) }
         return PostgresMigrations.all.allSatisfy { applied.contains($0.name) }
     }
 
