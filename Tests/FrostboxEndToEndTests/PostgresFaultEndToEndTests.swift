@@ -45,18 +45,22 @@ struct PostgresFaultEndToEndTests {
         let port = server.port
         let load = WriteLoad(port: port)
         async let written: Void = load.run(clients: 4)
-        async let readiness = Self.pollReady(port: port, while: load)
+        async let polled: Void = Self.pollReady(port: port, into: load)
         try await Task.sleep(for: .seconds(1.5))
         let linesBefore = server.log.split(separator: "\n").count
         let faultStart = ContinuousClock.now - load.origin
         try Self.begin(fault, cluster)
+        // At least `spell`, and on a loaded machine until a write and `/ready` have met the fault.
         try await Task.sleep(for: Self.spell)
+        let felt = ContinuousClock.now
+        while ContinuousClock.now - felt < .seconds(60), !load.felt(since: faultStart) { try await Task.sleep(for: .milliseconds(200)) }
         try Self.end(fault, cluster)
         let faultEnd = ContinuousClock.now - load.origin
         try await Task.sleep(for: .seconds(8))
         load.stop()
         await written
-        let ready = await readiness
+        await polled
+        let ready = load.ready
         let answers = load.answers
 
         let during = answers.filter { $0.started >= faultStart && $0.started < faultEnd }
@@ -67,7 +71,7 @@ struct PostgresFaultEndToEndTests {
         #expect(slowest < .seconds(12), "no write waited for the request timeout (15 s): slowest \(slowest)")
         let tail = answers.filter { $0.started >= faultEnd + .seconds(6) }
         #expect(!tail.isEmpty && tail.allSatisfy { [200, 201].contains($0.status) }, "healed by itself: \(tail.filter { $0.status >= 300 }.count) failures late")
-        #expect(ready.contains { $0.at >= faultStart && $0.at < faultEnd + .seconds(1) && $0.status == 503 }, "/ready said 503 during the fault")
+        #expect(ready.contains { $0.at >= faultStart && $0.at <= faultEnd + .seconds(1) && $0.status == 503 }, "/ready said 503 during the fault")
         #expect(ready.last?.status == 200, "/ready 200 again")
         let linesAfter = server.log.split(separator: "\n").count
         #expect(linesAfter - linesBefore <= 30, "a few log lines, not one per failure: \(linesAfter - linesBefore) (\(during.count) writes in the spell)")
@@ -127,16 +131,13 @@ struct PostgresFaultEndToEndTests {
         }
     }
 
-    /// `/ready` every 100 ms while the load runs: when (since the load began) and what it said.
-    static func pollReady(port: Int, while load: WriteLoad) async -> [(at: Duration, status: Int)] {
-        var seen: [(at: Duration, status: Int)] = []
-        let clock = ContinuousClock()
+    /// `/ready` every 100 ms while the load runs, each answer kept in `load`.
+    static func pollReady(port: Int, into load: WriteLoad) async {
         while load.isRunning {
             let status = (try? await WriteLoad.send(.GET, port: port, path: "/ready"))?.status ?? 0
-            seen.append((clock.now - load.origin, status))
+            load.recordReady(status)
             try? await Task.sleep(for: .milliseconds(100))
         }
-        return seen
     }
 }
 
@@ -153,12 +154,26 @@ final class WriteLoad: Sendable {
 
     let port: Int
     let origin = ContinuousClock.now
-    private let state = Mutex((running: true, answers: [Answer]()))
+    private let state = Mutex((running: true, answers: [Answer](), ready: [(at: Duration, status: Int)]()))
 
     init(port: Int) { self.port = port }
 
     var isRunning: Bool { state.withLock { $0.running } }
     var answers: [Answer] { state.withLock { $0.answers } }
+    /// `/ready`'s answers: when (since the load began) and what it said.
+    var ready: [(at: Duration, status: Int)] { state.withLock { $0.ready } }
+
+    func recordReady(_ status: Int) {
+        let at = ContinuousClock.now - origin
+        state.withLock { $0.ready.append((at, status)) }
+    }
+
+    /// Whether a write was answered 503 and `/ready` said 503 since `start`.
+    func felt(since start: Duration) -> Bool {
+        state.withLock { state in
+            state.answers.contains { $0.started >= start && $0.status == 503 } && state.ready.contains { $0.at >= start && $0.status == 503 }
+        }
+    }
     func stop() { state.withLock { $0.running = false } }
 
     func run(clients: Int) async {
