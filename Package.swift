@@ -81,6 +81,10 @@ let package = Package(
                 "FrostboxCore",
                 "FrostboxStorageFormats",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Its pool's error type: the circuit breaker's "no connection for a while" is an outage.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -362,7 +366,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FrostboxPostgresTests",
-            dependencies: ["FrostboxPostgres", "FrostboxCore", "TestPostgres", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "FrostboxPostgres", "FrostboxCore", "TestPostgres", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         // One suite per port, parameterized by implementation (see ContractSuites.swift).
         .testTarget(

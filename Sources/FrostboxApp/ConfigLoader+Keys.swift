@@ -76,6 +76,7 @@ enum ConfigKeys {
         }
         config.postgres = try readPostgres(&r, logger: logger)
         if let connections = try r.int("database.max_connections", in: 1...1_000) { config.postgresMaximumConnections = connections }
+        if let wait = try r.duration("database.connection_wait", in: .milliseconds(10) ... .seconds(60)) { config.postgresConnectionWait = wait }
         if let level = try r.choice("log.level", logLevels) { config.logLevel = Logger.Level(rawValue: level) ?? .info }
 
         // places

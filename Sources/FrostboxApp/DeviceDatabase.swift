@@ -17,7 +17,9 @@ public enum DeviceDatabase: Sendable {
         if let settings = config.postgres {
             logger.info("devices and notifier state on PostgreSQL", metadata: ["url": "\(settings.redacted)"])
             return .postgres(
-                try await PostgresDatabase(settings: settings, maximumConnections: config.postgresMaximumConnections, logger: logger))
+                try await PostgresDatabase(
+                    settings: settings, maximumConnections: config.postgresMaximumConnections,
+                    connectionWait: config.postgresConnectionWait, logger: logger))
         }
         return .sqlite(try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger))
     }
@@ -105,6 +107,14 @@ public enum DeviceDatabase: Sendable {
         switch self {
         case .sqlite(let database): try await database.isMigrated()
         case .postgres(let database): try await database.isMigrated()
+        }
+    }
+
+    /// Readiness (`/ready`): migrated, and on PostgreSQL taking writes (see `PostgresDatabase.isReady`).
+    public func isReady() async -> Bool {
+        switch self {
+        case .sqlite(let database): (try? await database.isMigrated()) ?? false
+        case .postgres(let database): await database.isReady()
         }
     }
 }

@@ -92,7 +92,7 @@ public enum FrostboxApplication {
         let database = components.database
         return FrostboxAPI(groups: publicRoutes(
             subscriptions: components.subscriptions, places: components.places, clock: components.clock,
-            ready: { (try? await database.isMigrated()) ?? false }
+            ready: { await database.isReady() }
         ) + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
             stats: adminStats(
                 database: database, places: components.placesDatabase, runs: { try await components.notifier.store.recentRuns(limit: 10) },

@@ -22,6 +22,9 @@ public struct FrostboxSettings: Sendable {
     public var postgres: PostgresConnectionSettings?
     /// Most connections this instance opens to PostgreSQL (`database.max_connections`).
     public var postgresMaximumConnections = 20
+    /// Longest wait for a free PostgreSQL connection before a request is answered 503
+    /// `storage_unavailable` (`database.connection_wait`).
+    public var postgresConnectionWait: Duration = .seconds(1)
     /// The places file (`places.path`); nil: `NAME-places.sqlite` beside the database.
     public var placesPathSetting: String?
     /// Where places are stored.

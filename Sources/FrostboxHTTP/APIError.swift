@@ -42,6 +42,14 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
         APIError(.notFound, code: "not_found", message)
     }
 
+    /// The database cannot take the request now: 503 `storage_unavailable`, retry after a
+    /// second when only a connection was missing, after five when the database itself is in trouble.
+    public init(_ error: StorageUnavailableError) {
+        var headers = HTTPFields()
+        headers[.retryAfter] = error.reason == .noConnection ? "1" : "5"
+        self.init(.serviceUnavailable, code: "storage_unavailable", "the database cannot take this request now (\(error.reason.rawValue)); retry later", headers: headers)
+    }
+
     /// A validation failure from the core.
     public init(_ error: ValidationError) {
         self.init(.badRequest, code: error.code.rawValue, error.message)

@@ -1,3 +1,4 @@
+import FrostboxCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -20,6 +21,9 @@ public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch let error as any HTTPResponseError {
             throw translate(error.status, request: request)
+        } catch let error as StorageUnavailableError {
+            // Not logged here: the database adapter logs each change of the database's state once.
+            throw APIError(error)
         } catch {
             // The route pattern, not the raw path: paths carry device tokens, which never go to logs whole.
             context.logger.error(

@@ -72,6 +72,9 @@ public struct NotifierService: Service {
                 _ = try await notifier.joinRunInProgress()
             } catch is CancellationError {
                 throw CancellationError()
+            } catch let error as StorageUnavailableError {
+                // The database adapter logs its unavailability once, not at every look.
+                logger.debug("could not look for a shared notify run to join", metadata: ["error": "\(error)"])
             } catch {
                 logger.warning("could not look for a shared notify run to join", metadata: ["error": "\(error)"])
             }

@@ -58,11 +58,9 @@ extension NotifyRun {
             try await purgeUnsubscribedForecasts(logger: logger)
         }
         heartbeat.cancel()
-        do {
-            let closed = try await FinalWrite.run { try await queue.finishPart(part, at: clock()) }
-            if closed { logger.info("closed the shared notify run: no worker is left on it") }
-        } catch {
-            logger.error("could not store this worker's part of the run", metadata: ["error": "\(error)"])
+        // Stored even when the run is being cancelled by a graceful shutdown.
+        if await storeEnd("this worker's part of the run", logger: logger, { try await queue.finishPart(part, at: clock()) }) == true {
+            logger.info("closed the shared notify run: no worker is left on it")
         }
         report(part, logger: logger)
         return part

@@ -50,11 +50,8 @@ struct NotifyRun: Sendable {
             }
         }
         if !dryRun {
-            do {
-                try await FinalWrite.run { [store] in try await store.finishRun(summary) }
-            } catch {
-                logger.error("could not store the run summary", metadata: ["error": "\(error)"])
-            }
+            let store = self.store
+            _ = await storeEnd("the run summary", logger: logger) { try await store.finishRun(summary) }
         }
         report(summary, logger: logger)
         return summary

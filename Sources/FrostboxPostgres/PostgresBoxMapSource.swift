@@ -11,14 +11,14 @@ public struct PostgresBoxMapSource: BoxMapSource {
     }
 
     public func subscribedBoxes() async throws -> [SubscribedBox] {
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             SELECT s.box, s.subscribers, c.fetched_at, f.failing_since, f.failure
             FROM (SELECT box, count(DISTINCT token) AS subscribers FROM subscription GROUP BY box) AS s
             LEFT JOIN forecast_cache AS c ON c.box = s.box
             LEFT JOIN box_fetch AS f ON f.box = s.box
             ORDER BY s.box
-            """, logger: database.logger)
+            """)
         var boxes: [SubscribedBox] = []
         for try await (key, subscribers, fetchedAt, failingSince, failure) in rows.decode((Int64, Int64, Int64?, Int64?, String?).self) {
             // A key outside the box grid would be a damaged row: it is left off the map.
@@ -32,13 +32,13 @@ public struct PostgresBoxMapSource: BoxMapSource {
     public func placeNames(in boxes: [GeoBox], limit: Int) async throws -> [GeoBox: [String]] {
         let keys = Array(Set(boxes.map(\.key))).sorted()
         guard !keys.isEmpty, limit > 0 else { return [:] }
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             SELECT box, name FROM (
                 SELECT box, name, row_number() OVER (PARTITION BY box ORDER BY name COLLATE "C") AS n
                 FROM (SELECT DISTINCT box, name FROM subscription WHERE box = ANY(\(keys))) AS d) AS ranked
             WHERE n <= \(Int64(limit)) ORDER BY box, name COLLATE "C"
-            """, logger: database.logger)
+            """)
         var names: [GeoBox: [String]] = [:]
         for try await (key, name) in rows.decode((Int64, String).self) {
             guard let box = GeoBox(key: key) else { continue }

@@ -7,11 +7,11 @@ extension PostgresDatabase {
     public func statistics() async throws -> (
         devices: Int, subscriptions: Int, boxes: Int, forecastsCached: Int, outboxPendingByClass: [String: Int]
     ) {
-        let counts = try await client.query(
+        let counts = try await query(
             """
             SELECT (SELECT count(*) FROM device), (SELECT count(*) FROM subscription),
                    (SELECT count(DISTINCT box) FROM subscription), (SELECT count(*) FROM forecast_cache)
-            """, logger: logger)
+            """)
         var devices = 0, subscriptions = 0, boxes = 0, cached = 0
         for try await (d, s, b, c) in counts.decode((Int64, Int64, Int64, Int64).self) {
             (devices, subscriptions, boxes, cached) = (Int(d), Int(s), Int(b), Int(c))
@@ -21,13 +21,12 @@ extension PostgresDatabase {
 
     /// Alerts waiting in the outbox (the report's queue length).
     public func outboxPending() async throws -> Int {
-        try await client.query("SELECT count(*) FROM outbox WHERE status = 'pending'", logger: logger).single(Int64.self).map(Int.init) ?? 0
+        try await query("SELECT count(*) FROM outbox WHERE status = 'pending'").single(Int64.self).map(Int.init) ?? 0
     }
 
     func outboxPendingByClass() async throws -> [String: Int] {
-        let rows = try await client.query(
-            "SELECT COALESCE(failure_class, 'not-sent-yet'), count(*) FROM outbox WHERE status = 'pending' GROUP BY 1",
-            logger: logger)
+        let rows = try await query(
+            "SELECT COALESCE(failure_class, 'not-sent-yet'), count(*) FROM outbox WHERE status = 'pending' GROUP BY 1")
         var result: [String: Int] = [:]
         for try await (failure, count) in rows.decode((String, Int64).self) { result[failure] = Int(count) }
         return result

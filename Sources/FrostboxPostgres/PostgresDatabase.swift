@@ -9,24 +9,41 @@ import PostgresNIO
 /// Every write is one transaction committed before its method returns; PostgreSQL's defaults
 /// (`synchronous_commit = on`, `fsync = on`) make that commit durable.
 public final class PostgresDatabase: Sendable {
-    /// The pool; adapters run their queries through it.
-    public let client: PostgresClient
+    /// The pool; adapters run their statements through `query`, `withConnection` and `transaction`.
+    let client: PostgresClient
     public let settings: PostgresConnectionSettings
+    /// Longest wait for a pooled connection before a statement gives up with
+    /// `StorageUnavailableError` (`.noConnection`): an outage answers fast, not at the request timeout.
+    public let connectionWait: Duration
+    /// Longest a single statement (`query`) may take on its connection before the connection is
+    /// closed and the statement fails as unavailable: a server gone without closing its
+    /// sockets would otherwise hold it until the request's own deadline.
+    public let statementDeadline: Duration
     let logger: Logger
+    let health: StorageHealthMonitor
     private let runner: Task<Void, Never>
 
     /// Connects (the pool runs until `close()`), checks the server answers, and migrates.
-    public init(settings: PostgresConnectionSettings, maximumConnections: Int = 20, logger: Logger = Logger(label: "frostbox.postgres")) async throws {
+    public init(
+        settings: PostgresConnectionSettings, maximumConnections: Int = 20, connectionWait: Duration = .seconds(1),
+        statementDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "frostbox.postgres")
+    ) async throws {
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
             database: settings.database, tls: try Self.tls(settings))
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(10)
-        // Quiet pool: the client logs each connection at debug level under its own label.
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // Quiet pool: it logs each failed attempt to connect at info level, several a second
+        // through an outage; the database's state changes are logged once each (`health`).
+        var background = logger
+        if logger.logLevel > .debug { background.logLevel = max(logger.logLevel, .warning) }
+        let client = PostgresClient(configuration: configuration, backgroundLogger: background)
         self.client = client
         self.settings = settings
+        self.connectionWait = connectionWait
+        self.statementDeadline = statementDeadline
         self.logger = logger
+        self.health = StorageHealthMonitor(name: "PostgreSQL", logger: logger)
         self.runner = Task { await client.run() }
         do {
             // One direct connection first: a wrong address, user or database fails at once with
@@ -50,21 +67,9 @@ public final class PostgresDatabase: Sendable {
         await runner.value
     }
 
-    /// Runs `body` in one transaction: committed before this returns, rolled back when it throws.
-    /// The body's own error is rethrown as it was (a `StoreLimitError` stays one).
-    public func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> sending T) async throws -> T {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            if let closureError = error.closureError as? PSQLError { throw PostgresStoreError.wrapping(closureError, doing: "run a transaction") }
-            if let closureError = error.closureError { throw closureError }
-            throw PostgresStoreError.wrapping(error.beginError ?? error.commitError ?? error, doing: "run a transaction")
-        }
-    }
-
     /// Whether the pool's connections to the server are encrypted (TLS), as the server sees them.
     public func connectionIsEncrypted() async throws -> Bool {
-        try await client.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", logger: logger).single(Bool.self) ?? false
+        try await query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").single(Bool.self) ?? false
     }
 
     /// The names of every migration this version knows, in order.
@@ -72,7 +77,7 @@ public final class PostgresDatabase: Sendable {
 
     /// Whether every known migration has been applied (for readiness checks).
     public func isMigrated() async throws -> Bool {
-        let applied = try await PostgresMigrations.applied(client, logger: logger)
+        let applied = try await withConnection(deadline: statementDeadline) { try await PostgresMigrations.applied($0, logger: self.logger) }
         return PostgresMigrations.all.allSatisfy { applied.contains($0.name) }
     }
 

@@ -17,11 +17,11 @@ public struct PostgresForecastCache: ForecastCache {
     public func forecasts(for boxes: [GeoBox], fetchedSince: Int64) async throws -> [GeoBox: BoxForecast] {
         let keys = Array(Set(boxes.map(\.key)))
         guard !keys.isEmpty else { return [:] }
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             SELECT box, fetched_at, timezone, utc_offset_seconds, grid_latitude, grid_longitude, elevation, hour_count, hours
             FROM forecast_cache WHERE box = ANY(\(keys)) AND fetched_at >= \(fetchedSince)
-            """, logger: database.logger)
+            """)
         var result: [GeoBox: BoxForecast] = [:]
         for try await (key, fetchedAt, timezone, offset, gridLatitude, gridLongitude, elevation, hourCount, hours) in rows.decode(
             (Int64, Int64, String, Int32, Double, Double, Double?, Int32, ByteBuffer).self)
@@ -70,26 +70,25 @@ public struct PostgresForecastCache: ForecastCache {
 
     @discardableResult
     public func purge(fetchedBefore: Int64) async throws -> Int {
-        try await database.client.query(
-            "DELETE FROM forecast_cache WHERE fetched_at < \(fetchedBefore) RETURNING box", logger: database.logger
-        ).collectCount()
+        try await database.query(
+            "DELETE FROM forecast_cache WHERE fetched_at < \(fetchedBefore) RETURNING box", writes: true).collectCount()
     }
 
     @discardableResult
     public func purgeUnsubscribed(limit: Int) async throws -> Int {
-        try await database.client.query(
+        try await database.query(
             """
             DELETE FROM forecast_cache WHERE box IN (
                 SELECT f.box FROM forecast_cache f
                 WHERE NOT EXISTS (SELECT 1 FROM subscription s WHERE s.box = f.box)
                 LIMIT \(Int64(max(0, limit))))
             RETURNING box
-            """, logger: database.logger
+            """, writes: true
         ).collectCount()
     }
 
     /// How many boxes are cached (for status output).
     public func count() async throws -> Int {
-        try await database.client.query("SELECT count(*) FROM forecast_cache", logger: database.logger).single(Int.self) ?? 0
+        try await database.query("SELECT count(*) FROM forecast_cache").single(Int.self) ?? 0
     }
 }

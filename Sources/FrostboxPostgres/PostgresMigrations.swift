@@ -138,11 +138,11 @@ enum PostgresMigrations {
         }
     }
 
-    static func applied(_ client: PostgresClient, logger: Logger) async throws -> Set<String> {
+    static func applied(_ connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
         var applied: Set<String> = []
-        let exists = try await client.query("SELECT to_regclass('schema_migration') IS NOT NULL", logger: logger)
+        let exists = try await connection.query("SELECT to_regclass('schema_migration') IS NOT NULL", logger: logger)
         for try await table in exists.decode(Bool.self) where !table { return [] }
-        for try await name in try await client.query("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
+        for try await name in try await connection.query("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
             applied.insert(name)
         }
         return applied

@@ -16,7 +16,7 @@ extension PostgresNotifierStore: NotifyWorkQueue {
         let worker = worker, lease = leaseSeconds, logger = logger
         // Idle instances ask every few seconds: with no live run there is nothing to join, and
         // seeing that needs neither the lock nor a write.
-        if !startNew, try await database.client.withConnection({ try await Self.liveRun(on: $0, since: now - lease, logger: logger) }) == nil {
+        if !startNew, try await database.withConnection({ try await Self.liveRun(on: $0, since: now - lease, logger: logger) }) == nil {
             return nil
         }
         return try await database.transaction { connection -> NotifyRunJoin? in
@@ -82,7 +82,7 @@ extension PostgresNotifierStore: NotifyWorkQueue {
 
     public func claimBoxes(runID: Int64, limit: Int, at now: Int64) async throws -> [GeoBox] {
         guard limit > 0 else { return [] }
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             WITH c AS MATERIALIZED (
                 SELECT position FROM run_box
@@ -91,7 +91,7 @@ extension PostgresNotifierStore: NotifyWorkQueue {
             UPDATE run_box AS b SET worker = \(worker), lease_until = \(now + leaseSeconds)
             FROM c WHERE b.run_id = \(runID) AND b.position = c.position
             RETURNING b.position, b.box
-            """, logger: logger)
+            """, writes: true)
         var claimed: [(Int32, Int64)] = []
         for try await row in rows.decode((Int32, Int64).self) { claimed.append(row) }
         return claimed.sorted { $0.0 < $1.0 }.compactMap { GeoBox(key: $0.1) }
@@ -154,7 +154,7 @@ extension PostgresNotifierStore: NotifyWorkQueue {
     }
 
     public func remainingWork(runID: Int64, at now: Int64) async throws -> NotifyRunRemainder {
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             SELECT (SELECT count(*) FROM run_box WHERE run_id = \(runID) AND done_at IS NULL),
                    (SELECT count(*) FROM outbox AS o
@@ -162,7 +162,7 @@ extension PostgresNotifierStore: NotifyWorkQueue {
                         SELECT 1 FROM run_worker AS w
                         WHERE w.run_id = \(runID) AND w.worker = o.claimed_by AND w.finished_at IS NULL
                           AND w.heartbeat_at > \(now - leaseSeconds)))
-            """, logger: logger)
+            """)
         for try await (boxes, entries) in rows.decode((Int64, Int64).self) {
             return NotifyRunRemainder(boxes: Int(boxes), claimedEntries: Int(entries))
         }
@@ -212,11 +212,11 @@ extension PostgresNotifierStore: NotifyWorkQueue {
 
     public func workers(ofRuns runIDs: [Int64]) async throws -> [Int64: [NotifyRunWorker]] {
         guard !runIDs.isEmpty else { return [:] }
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             SELECT run_id, worker, joined_at, finished_at, heartbeat_at, boxes, alerts_planned, alerts_delivered, alerts_carried_over
             FROM run_worker WHERE run_id = ANY(\(runIDs)) ORDER BY run_id, joined_at, worker
-            """, logger: logger)
+            """)
         var result: [Int64: [NotifyRunWorker]] = [:]
         for try await (runID, worker, joined, finished, heartbeat, boxes, planned, delivered, carried) in rows.decode(
             (Int64, String, Int64, Int64?, Int64, Int32, Int32, Int32, Int32).self)

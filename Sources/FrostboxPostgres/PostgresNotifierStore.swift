@@ -33,7 +33,7 @@ public struct PostgresNotifierStore: NotifierStore {
     var logger: Logger { database.logger }
 
     public func boxesToNotify() async throws -> [GeoBox] {
-        let rows = try await database.client.query("SELECT box FROM box_notify_order ORDER BY position", logger: logger)
+        let rows = try await database.query("SELECT box FROM box_notify_order ORDER BY position")
         var boxes: [GeoBox] = []
         for try await key in rows.decode(Int64.self) {
             if let box = GeoBox(key: key) { boxes.append(box) }
@@ -43,14 +43,14 @@ public struct PostgresNotifierStore: NotifierStore {
 
     public func places(in boxes: [GeoBox]) async throws -> [GeoBox: [SubscribedPlace]] {
         guard !boxes.isEmpty else { return [:] }
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
                    s.all_clear, d.topic, d.environment
             FROM subscription AS s JOIN device AS d ON d.token = s.token
             WHERE s.box = ANY(\(boxes.map(\.key)))
             ORDER BY s.box, s.token COLLATE "C", s.id
-            """, logger: logger)
+            """)
         var result: [GeoBox: [SubscribedPlace]] = [:]
         for try await (key, id, token, name, unit, rule, frostRisk, freeze, hardFreeze, allClear, topic, environment) in rows.decode(
             (Int64, Int64, String, String, String, String?, Double?, Double?, Double?, Bool, String?, String?).self)
@@ -68,11 +68,11 @@ public struct PostgresNotifierStore: NotifierStore {
 
     public func alertedEvents(in boxes: [GeoBox], now: Int64) async throws -> [GeoBox: [AlertedEvent]] {
         guard !boxes.isEmpty else { return [:] }
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             SELECT d.token, o.box, o.night, o.level, o.kind FROM outbox AS o JOIN device AS d ON d.id = o.device_id
             WHERE o.box = ANY(\(boxes.map(\.key))) AND o.expires_at > \(now)
-            """, logger: logger)
+            """)
         var result: [GeoBox: [AlertedEvent]] = [:]
         for try await (token, key, night, level, kind) in rows.decode((String, Int64, Int32, Int16, String).self) {
             guard let box = GeoBox(key: key), let night = LocalDate(compactNumber: Int(night)),
@@ -129,13 +129,13 @@ public struct PostgresNotifierStore: NotifierStore {
     }
 
     public func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry] {
-        try await database.client.withConnection { connection in
+        try await database.withConnection { connection in
             try await PostgresOutboxWriter.pending(on: connection, after: after, through: through ?? Int64.max, limit: limit, logger: logger)
         }
     }
 
     public func lastOutboxID() async throws -> Int64 {
-        try await database.client.query("SELECT COALESCE(max(id), 0) FROM outbox", logger: logger).single(Int64.self) ?? 0
+        try await database.query("SELECT COALESCE(max(id), 0) FROM outbox").single(Int64.self) ?? 0
     }
 
     public func record(_ outcomes: [(id: Int64, outcome: OutboxOutcome)]) async throws {
@@ -153,7 +153,7 @@ public struct PostgresNotifierStore: NotifierStore {
             batches[batches.count - 1].append(outcome)
         }
         let logger = logger
-        try await database.transaction { connection in
+        try await database.transaction { [batches] connection in
             for batch in batches where !batch.isEmpty {
                 var ids: [Int64] = [], statuses: [String] = [], times: [Int64] = [], apnsIDs: [String] = []
                 var classes: [String] = [], reasons: [String] = []
@@ -191,9 +191,8 @@ public struct PostgresNotifierStore: NotifierStore {
 
     public func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool {
         // Subscriptions and outbox rows go with the device: ON DELETE CASCADE.
-        try await database.client.query(
-            "DELETE FROM device WHERE token = \(token.hex) AND registered_at <= \(cutoff) RETURNING id", logger: logger
-        ).collectCount() > 0
+        try await database.query(
+            "DELETE FROM device WHERE token = \(token.hex) AND registered_at <= \(cutoff) RETURNING id", writes: true).collectCount() > 0
     }
 
     public func startRun(at now: Int64) async throws -> Int64 {
@@ -208,14 +207,14 @@ public struct PostgresNotifierStore: NotifierStore {
     }
 
     public func finishRun(_ summary: NotifyRunSummary) async throws {
-        _ = try await database.client.query(PostgresNotifyRuns.update(summary), logger: logger)
+        try await database.query(PostgresNotifyRuns.update(summary), writes: true)
     }
 
     public func recentRuns(limit: Int) async throws -> [NotifyRunSummary] {
         var binds = PostgresBindings()
         binds.append(Int64(limit))
-        let rows = try await database.client.query(
-            PostgresQuery(unsafeSQL: PostgresNotifyRuns.select + " ORDER BY id DESC LIMIT $1", binds: binds), logger: logger)
+        let rows = try await database.query(
+            PostgresQuery(unsafeSQL: PostgresNotifyRuns.select + " ORDER BY id DESC LIMIT $1", binds: binds))
         var runs: [NotifyRunSummary] = []
         for try await row in rows { runs.append(try PostgresNotifyRuns.summary(row)) }
         return runs

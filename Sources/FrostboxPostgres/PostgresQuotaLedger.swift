@@ -44,13 +44,12 @@ public struct PostgresQuotaLedger: QuotaLedger {
     }
 
     public func settle(_ reservation: QuotaReservation, weight: Double) async throws {
-        try await database.client.query(
-            "UPDATE quota_charge SET weight = \(max(0, weight)), settled = true WHERE id = \(reservation.id)",
-            logger: database.logger)
+        try await database.query(
+            "UPDATE quota_charge SET weight = \(max(0, weight)), settled = true WHERE id = \(reservation.id)", writes: true)
     }
 
     public func usage(at now: Int64) async throws -> QuotaUsage {
-        let charges = try await database.client.withConnection { connection in
+        let charges = try await database.withConnection { connection in
             try await Self.recentCharges(connection, at: now, logger: database.logger)
         }
         return budgets.usage(of: charges, at: now)
@@ -58,16 +57,16 @@ public struct PostgresQuotaLedger: QuotaLedger {
 
     public func hold(_ hold: QuotaHold, at now: Int64) async throws {
         // A later pause never shortens one already in force.
-        try await database.client.query(
+        try await database.query(
             """
             INSERT INTO quota_hold (id, until, reason, set_at) VALUES (1, \(hold.until), \(hold.reason), \(now))
             ON CONFLICT (id) DO UPDATE SET until = excluded.until, reason = excluded.reason, set_at = excluded.set_at
             WHERE quota_hold.until < excluded.until
-            """, logger: database.logger)
+            """, writes: true)
     }
 
     public func activeHold(at now: Int64) async throws -> QuotaHold? {
-        let hold = try await database.client.withConnection { connection in
+        let hold = try await database.withConnection { connection in
             try await Self.hold(connection, logger: database.logger)
         }
         return hold.flatMap { $0.until > now ? $0 : nil }

@@ -1,6 +1,21 @@
 import PostgresNIO
 
-extension PostgresRowSequence {
+/// A statement's rows, read to the end while its connection was leased (so that no row stream
+/// outlives the lease: see `PostgresDatabase.query`). An `AsyncSequence` of `PostgresRow`, so
+/// postgres-nio's `decode` works on it as on the driver's own row sequence.
+struct PostgresRows: AsyncSequence, Sendable {
+    typealias Element = PostgresRow
+    let rows: [PostgresRow]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: IndexingIterator<[PostgresRow]>
+        mutating func next() async throws -> PostgresRow? { base.next() }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: rows.makeIterator()) }
+}
+
+extension AsyncSequence where Element == PostgresRow {
     /// How many rows the query returned (read to the end).
     func collectCount() async throws -> Int {
         var count = 0

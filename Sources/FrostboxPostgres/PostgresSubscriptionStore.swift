@@ -17,7 +17,7 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     @discardableResult
     public func register(_ registration: DeviceRegistration, at now: Int64) async throws -> Bool {
         // Facts the client did not send keep their stored value; `xmax = 0` only on a new row.
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             INSERT INTO device (token, topic, environment, locale, created_at, registered_at)
             VALUES (\(registration.token.hex), \(registration.topic), \(registration.environment?.rawValue), \(registration.locale), \(now), \(now))
@@ -26,15 +26,14 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
                 environment = COALESCE(excluded.environment, device.environment),
                 locale = COALESCE(excluded.locale, device.locale)
             RETURNING (xmax = 0)
-            """, logger: database.logger)
+            """, writes: true)
         for try await inserted in rows.decode(Bool.self) { return inserted }
         throw PostgresStoreError("the device upsert returned no row")
     }
 
     public func device(_ token: DeviceToken) async throws -> Device? {
-        let rows = try await database.client.query(
-            "SELECT topic, environment, locale, created_at, registered_at FROM device WHERE token = \(token.hex)",
-            logger: database.logger)
+        let rows = try await database.query(
+            "SELECT topic, environment, locale, created_at, registered_at FROM device WHERE token = \(token.hex)")
         for try await (topic, environment, locale, createdAt, registeredAt) in rows.decode((String?, String?, String?, Int64, Int64).self) {
             return Device(
                 token: token, topic: topic, environment: environment.flatMap(APNsEnvironment.init(rawValue:)), locale: locale,
@@ -47,13 +46,13 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
         // One round trip: the function `frostbox_subscribe` (`PostgresMigrations`) registers, locks the device's row,
         // matches, counts and inserts in one statement's transaction.
         let s = new.settings
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             SELECT * FROM frostbox_subscribe(
                 \(token.hex), \(new.coordinate.latitude), \(new.coordinate.longitude), \(new.coordinate.box.key), \(new.name.value),
                 \(new.unit.rawValue), \(now), \(s.rule), \(s.frostRiskC), \(s.freezeC), \(s.hardFreezeC), \(s.allClear),
                 \(Int32(clamping: maximumSubscriptionsPerDevice)))
-            """, logger: database.logger)
+            """, writes: true)
         for try await row in rows {
             let columns = row.makeRandomAccess()
             return SubscriptionChange(subscription: try Self.subscription(columns, from: 1, token: token), created: try columns[0].decode(Bool.self))
@@ -63,13 +62,13 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
 
     @discardableResult
     public func unsubscribe(_ token: DeviceToken, at coordinate: Coordinate, named name: PlaceName) async throws -> Int {
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             """
             DELETE FROM subscription
             WHERE token = \(token.hex) AND name = \(name.value)
               AND abs(latitude - \(coordinate.latitude)) <= 1e-6 AND abs(longitude - \(coordinate.longitude)) <= 1e-6
             RETURNING id
-            """, logger: database.logger)
+            """, writes: true)
         var count = 0
         for try await _ in rows.decode(Int64.self) { count += 1 }
         return count
@@ -77,15 +76,15 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
 
     @discardableResult
     public func unsubscribe(_ token: DeviceToken, id: Int64) async throws -> Bool {
-        let rows = try await database.client.query(
-            "DELETE FROM subscription WHERE id = \(id) AND token = \(token.hex) RETURNING id", logger: database.logger)
+        let rows = try await database.query(
+            "DELETE FROM subscription WHERE id = \(id) AND token = \(token.hex) RETURNING id", writes: true)
         for try await _ in rows.decode(Int64.self) { return true }
         return false
     }
 
     public func subscriptions(of token: DeviceToken) async throws -> [Subscription] {
-        let rows = try await database.client.query(
-            "SELECT \(unescaped: Self.columns) FROM subscription WHERE token = \(token.hex) ORDER BY id", logger: database.logger)
+        let rows = try await database.query(
+            "SELECT \(unescaped: Self.columns) FROM subscription WHERE token = \(token.hex) ORDER BY id")
         var result: [Subscription] = []
         for try await row in rows { result.append(try Self.subscription(row.makeRandomAccess(), from: 0, token: token)) }
         return result
@@ -94,8 +93,8 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     @discardableResult
     public func deleteDevice(_ token: DeviceToken) async throws -> Bool {
         // Subscriptions and outbox rows go with it: ON DELETE CASCADE.
-        let rows = try await database.client.query(
-            "DELETE FROM device WHERE token = \(token.hex) RETURNING id", logger: database.logger)
+        let rows = try await database.query(
+            "DELETE FROM device WHERE token = \(token.hex) RETURNING id", writes: true)
         for try await _ in rows.decode(Int64.self) { return true }
         return false
     }

@@ -1,0 +1,84 @@
+/// Whether the database takes writes, from the outcomes of the statements that ran and of
+/// readiness probes: the state behind `/ready` and behind the one log line per change.
+/// A pure state machine: the caller passes the time (milliseconds on any monotonic clock).
+///
+/// A failure makes the state `unavailable`. A read that works clears only a condition that
+/// stops reads too (down, no connection): under a read-only server reads keep working and
+/// must not announce it writable. A write that works, or a probe that finds the server
+/// writable, clears any condition — but a disk-full failure holds for `diskFullHold`, since
+/// only a write can tell that the disk has room again.
+public struct StorageHealth: Sendable, Equatable {
+    /// What was learnt about the database.
+    public enum Outcome: Sendable, Equatable {
+        /// A statement worked; `wrote`: it changed data.
+        case succeeded(wrote: Bool)
+        /// A probe found the server up and accepting writes (not in recovery, not read-only).
+        case writable
+        case failed(StorageUnavailableError)
+    }
+
+    /// A line to log: the state changed (or is still unavailable, once a `reminderInterval`).
+    public struct Report: Sendable, Equatable {
+        /// The new state: nil when the database is available again.
+        public var unavailable: StorageUnavailableError?
+        /// Failures counted since the previous report.
+        public var failures: Int
+        /// Whether this repeats an unchanged state (a reminder) rather than announcing a change.
+        public var isReminder: Bool
+
+        public init(unavailable: StorageUnavailableError?, failures: Int, isReminder: Bool) {
+            self.unavailable = unavailable
+            self.failures = failures
+            self.isReminder = isReminder
+        }
+    }
+
+    /// The condition writes meet now; nil while the database is available.
+    public private(set) var unavailable: StorageUnavailableError?
+    private var since: Int64 = 0
+    private var lastReport: Int64 = .min
+    private var failures = 0
+    /// How long a disk-full failure holds against probes.
+    public var diskFullHold: Int64 = 10_000
+    /// Least time between two reminders of an unchanged failure.
+    public var reminderInterval: Int64 = 60_000
+
+    public init() {}
+
+    public var isAvailable: Bool { unavailable == nil }
+
+    /// Records `outcome` at `now`; the line to log, if any.
+    public mutating func record(_ outcome: Outcome, at now: Int64) -> Report? {
+        switch outcome {
+        case .failed(let error):
+            failures += 1
+            if let current = unavailable, current.reason == error.reason, current.code == error.code {
+                guard now - lastReport >= reminderInterval else { return nil }
+                return report(error, at: now, reminder: true)
+            }
+            unavailable = error
+            since = now
+            return report(error, at: now, reminder: false)
+        case .succeeded(let wrote):
+            guard let current = unavailable, wrote || !current.reason.refusesWritesOnly else { return nil }
+            return recover(at: now)
+        case .writable:
+            guard let current = unavailable else { return nil }
+            if current.reason == .diskFull, now - since < diskFullHold { return nil }
+            return recover(at: now)
+        }
+    }
+
+    private mutating func recover(at now: Int64) -> Report {
+        unavailable = nil
+        return report(nil, at: now, reminder: false)
+    }
+
+    private mutating func report(_ error: StorageUnavailableError?, at now: Int64, reminder: Bool) -> Report {
+        defer {
+            failures = 0
+            lastReport = now
+        }
+        return Report(unavailable: error, failures: failures, isReminder: reminder)
+    }
+}

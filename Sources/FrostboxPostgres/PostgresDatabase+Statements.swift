@@ -1,0 +1,144 @@
+import FrostboxCore
+import PostgresNIO
+import Synchronization
+
+/// How the adapters run statements: each on a connection leased for no longer than the
+/// statement (its rows read while leased), the wait for the lease bounded by `connectionWait`,
+/// the outcome recorded in `health`, and database trouble thrown as `StorageUnavailableError`.
+///
+/// Why not `PostgresClient.query`: in postgres-nio 1.33.2 it hands its lease back when the row
+/// stream finishes, and a stream whose error arrived before the stream was handed to the
+/// caller (a statement failing right after its row description, e.g. an `INSERT … RETURNING`
+/// refused by a read-only server, when the reply outruns the caller's thread) never finishes
+/// that way: the lease is lost and the connection stays idle in PostgreSQL, never used again.
+/// A leased connection's own `query` does not hold the lease, and `withConnection` returns it
+/// on every path.
+extension PostgresDatabase {
+    /// Runs one statement (its own transaction when outside one) and reads its rows, within
+    /// `statementDeadline`. `writes`: it changes data (a success then proves the database
+    /// writable again).
+    @discardableResult
+    func query(_ query: PostgresQuery, writes: Bool = false) async throws -> PostgresRows {
+        try await withConnection(writes: writes, deadline: statementDeadline) { connection in
+            var rows: [PostgresRow] = []
+            for try await row in try await connection.query(query, logger: self.logger) { rows.append(row) }
+            return PostgresRows(rows: rows)
+        }
+    }
+
+    /// Runs `body` in one transaction: committed before this returns, rolled back when it throws.
+    /// The body's own error is rethrown as it was (a `StoreLimitError` stays one). A connection
+    /// whose transaction could not be ended cleanly is closed, never handed back mid-transaction.
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await withConnection(writes: true) { connection in
+            do {
+                return try await connection.withTransaction(logger: self.logger) { connection in try await body(connection) }
+            } catch let error as PostgresTransactionError {
+                if error.closureError == nil || error.rollbackError != nil { try? await connection.close() }
+                if let closureError = error.closureError as? PSQLError { throw Self.failure(closureError, doing: "run a transaction") }
+                if let closureError = error.closureError { throw closureError }
+                throw Self.failure(error.beginError ?? error.commitError ?? error, doing: "run a transaction")
+            }
+        }
+    }
+
+    /// Runs `body` on a pooled connection, waiting at most `connectionWait` for one.
+    /// `deadline`: the longest the body may hold the connection (see `leased`); nil: no limit.
+    func withConnection<T: Sendable>(
+        writes: Bool = false, deadline: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        do {
+            let value = try await leased(deadline: deadline, body)
+            health.record(.succeeded(wrote: writes))
+            return value
+        } catch {
+            guard let unavailable = PostgresUnavailability.classify(error) else { throw error }
+            // A pool busy with other work says nothing about the server; the probe of `/ready` finds out.
+            if unavailable.reason != .noConnection { health.record(.failed(unavailable)) }
+            throw unavailable
+        }
+    }
+
+    /// `body` on a leased connection: the wait for the lease bounded by `connectionWait`, and
+    /// with a `deadline`, the statement's time on it too — past it the connection is closed,
+    /// which fails the statement (a server that died without closing its sockets never answers).
+    /// The caller never waits for the pool past these bounds: the lease and the statement run in
+    /// a task of their own, and a lease granted after the caller gave up is handed straight back.
+    private func leased<T: Sendable>(
+        deadline: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let lease = Lease()
+        let race = FirstOutcome<T>()
+        let client = self.client
+        let work = Task {
+            do {
+                let value = try await client.withConnection { connection in
+                    guard lease.hold(connection) else { throw CancellationError() }
+                    defer { lease.release() }
+                    return try await body(connection)
+                }
+                race.settle(.success(value))
+            } catch {
+                race.settle(.failure(error))
+            }
+        }
+        let (wait, logger) = (connectionWait, self.logger)
+        let timer = Task {
+            try? await Task.sleep(for: wait)
+            guard !Task.isCancelled else { return }
+            if lease.abandonIfWaiting() {
+                race.settle(.failure(StorageUnavailableError(.noConnection, message: "no database connection came free within \(wait)")))
+                work.cancel()
+                return
+            }
+            guard let deadline else { return }
+            try? await Task.sleep(for: deadline)
+            guard !Task.isCancelled, let connection = lease.connection else { return }
+            // The caller is answered now, whether or not the closed connection fails the statement.
+            race.settle(.failure(StorageUnavailableError(.down, message: "the server did not answer a statement within \(deadline)")))
+            logger.debug("closing a connection whose statement outlived its deadline", metadata: ["deadline": "\(deadline)"])
+            try? await connection.close()
+        }
+        defer { timer.cancel() }
+        do {
+            return try await race.value()
+        } catch is CancellationError {
+            work.cancel()
+            throw CancellationError()
+        }
+    }
+
+    /// A failure as the adapter reports it: database trouble as `StorageUnavailableError`,
+    /// anything else as a `PostgresStoreError` saying what was being done.
+    static func failure(_ error: any Error, doing what: String) -> any Error {
+        PostgresUnavailability.classify(error) ?? PostgresStoreError.wrapping(error, doing: what)
+    }
+}
+
+/// The connection a statement got, while it runs on it (set by the leasing task, read by the timer).
+private final class Lease: Sendable {
+    private enum State { case waiting, held(PostgresConnection), released, abandoned }
+    private let state = Mutex(State.waiting)
+
+    var connection: PostgresConnection? { state.withLock { if case .held(let connection) = $0 { connection } else { nil } } }
+
+    /// Takes `connection` for the statement; false when the caller gave up waiting already.
+    func hold(_ connection: PostgresConnection) -> Bool {
+        state.withLock { state in
+            guard case .waiting = state else { return false }
+            state = .held(connection)
+            return true
+        }
+    }
+
+    func release() { state.withLock { $0 = .released } }
+
+    /// Gives up a lease not granted yet; false when the statement has its connection.
+    func abandonIfWaiting() -> Bool {
+        state.withLock { state in
+            guard case .waiting = state else { return false }
+            state = .abandoned
+            return true
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import FrostboxCore
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import _ConnectionPoolModule
+
+/// Which PostgreSQL failures mean "the database cannot take this now" (`StorageUnavailableError`,
+/// answered 503 and retried by the client) rather than a fault of the request or of Frostbox.
+enum PostgresUnavailability {
+    /// `error` as a `StorageUnavailableError`, or nil when it is something else.
+    static func classify(_ error: any Error) -> StorageUnavailableError? {
+        if let error = error as? StorageUnavailableError { return error }
+        if let error = error as? PSQLError { return classify(error) }
+        if let error = error as? ConnectionPoolError, error == .connectionCreationCircuitBreakerTripped {
+            return StorageUnavailableError(.down, message: "no connection to the server could be made for a while (the pool's circuit breaker is open)")
+        }
+        if let error = error as? PostgresTransactionError {
+            return (error.closureError ?? error.beginError ?? error.commitError).flatMap(classify)
+        }
+        if error is NIOConnectionError || error is IOError || error is ChannelError {
+            return StorageUnavailableError(.down, message: "cannot reach the server: \(error)")
+        }
+        return nil
+    }
+
+    static func classify(_ error: PSQLError) -> StorageUnavailableError? {
+        switch error.code {
+        case .server:
+            guard let state = error.serverInfo?[.sqlState] else { return nil }
+            let message = error.serverInfo?[.message] ?? "(no message)"
+            guard let reason = reason(sqlState: state) else { return nil }
+            return StorageUnavailableError(reason, code: state, message: message)
+        // clientClosedConnection: the pool closed the connection under the statement (it broke).
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
+            let underlying = error.underlying.map { ": \($0)" } ?? ""
+            return StorageUnavailableError(.down, message: "the connection to the server failed (\(error.code))\(underlying)")
+        case .poolClosed:
+            return StorageUnavailableError(.down, message: "the connection pool is shut down")
+        default:
+            return nil
+        }
+    }
+
+    /// The condition a SQLSTATE names, for the states that say the server cannot take work now.
+    static func reason(sqlState: String) -> StorageUnavailableError.Reason? {
+        switch sqlState {
+        case "25006": .readOnly  // read_only_sql_transaction: a standby, default_transaction_read_only
+        case "53100": .diskFull  // disk_full
+        case "53300": .tooManyConnections  // too_many_connections
+        // admin_shutdown, crash_shutdown, cannot_connect_now (starting up, shutting down, recovery)
+        case "57P01", "57P02", "57P03": .down
+        case "08000", "08003", "08006", "08001", "08004": .down  // connection exceptions
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import FrostboxCore
+@testable import FrostboxPostgres
+import Foundation
+import Synchronization
+import Logging
+import PostgresNIO
+import TestPostgres
+import Testing
+
+/// The adapter through database trouble, on clusters of the suite's own: no error path may
+/// cost the pool a connection, database trouble is a `StorageUnavailableError` that says why,
+/// and the database is usable again as soon as the server is.
+@Suite("PostgreSQL faults", .serialized, .requiresPostgres)
+struct PostgresFaultTests {
+    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// The wedge of issue #32: before the fix, a few of the failed writes each kept their
+    /// pooled connection, and once all were kept every statement waited forever.
+    @Test("a read-only spell under concurrent writes: each write refused as read-only (25006), no pooled connection lost, writes work again once it ends")
+    func readOnlySpellLeaksNoConnection() async throws {
+        let cluster = try TestPostgresCluster.startPrivate()
+        defer { cluster.remove() }
+        // A small pool: every connection a failed write kept would be missed at once.
+        let database = try await Self.open(cluster, prefix: "readonly", connections: 3)
+        defer { Task { await database.close() } }
+        let store = PostgresSubscriptionStore(database: database)
+
+        try cluster.setReadOnly(true)
+        // Busy cores, as on the loaded host where the wedge was seen: the server's reply then
+        // at times outruns the thread that sent the statement, which is when the lease was lost.
+        let burners = CPUBurners(count: 3)
+        defer { burners.stop() }
+        let reasons = try await Self.within(.seconds(180), "writes during the read-only spell") {
+            try await withThrowingTaskGroup(of: [String].self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        var reasons: [String] = []
+                        for attempt in 0..<1_000 {
+                            do {
+                                _ = try await store.register(DeviceRegistration(token: Self.token(worker * 1_000 + attempt)), at: 1)
+                                reasons.append("stored")
+                            } catch let error as StorageUnavailableError {
+                                reasons.append("\(error.reason.rawValue) \(error.code ?? "")")
+                            } catch {
+                                reasons.append("\(error)")
+                            }
+                        }
+                        return reasons
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0 += $1 }
+            }
+        }
+        let tally = Dictionary(grouping: reasons, by: { $0 }).mapValues(\.count)
+        // A write may also wait in vain for a connection busy with others' refused writes.
+        #expect(tally["read-only 25006", default: 0] > 4_000 && Set(tally.keys).isSubset(of: ["read-only 25006", "no connection "]), "\(tally)")
+        #expect(await database.isReady() == false, "/ready says not ready while writes are refused")
+
+        try cluster.setReadOnly(false)
+        // More writers than connections: each connection must be back in the pool.
+        try await Self.within(.seconds(30), "writes after the spell") {
+            try await Self.eventually { try await Self.registerConcurrently(store, from: 90_000, count: 12) }
+        }
+        #expect(try cluster.psql("SELECT count(*) FROM device", database: database.settings.database) == [["12"]])
+        #expect(await database.isReady(), "/ready says ready again")
+    }
+
+    @Test("a transaction that fails at COMMIT leaves its connection usable or closed, never handed back in a broken state")
+    func failedCommitLeavesNoBrokenConnection() async throws {
+        let cluster = try TestPostgresCluster.shared()
+        let database = try await Self.open(cluster, prefix: "commit", connections: 1)
+        defer { Task { await database.close() } }
+        try await database.query(
+            "CREATE TABLE deferred_unique (v INT, CONSTRAINT one UNIQUE (v) DEFERRABLE INITIALLY DEFERRED)", writes: true)
+        for _ in 0..<5 {
+            await #expect(throws: (any Error).self) {
+                try await database.transaction { connection in
+                    _ = try await connection.query("INSERT INTO deferred_unique VALUES (1), (1)", logger: Self.quiet)
+                }
+            }
+        }
+        try await Self.within(.seconds(30), "a write after the failed commits") {
+            try await Self.eventually { try await Self.registerConcurrently(PostgresSubscriptionStore(database: database), from: 0, count: 3) }
+        }
+    }
+
+    @Test("statements abandoned by cancelled requests give their connection back")
+    func cancelledStatementsReturnTheirConnection() async throws {
+        let cluster = try TestPostgresCluster.shared()
+        let database = try await Self.open(cluster, prefix: "cancel", connections: 2)
+        defer { Task { await database.close() } }
+        let sleepers = (0..<6).map { _ in Task { try await database.query("SELECT pg_sleep(0.3)") } }
+        try await Task.sleep(for: .milliseconds(50))
+        for sleeper in sleepers { sleeper.cancel() }
+        for sleeper in sleepers { _ = try? await sleeper.value }
+        try await Self.within(.seconds(30), "writes after the cancellations") {
+            try await Self.eventually { try await Self.registerConcurrently(PostgresSubscriptionStore(database: database), from: 0, count: 6) }
+        }
+    }
+
+    @Test("with the server stopped, a statement fails fast as unavailable, /ready says so, and the database works again once the server is back")
+    func stoppedServer() async throws {
+        let cluster = try TestPostgresCluster.startPrivate()
+        defer { cluster.remove() }
+        let database = try await Self.open(cluster, prefix: "stop", connections: 2)
+        defer { Task { await database.close() } }
+        let store = PostgresSubscriptionStore(database: database)
+        try await Self.registerConcurrently(store, from: 0, count: 4)
+        try cluster.stopServer()
+        let clock = ContinuousClock()
+        for index in 0..<5 {
+            let started = clock.now
+            await #expect(throws: StorageUnavailableError.self) {
+                _ = try await store.register(DeviceRegistration(token: Self.token(100 + index)), at: 1)
+            }
+            #expect(clock.now - started < .seconds(5), "answered within the connection wait, not the request timeout")
+        }
+        #expect(await database.isReady() == false)
+        #expect(database.health.unavailable?.reason == .down, "\(String(describing: database.health.unavailable))")
+        try cluster.startServer()
+        try await Self.within(.seconds(60), "writes after the restart") {
+            try await Self.eventually { try await Self.registerConcurrently(store, from: 200, count: 4) }
+        }
+        #expect(await database.isReady())
+    }
+
+    @Test("SQLSTATEs of a server that cannot take work map to their reasons; others are not storage trouble")
+    func classifiesSQLStates() {
+        #expect(PostgresUnavailability.reason(sqlState: "25006") == .readOnly)
+        #expect(PostgresUnavailability.reason(sqlState: "53100") == .diskFull)
+        #expect(PostgresUnavailability.reason(sqlState: "53300") == .tooManyConnections)
+        for state in ["57P01", "57P02", "57P03", "08006"] { #expect(PostgresUnavailability.reason(sqlState: state) == .down) }
+        for state in ["23505", "40001", "42P01", "22P02"] { #expect(PostgresUnavailability.reason(sqlState: state) == nil) }
+        #expect(PostgresUnavailability.classify(CancellationError()) == nil)
+    }
+
+    // MARK: Helpers
+
+    static func open(_ cluster: TestPostgresCluster, prefix: String, connections: Int) async throws -> FrostboxPostgres.PostgresDatabase {
+        let name = try cluster.createDatabase(prefix: prefix)
+        let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable)
+        return try await FrostboxPostgres.PostgresDatabase(settings: settings, maximumConnections: connections, logger: quiet)
+    }
+
+    static func registerConcurrently(_ store: PostgresSubscriptionStore, from first: Int, count: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in first..<(first + count) {
+                group.addTask { _ = try await store.register(DeviceRegistration(token: Self.token(index)), at: 2) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// `body` tried again every 100 ms while it fails with `StorageUnavailableError` (the pool
+    /// reconnects, or a connection is still busy with abandoned work); other errors end it.
+    static func eventually(_ body: @Sendable () async throws -> Void) async throws {
+        while true {
+            do {
+                return try await body()
+            } catch is StorageUnavailableError {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    static func token(_ index: Int) -> DeviceToken {
+        DeviceToken(trustedHex: String(format: "%032x", index))
+    }
+
+    struct Overdue: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `body`'s result, or `Overdue` when it has not finished after `limit` (it is cancelled).
+    static func within<T: Sendable>(
+        _ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let result = try await group.next() ?? nil else { throw Overdue(description: "\(what) took over \(limit)") }
+            return result
+        }
+    }
+}
+
+/// Threads that keep cores busy until stopped.
+final class CPUBurners: Sendable {
+    private let running = Atomic<Bool>(true)
+
+    init(count: Int) {
+        for _ in 0..<count {
+            Thread.detachNewThread { [self] in
+                var state: UInt64 = 1
+                while running.load(ordering: .relaxed) { state = state &* 6_364_136_223_846_793_005 &+ 1 }
+                _ = state
+            }
+        }
+    }
+
+    func stop() { running.store(false, ordering: .relaxed) }
+}

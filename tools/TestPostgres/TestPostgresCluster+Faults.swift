@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Database trouble on demand, for the fault tests: a cluster of the test's own (the shared one
+/// serves every other suite of the process), made read-only, stopped, started and crashed.
+extension TestPostgresCluster {
+    /// A new cluster for one test, on a free port it keeps across restarts; `remove()` ends it.
+    public static func startPrivate() throws -> TestPostgresCluster {
+        let cluster = try start()
+        // `start` gives the port and addresses on the command line; kept in postgresql.auto.conf
+        // as well, a plain `pg_ctl start` brings the server back where the clients look for it.
+        for (name, value) in [("port", String(cluster.port)), ("listen_addresses", "127.0.0.1"),
+                              ("unix_socket_directories", cluster.directory), ("max_connections", "200")] {
+            _ = try cluster.psql("ALTER SYSTEM SET \(name) = '\(value)'", database: "postgres")
+        }
+        return cluster
+    }
+
+    /// Makes every new transaction read-only (as a standby or a read-only failover target would
+    /// answer writes: SQLSTATE 25006), or writable again; takes effect on open sessions at once.
+    public func setReadOnly(_ readOnly: Bool) throws {
+        _ = try psql("ALTER SYSTEM SET default_transaction_read_only = \(readOnly ? "on" : "off")", database: "postgres")
+        _ = try psql("SELECT pg_reload_conf()", database: "postgres")
+    }
+
+    /// Stops the server (`fast`: sessions are ended with 57P01, as on a restart).
+    public func stopServer() throws {
+        try run(binDirectory + "/pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "-t", "60", "stop"], asPostgres: runAsPostgres)
+    }
+
+    /// Starts the stopped or crashed server again (crash recovery first when it was killed).
+    public func startServer() throws {
+        var lastError: (any Error)?
+        // After a kill -9 the old backends can hold the shared memory a moment longer: a few tries.
+        for _ in 0..<20 {
+            do {
+                try run(binDirectory + "/pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "start"],
+                        asPostgres: runAsPostgres)
+                return
+            } catch {
+                lastError = error
+                usleep(250_000)
+            }
+        }
+        throw lastError ?? StartError(description: "PostgreSQL did not start again")
+    }
+
+    /// `kill -9` of the postmaster: the server dies without a shutdown, its backends follow.
+    public func killPostmaster() throws {
+        let pidFile = (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8)) ?? ""
+        guard let line = pidFile.split(separator: "\n").first, let pid = pid_t(line) else {
+            throw StartError(description: "no postmaster.pid in \(directory)/data")
+        }
+        guard kill(pid, SIGKILL) == 0 else { throw StartError(description: "kill -9 \(pid) failed (errno \(errno))") }
+        while kill(pid, 0) == 0 { usleep(20_000) }
+    }
+
+    /// Stops the server at once and deletes the cluster.
+    public func remove() {
+        stop()
+    }
+}
