@@ -298,7 +298,12 @@ let package = Package(
         // Building blocks of the planning and notifier tests (a forecast, tokens, places), one copy.
         .target(name: "FrostboxFixtures", dependencies: ["FrostboxCore"], path: "Tests/FrostboxFixtures"),
         .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore", "FrostboxFixtures"]),
-        .testTarget(name: "FrostboxSQLiteTests", dependencies: ["FrostboxSQLite", "FrostboxStorageFormats", "FrostboxCore", "FrostboxDoubles", "FrostboxGeoNames", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "FrostboxSQLiteTests",
+            dependencies: [
+                "FrostboxSQLite", "FrostboxStorageFormats", "FrostboxCore", "FrostboxDoubles", "FrostboxGeoNames",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "FrostboxGeoNamesTests",
             dependencies: ["FrostboxGeoNames", "FrostboxCore", "FrostboxDoubles", .product(name: "ZIPFoundation", package: "ZIPFoundation")]

@@ -53,38 +53,38 @@ public final class APNsPushRouter: PushSender {
         var issuers: [String: APNsProviderTokenIssuer] = [:]
         var clients: [String: APNsClient] = [:]
         for app in apps {
-                var identity: APNsClientIdentity?
-                var issuer: APNsProviderTokenIssuer?
-                switch app.credentials {
-                case .token(let key):
-                    let id = key.teamID + "." + key.keyID
-                    issuer = issuers[id] ?? APNsProviderTokenIssuer(key: key, clock: clock)
-                    issuers[id] = issuer
-                case .certificate(let certificate):
-                    identity = certificate
+            var identity: APNsClientIdentity?
+            var issuer: APNsProviderTokenIssuer?
+            switch app.credentials {
+            case .token(let key):
+                let id = key.teamID + "." + key.keyID
+                issuer = issuers[id] ?? APNsProviderTokenIssuer(key: key, clock: clock)
+                issuers[id] = issuer
+            case .certificate(let certificate):
+                identity = certificate
+            }
+            var appTransports: [APNsEnvironment: APNsTransport] = [:]
+            for environment in APNsEnvironment.allCases {
+                let endpoint = app.endpoint(for: environment)
+                let key = TransportKey(endpoint: endpoint, identity: identity?.poolKey ?? "", trust: app.trustedCertificatesPath)
+                if transports[key] == nil {
+                    let loop = loops.next() ?? eventLoopGroup.next()
+                    transports[key] = try APNsTransport(
+                        endpoint: endpoint, identity: identity, trustedCertificatesPath: app.trustedCertificatesPath,
+                        settings: settings, maximumResends: retryPolicy.maximumUnprocessedResends, eventLoop: loop,
+                        random: random, logger: logger)
                 }
-                var appTransports: [APNsEnvironment: APNsTransport] = [:]
-                for environment in APNsEnvironment.allCases {
-                    let endpoint = app.endpoint(for: environment)
-                    let key = TransportKey(endpoint: endpoint, identity: identity?.poolKey ?? "", trust: app.trustedCertificatesPath)
-                    if transports[key] == nil {
-                        let loop = loops.next() ?? eventLoopGroup.next()
-                        transports[key] = try APNsTransport(
-                            endpoint: endpoint, identity: identity, trustedCertificatesPath: app.trustedCertificatesPath,
-                            settings: settings, maximumResends: retryPolicy.maximumUnprocessedResends, eventLoop: loop,
-                            random: random, logger: logger)
-                    }
-                    appTransports[environment] = transports[key]
-                }
-                clients[app.bundleID] = APNsClient(
-                    app: app, transports: appTransports, payloads: payloads, issuer: issuer, retryPolicy: retryPolicy, sleep: sleep,
-                    random: random, logger: logger)
-                logger.info(
-                    "APNs app configured",
-                    metadata: [
-                        "apns.topic": "\(app.bundleID)", "environment": "\(app.environment.rawValue)",
-                        "endpoint": "\(app.endpoint(for: nil))", "credentials": "\(app.credentials)",
-                    ])
+                appTransports[environment] = transports[key]
+            }
+            clients[app.bundleID] = APNsClient(
+                app: app, transports: appTransports, payloads: payloads, issuer: issuer, retryPolicy: retryPolicy, sleep: sleep,
+                random: random, logger: logger)
+            logger.info(
+                "APNs app configured",
+                metadata: [
+                    "apns.topic": "\(app.bundleID)", "environment": "\(app.environment.rawValue)",
+                    "endpoint": "\(app.endpoint(for: nil))", "credentials": "\(app.credentials)",
+                ])
         }
         self.defaultBundleID = defaultBundleID
         self.clients = clients

@@ -47,9 +47,10 @@ public struct APNsSigningKey: Sendable, CustomStringConvertible {
     /// Apple's ids are 10 upper-case letters or digits; we accept any short alphanumeric id so
     /// that test keys can be named freely, but refuse what could break a header.
     private static func isIdentifier(_ value: String) -> Bool {
-        !value.isEmpty && value.count <= 64 && value.utf8.allSatisfy { byte in
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }
+        !value.isEmpty && value.count <= 64
+            && value.utf8.allSatisfy { byte in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
     }
 }

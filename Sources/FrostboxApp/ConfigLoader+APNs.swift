@@ -1,6 +1,6 @@
+import Foundation
 import FrostboxAPNs
 import FrostboxCore
-import Foundation
 import Logging
 
 extension ConfigKeys {
@@ -69,7 +69,9 @@ extension ConfigKeys {
         guard let bundleID = try r.string("\(base).bundle_id"), !bundleID.isEmpty else {
             throw r.fail("\(base).bundle_id", "is required for app \(name)")
         }
-        guard bundleID.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0)) }) else {
+        guard
+            bundleID.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0)) })
+        else {
             throw r.fail("\(base).bundle_id", "must be a bundle id (letters, digits, '.', '-', '_')")
         }
         var app = PushAppSettings(bundleID: bundleID)

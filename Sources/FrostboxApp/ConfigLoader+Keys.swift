@@ -1,8 +1,8 @@
+import Foundation
 import FrostboxCore
 import FrostboxHTTP
 import FrostboxPlaceImport
 import FrostboxPostgres
-import Foundation
 import Logging
 
 /// Every configuration key and how it maps onto `FrostboxSettings`. `data/frostbox.example.yaml`
@@ -135,7 +135,9 @@ enum ConfigKeys {
         if let ttl = try r.duration("forecast.ttl", in: .zero ... .seconds(7 * 86_400)) { config.forecasts.cacheTTLSeconds = ttl.components.seconds }
         if let wait = try r.duration("forecast.max_wait", in: .zero ... .seconds(86_400)) { config.forecasts.maximumQuotaWaitSeconds = wait.inSeconds }
         if let timeout = try r.duration("forecast.timeout", in: .seconds(1) ... .seconds(600)) { config.forecasts.requestTimeoutSeconds = timeout.inSeconds }
-        if let timeout = try r.duration("forecast.connect_timeout", in: .milliseconds(100) ... .seconds(600)) { config.forecasts.connectTimeoutSeconds = timeout.inSeconds }
+        if let timeout = try r.duration("forecast.connect_timeout", in: .milliseconds(100) ... .seconds(600)) {
+            config.forecasts.connectTimeoutSeconds = timeout.inSeconds
+        }
         if let concurrency = try r.int("forecast.concurrency", in: 1...64) { config.forecasts.maximumConcurrentRequests = concurrency }
         if let attempts = try r.int("forecast.attempts", in: 1...10) { config.forecasts.maximumAttempts = attempts }
     }

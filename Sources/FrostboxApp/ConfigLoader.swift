@@ -1,7 +1,7 @@
 import Configuration
+import Foundation
 import FrostboxCore
 import FrostboxHTTP
-import Foundation
 import Logging
 import Yams
 
@@ -279,7 +279,8 @@ extension ConfigLoader {
         mutating func duration(_ key: String, in range: ClosedRange<Duration>) throws(ConfigurationError) -> Duration? {
             guard let raw = try string(key) else { return nil }
             guard let value = Self.parseDuration(raw), range.contains(value) else {
-                throw fail(key, "must be a duration such as 30s, 5m or 2h, from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)) (got \"\(raw)\")")
+                throw fail(
+                    key, "must be a duration such as 30s, 5m or 2h, from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)) (got \"\(raw)\")")
             }
             return value
         }

@@ -40,7 +40,9 @@ public enum DeviceDatabase: Sendable {
     /// The notifier's store and what keeps runs apart: on SQLite a lock file beside the
     /// database (processes on this machine); on PostgreSQL the store is also the queue of runs
     /// shared by the cluster's instances (its claims last `leaseSeconds`).
-    public func notifier(leaseSeconds: Int64)
+    public func notifier(
+        leaseSeconds: Int64
+    )
         -> (store: any NotifierStore, runLock: (any NotifierRunLock)?, workQueue: (any NotifyWorkQueue)?)
     {
         switch self {

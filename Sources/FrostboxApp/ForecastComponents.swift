@@ -1,9 +1,9 @@
 import AsyncHTTPClient
+import Foundation
 import FrostboxCore
 import FrostboxForecasting
 import FrostboxOpenMeteo
 import FrostboxSQLite
-import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -112,7 +112,8 @@ extension FrostboxApplication {
         try await forecasts.shutdown()
         let result: Result<SourcedForecast, ForecastFailure> =
             if let sourced = batch.forecasts[box] { .success(sourced) } else { .failure(batch.failures[box] ?? .budgetExhausted(retryAfter: nil)) }
-        return ForecastReport(box: box, result: result, rule: rule, requestsMade: batch.requestsMade, weightUsed: batch.weightUsed, usage: usage,
+        return ForecastReport(
+            box: box, result: result, rule: rule, requestsMade: batch.requestsMade, weightUsed: batch.weightUsed, usage: usage,
             pause: pause ?? nil)
     }
 }

@@ -7,11 +7,11 @@ import Logging
 import Metrics
 import NIOCore
 import ServiceLifecycle
-import UnixSignals
 import Synchronization
+import UnixSignals
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension FrostboxApplication {
@@ -35,7 +35,8 @@ extension FrostboxApplication {
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw ConfigurationError(
                 key: "server.port", source: "start-up",
-                "cannot listen on \(config.host):\(config.port): the address is already in use (is another frostbox running?); choose another with --port or --set server.port=…")
+                "cannot listen on \(config.host):\(config.port): the address is already in use (is another frostbox running?); choose another with --port or --set server.port=…"
+            )
         }
     }
 

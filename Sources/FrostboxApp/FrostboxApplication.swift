@@ -1,9 +1,9 @@
+import Foundation
 import FrostboxAPNs
 import FrostboxCore
 import FrostboxHTTP
 import FrostboxPlaceImport
 import FrostboxSQLite
-import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -90,14 +90,18 @@ public enum FrostboxApplication {
     /// The API over the given components.
     public static func makeAPI(_ components: Components) -> FrostboxAPI {
         let database = components.database
-        return FrostboxAPI(groups: publicRoutes(
-            subscriptions: components.subscriptions, places: components.places, clock: components.clock,
-            ready: { await database.isReady() }
-        ) + operationsRoutes(components.operations, admin: AdminRoutes.Operations(
-            stats: adminStats(
-                database: database, places: components.placesDatabase, runs: { try await components.notifier.store.recentRuns(limit: 10) },
-                workQueue: components.notifier.workQueue),
-            notify: components.notifier.trigger, pushSender: components.push)) + statusRoutes(components),
+        return FrostboxAPI(
+            groups: publicRoutes(
+                subscriptions: components.subscriptions, places: components.places, clock: components.clock,
+                ready: { await database.isReady() }
+            )
+                + operationsRoutes(
+                    components.operations,
+                    admin: AdminRoutes.Operations(
+                        stats: adminStats(
+                            database: database, places: components.placesDatabase, runs: { try await components.notifier.store.recentRuns(limit: 10) },
+                            workQueue: components.notifier.workQueue),
+                        notify: components.notifier.trigger, pushSender: components.push)) + statusRoutes(components),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))
     }

@@ -18,7 +18,9 @@ public struct FrostboxTelemetry: Sendable {
         factory.durationHistogramBuckets = [
             FrostboxMetrics.Name.httpRequestDuration: Self.buckets(milliseconds: [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000]),
             FrostboxMetrics.Name.pushDuration: Self.buckets(milliseconds: [5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000]),
-            FrostboxMetrics.Name.notifyRunDuration: Self.buckets(milliseconds: [1_000, 5_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000]),
+            FrostboxMetrics.Name.notifyRunDuration: Self.buckets(milliseconds: [
+                1_000, 5_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000,
+            ]),
         ]
         self.registry = registry
         self.factory = factory

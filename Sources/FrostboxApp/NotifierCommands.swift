@@ -9,7 +9,9 @@ public enum NotifierCommands {
     /// through `report` but stores and sends nothing, and it fetches nothing either: it plans
     /// from the forecasts the cache holds fresh (`CacheOnlyForecastProvider`), so it writes no
     /// cache entry and charges no quota; boxes without one are reported as left out.
-    public static func notifyOnce(config: FrostboxSettings, dryRun: Bool, logger: Logger, report: @escaping @Sendable (String) -> Void) async throws -> Notifier.RunResult {
+    public static func notifyOnce(
+        config: FrostboxSettings, dryRun: Bool, logger: Logger, report: @escaping @Sendable (String) -> Void
+    ) async throws -> Notifier.RunResult {
         let components = try await FrostboxApplication.Components.open(config: config, logger: logger)
         let notifier = dryRun ? dryRunNotifier(components, config: config, logger: logger) : components.notifier.notifier
         let result: Result<Notifier.RunResult, any Error>
@@ -45,7 +47,9 @@ public enum NotifierCommands {
     }
 
     /// The latest runs, newest first, and on PostgreSQL who worked on each (by run id; nil on SQLite).
-    public static func recentRuns(config: FrostboxSettings, limit: Int, logger: Logger) async throws
+    public static func recentRuns(
+        config: FrostboxSettings, limit: Int, logger: Logger
+    ) async throws
         -> (runs: [NotifyRunSummary], workers: [Int64: [NotifyRunWorker]]?)
     {
         let database = try await DeviceDatabase.open(config, logger: logger)

@@ -1,8 +1,8 @@
+import Foundation
 import FrostboxCore
 import FrostboxHTTP
 import FrostboxNotifier
 import FrostboxSQLite
-import Foundation
 import Logging
 import ServiceLifecycle
 
@@ -18,7 +18,8 @@ public struct NotifierComponents: Sendable {
     public let configuration: NotifierSettings
 
     /// Wires the notifier over `database` with the given forecast and push capabilities.
-    public init(database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
+    public init(
+        database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
         resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) {
         let (store, runLock, workQueue) = database.notifier(leaseSeconds: config.notifier.leaseSeconds)
@@ -55,7 +56,8 @@ extension FrostboxApplication {
     /// ask for boxes in chunks that are a multiple of the forecast batch size, so a run makes
     /// ⌈boxes / batch⌉ requests. `push` is the process's push capability (`PushComponents`:
     /// APNs, or the log-only sink when no app is configured).
-    static func makeNotifier(database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
+    static func makeNotifier(
+        database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
         resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) -> NotifierComponents {
         var config = config

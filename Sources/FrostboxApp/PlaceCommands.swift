@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxCore
 import FrostboxPlaceImport
 import FrostboxSQLite
-import Foundation
 import Logging
 import Synchronization
 

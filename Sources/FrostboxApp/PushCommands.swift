@@ -29,16 +29,18 @@ public enum PushCommands {
         }
         guard push.apps.contains(where: { $0.bundleID == bundleID }) else {
             let configured = push.apps.map(\.bundleID).joined(separator: ", ")
-            throw Failure(description: configured.isEmpty
-                ? "no APNs app is configured (apns.apps in the configuration file, or a JSON apps file: apns.apps_file, --apps-file)"
-                : "app \(bundleID) is not configured (configured: \(configured))")
+            throw Failure(
+                description: configured.isEmpty
+                    ? "no APNs app is configured (apns.apps in the configuration file, or a JSON apps file: apns.apps_file, --apps-file)"
+                    : "app \(bundleID) is not configured (configured: \(configured))")
         }
         let notification = PushNotification(
             token: device, topic: bundleID, environment: sandbox ? .sandbox : nil, apnsID: UUID().uuidString.lowercased(),
             collapseID: "frostbox-push-test", pushType: .alert, priority: .immediate,
-            payload: PushPayload(aps: APSPayload(
-                alert: .init(title: "Frostbox", body: "Test notification: pushes reach this device."), sound: "default",
-                threadID: "frostbox-test")))
+            payload: PushPayload(
+                aps: APSPayload(
+                    alert: .init(title: "Frostbox", body: "Test notification: pushes reach this device."), sound: "default",
+                    threadID: "frostbox-test")))
         let outcome = await push.sender.send(notification)
         await push.shutdown()
         return outcome

@@ -30,7 +30,7 @@ public final class PushComponents: Sendable {
             }
             do throws(APNsConfigurationError) {
                 apps.append(try app.load())
-            } catch where !error.message.contains(app.bundleID) {
+            } catch  where !error.message.contains(app.bundleID) {
                 // "cannot read /etc/frostbox/AuthKey.p8" alone does not say which app needs it.
                 throw .invalidApp(app.bundleID, error.message)
             }

@@ -40,7 +40,10 @@ public struct SubscribedPlace: Sendable, Hashable {
     /// The device's APNs environment (nil: the configured default).
     public var environment: APNsEnvironment?
 
-    public init(subscriptionID: Int64, token: DeviceToken, name: String, unit: TemperatureUnit, settings: AlertSettings = .default, topic: String? = nil, environment: APNsEnvironment? = nil) {
+    public init(
+        subscriptionID: Int64, token: DeviceToken, name: String, unit: TemperatureUnit, settings: AlertSettings = .default, topic: String? = nil,
+        environment: APNsEnvironment? = nil
+    ) {
         self.subscriptionID = subscriptionID
         self.token = token
         self.name = name
@@ -92,7 +95,10 @@ public struct PlannedAlert: Sendable, Hashable {
     public var windowEnd: Int64
     public var relativeNight: RelativeNight
 
-    public init(token: DeviceToken, topic: String? = nil, environment: APNsEnvironment? = nil, event: FrostEvent, kind: AlertKind, places: [String], unit: TemperatureUnit, minimumC: Double?, coldestAt: LocalDateTime?, windowEnd: Int64, relativeNight: RelativeNight) {
+    public init(
+        token: DeviceToken, topic: String? = nil, environment: APNsEnvironment? = nil, event: FrostEvent, kind: AlertKind, places: [String],
+        unit: TemperatureUnit, minimumC: Double?, coldestAt: LocalDateTime?, windowEnd: Int64, relativeNight: RelativeNight
+    ) {
         self.token = token
         self.topic = topic
         self.environment = environment
@@ -132,7 +138,9 @@ public struct AlertPlanner: Sendable {
     /// An alerted event clears when the night's low rises above the level's threshold by more than this, °C.
     public var allClearMarginC: Double
 
-    public init(rules: [String: FrostRule] = FrostRule.presets, defaultRuleName: String = FrostRule.default.name, nightsAhead: Int = 1, allClearMarginC: Double = 1) {
+    public init(
+        rules: [String: FrostRule] = FrostRule.presets, defaultRuleName: String = FrostRule.default.name, nightsAhead: Int = 1, allClearMarginC: Double = 1
+    ) {
         self.rules = rules
         self.defaultRuleName = defaultRuleName
         self.nightsAhead = max(0, nightsAhead)

@@ -44,7 +44,8 @@ public struct Coordinate: Sendable, Hashable, Codable, CustomStringConvertible {
         let toRad = Double.pi / 180
         let dLat = (other.latitude - latitude) * toRad
         let dLon = (other.longitude - longitude) * toRad
-        let a = sinHalfSquared(dLat)
+        let a =
+            sinHalfSquared(dLat)
             + cosine(latitude * toRad) * cosine(other.latitude * toRad) * sinHalfSquared(dLon)
         return 2 * r * arcsine(min(1, a.squareRoot()))
     }

@@ -13,7 +13,9 @@ public struct ForecastHour: Sendable, Hashable, Codable {
     /// Wind speed at 10 m, km/h.
     public var windSpeedKmh: Double?
 
-    public init(time: Int64, local: LocalDateTime, temperatureC: Double?, dewPointC: Double? = nil, cloudCoverPercent: Double? = nil, windSpeedKmh: Double? = nil) {
+    public init(
+        time: Int64, local: LocalDateTime, temperatureC: Double?, dewPointC: Double? = nil, cloudCoverPercent: Double? = nil, windSpeedKmh: Double? = nil
+    ) {
         self.time = time
         self.local = local
         self.temperatureC = temperatureC
@@ -43,7 +45,10 @@ public struct BoxForecast: Sendable, Hashable, Codable {
 
     public var box: GeoBox? { GeoBox(key: boxKey) }
 
-    public init(box: GeoBox, timezone: String, utcOffsetSeconds: Int, gridLatitude: Double, gridLongitude: Double, elevation: Double?, fetchedAt: Int64, hours: [ForecastHour]) {
+    public init(
+        box: GeoBox, timezone: String, utcOffsetSeconds: Int, gridLatitude: Double, gridLongitude: Double, elevation: Double?, fetchedAt: Int64,
+        hours: [ForecastHour]
+    ) {
         self.boxKey = box.key
         self.timezone = timezone
         self.utcOffsetSeconds = utcOffsetSeconds

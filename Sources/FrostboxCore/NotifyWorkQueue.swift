@@ -99,7 +99,9 @@ public struct NotifyRunWorker: Sendable, Hashable, Codable {
         case alertsCarriedOver = "alerts_carried_over"
     }
 
-    public init(worker: String, joinedAt: Int64, finishedAt: Int64?, heartbeatAt: Int64, boxes: Int, alertsPlanned: Int, alertsDelivered: Int, alertsCarriedOver: Int) {
+    public init(
+        worker: String, joinedAt: Int64, finishedAt: Int64?, heartbeatAt: Int64, boxes: Int, alertsPlanned: Int, alertsDelivered: Int, alertsCarriedOver: Int
+    ) {
         self.worker = worker
         self.joinedAt = joinedAt
         self.finishedAt = finishedAt

@@ -30,7 +30,10 @@ public struct APSPayload: Sendable, Hashable, Codable {
             case locArgs = "loc-args"
         }
 
-        public init(title: String? = nil, body: String? = nil, titleLocKey: String? = nil, titleLocArgs: [String]? = nil, locKey: String? = nil, locArgs: [String]? = nil) {
+        public init(
+            title: String? = nil, body: String? = nil, titleLocKey: String? = nil, titleLocArgs: [String]? = nil, locKey: String? = nil,
+            locArgs: [String]? = nil
+        ) {
             self.title = title
             self.body = body
             self.titleLocKey = titleLocKey
@@ -119,7 +122,10 @@ public struct PushNotification: Sendable, Hashable {
     public var expiration: Int64?
     public var payload: PushPayload
 
-    public init(token: DeviceToken, topic: String? = nil, environment: APNsEnvironment? = nil, apnsID: String, collapseID: String? = nil, pushType: PushType = .alert, priority: PushPriority = .immediate, expiration: Int64? = nil, payload: PushPayload) {
+    public init(
+        token: DeviceToken, topic: String? = nil, environment: APNsEnvironment? = nil, apnsID: String, collapseID: String? = nil, pushType: PushType = .alert,
+        priority: PushPriority = .immediate, expiration: Int64? = nil, payload: PushPayload
+    ) {
         self.token = token
         self.topic = topic
         self.environment = environment

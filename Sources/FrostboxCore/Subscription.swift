@@ -35,7 +35,9 @@ public struct Subscription: Sendable, Hashable {
     public var createdAt: Int64
     public var settings: AlertSettings
 
-    public init(id: Int64, token: DeviceToken, coordinate: Coordinate, name: PlaceName, unit: TemperatureUnit, createdAt: Int64, settings: AlertSettings = .default) {
+    public init(
+        id: Int64, token: DeviceToken, coordinate: Coordinate, name: PlaceName, unit: TemperatureUnit, createdAt: Int64, settings: AlertSettings = .default
+    ) {
         self.id = id
         self.token = token
         self.coordinate = coordinate

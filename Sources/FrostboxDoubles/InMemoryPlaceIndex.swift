@@ -60,7 +60,8 @@ public final class InMemoryPlaceIndex: PlaceIndex {
             else { continue }
             let distance = query.near.map { $0.distanceKilometres(to: place.coordinate) }
             // Without a point every settlement-like place counts as nearby, and nothing else is found.
-            let isNearby = distance.map { $0 <= query.radiusKilometres && (place.isSettlementLike || nearby.contains(place.box)) }
+            let isNearby =
+                distance.map { $0 <= query.radiusKilometres && (place.isSettlementLike || nearby.contains(place.box)) }
                 ?? place.isSettlementLike
             guard isNearby || place.isSettlementLike else { continue }
             let match = PlaceMatch(

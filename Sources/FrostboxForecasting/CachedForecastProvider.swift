@@ -27,7 +27,10 @@ public struct CachedForecastProvider: ForecastProvider {
         /// Cache entries older than this are deleted after a run, seconds.
         public var cacheRetentionSeconds: Int64
 
-        public init(maximumQuotaWaitSeconds: Double = 60, maximumConcurrentRequests: Int = 2, maximumConsecutiveFailures: Int = 3, cacheRetentionSeconds: Int64 = 7 * 86_400) {
+        public init(
+            maximumQuotaWaitSeconds: Double = 60, maximumConcurrentRequests: Int = 2, maximumConsecutiveFailures: Int = 3,
+            cacheRetentionSeconds: Int64 = 7 * 86_400
+        ) {
             self.maximumQuotaWaitSeconds = maximumQuotaWaitSeconds
             self.maximumConcurrentRequests = max(1, maximumConcurrentRequests)
             self.maximumConsecutiveFailures = max(1, maximumConsecutiveFailures)

@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 import ZIPFoundation
 
 /// A GeoNames file given to the importer, recognised by name (and, failing that, content).

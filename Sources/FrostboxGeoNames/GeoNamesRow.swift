@@ -176,9 +176,18 @@ public enum GeoNamesRow {
             var minimum: UInt32
             var value: UInt32
             switch lead {
-            case 0xC2...0xDF: length = 2; minimum = 0x80; value = UInt32(lead & 0x1F)
-            case 0xE0...0xEF: length = 3; minimum = 0x800; value = UInt32(lead & 0x0F)
-            case 0xF0...0xF4: length = 4; minimum = 0x10000; value = UInt32(lead & 0x07)
+            case 0xC2...0xDF:
+                length = 2
+                minimum = 0x80
+                value = UInt32(lead & 0x1F)
+            case 0xE0...0xEF:
+                length = 3
+                minimum = 0x800
+                value = UInt32(lead & 0x0F)
+            case 0xF0...0xF4:
+                length = 4
+                minimum = 0x10000
+                value = UInt32(lead & 0x07)
             default: return false
             }
             guard index + length <= count else { return false }

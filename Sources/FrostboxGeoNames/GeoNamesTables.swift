@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 
 /// Readers of the small GeoNames tables that name what the geoname rows only code.
 public enum GeoNamesTables {

@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 import HTTPTypes
 import Hummingbird
 
@@ -47,7 +47,9 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
     public init(_ error: StorageUnavailableError) {
         var headers = HTTPFields()
         headers[.retryAfter] = error.reason == .noConnection ? "1" : "5"
-        self.init(.serviceUnavailable, code: "storage_unavailable", "the database cannot take this request now (\(error.reason.rawValue)); retry later", headers: headers)
+        self.init(
+            .serviceUnavailable, code: "storage_unavailable", "the database cannot take this request now (\(error.reason.rawValue)); retry later",
+            headers: headers)
     }
 
     /// A validation failure from the core.

@@ -42,7 +42,8 @@ struct AdminAuthorization: Sendable {
                 "admin request refused", metadata: ["path": "\(request.uri.path)", "credentials": "\(header.isEmpty ? "none" : "wrong")"])
             var headers = HTTPFields()
             headers[.wwwAuthenticate] = challenge.header
-            throw APIError(.unauthorized, code: "unauthorized", "a valid admin token is required (Bearer, or Basic with the token as password)", headers: headers)
+            throw APIError(
+                .unauthorized, code: "unauthorized", "a valid admin token is required (Bearer, or Basic with the token as password)", headers: headers)
         }
     }
 

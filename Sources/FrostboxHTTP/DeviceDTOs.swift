@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 
 /// `{"token": "…"}`: the legacy `/register` body.
 struct RegisterBody: Decodable {

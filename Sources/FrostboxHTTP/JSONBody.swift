@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 import Hummingbird
 
 /// Reading request bodies: size-capped, JSON, with decoding failures turned into clear 400s

@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -40,12 +40,14 @@ public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if !allowed.isEmpty {
                 var headers = HTTPFields()
                 headers[.allow] = allowed.map(\.rawValue).sorted().joined(separator: ", ")
-                return APIError(.methodNotAllowed, code: "method_not_allowed",
+                return APIError(
+                    .methodNotAllowed, code: "method_not_allowed",
                     "\(request.method.rawValue) is not allowed on \(request.uri.path)", headers: headers)
             }
             return APIError(.notFound, code: "not_found", "no route for \(request.method.rawValue) \(request.uri.path)")
         case .contentTooLarge:
-            return APIError(.contentTooLarge, code: "payload_too_large",
+            return APIError(
+                .contentTooLarge, code: "payload_too_large",
                 "request body exceeds \(FrostboxRequestContext.maximumBodySize) bytes")
         default:
             return APIError(status, code: "http_\(status.code)", status.reasonPhrase)

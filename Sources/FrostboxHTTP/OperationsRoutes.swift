@@ -22,7 +22,8 @@ public struct OperationsRoutes: Sendable {
         let metricsToken = metricsToken
         routes.on(.get, "/metrics") { request, context in
             if let metricsToken {
-                try AdminAuthorization(token: metricsToken).check(request, context, bearerOnly: true, refusal: "/metrics needs the metrics token as Authorization: Bearer")
+                try AdminAuthorization(token: metricsToken).check(
+                    request, context, bearerOnly: true, refusal: "/metrics needs the metrics token as Authorization: Bearer")
             }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

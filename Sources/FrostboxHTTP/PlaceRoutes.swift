@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 import HTTPTypes
 import Hummingbird
 
@@ -70,7 +70,8 @@ enum PlaceSearchRequest {
         }
         let radius = try number(parameter("radius_km"), name: "radius_km")
         do throws(ValidationError) {
-            let languages = try parameter("lang").map { raw throws(ValidationError) in [try LanguageTag.parse(raw)] }
+            let languages =
+                try parameter("lang").map { raw throws(ValidationError) in [try LanguageTag.parse(raw)] }
                 ?? acceptLanguage.map(LanguageTag.acceptLanguage) ?? []
             var near: Coordinate?
             switch (latitude, longitude) {

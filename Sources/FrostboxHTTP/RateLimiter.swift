@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 import Synchronization
 
 /// Settings of the per-client token bucket.

@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 
 /// The body of `GET /admin/status/summary`: runs, quota, outbox, APNs and places at a glance.
 /// Keys are encoded in snake_case.

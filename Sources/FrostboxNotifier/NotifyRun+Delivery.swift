@@ -56,7 +56,9 @@ extension NotifyRun {
                 logger.warning("push refused", metadata: ["token": "\(entry.token.redacted)", "status": "\(status)", "reason": "\(reason)"])
                 fail(entry, .permanent)
             case .authFailure(let reason):
-                logger.error("APNs refused our credentials; holding this app's alerts", metadata: ["topic": "\(entry.notification.topic ?? "default")", "reason": "\(reason)"])
+                logger.error(
+                    "APNs refused our credentials; holding this app's alerts",
+                    metadata: ["topic": "\(entry.notification.topic ?? "default")", "reason": "\(reason)"])
                 fail(entry, .auth)
                 blockedTopics.insert(entry.notification.topic ?? "")
             }

@@ -67,7 +67,9 @@ extension NotifyRun {
     }
 
     /// Claims pending entries nobody holds, page by page, and sends them; how many.
-    private func sendUnclaimed(_ runID: Int64, _ queue: any NotifyWorkQueue, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws -> Int {
+    private func sendUnclaimed(
+        _ runID: Int64, _ queue: any NotifyWorkQueue, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger
+    ) async throws -> Int {
         var found = 0
         while true {
             try Task.checkCancellation()
@@ -81,7 +83,8 @@ extension NotifyRun {
     }
 
     /// Claims the run's boxes chunk by chunk until none is free, planning and delivering each.
-    private func planClaimed(_ runID: Int64, queue: any NotifyWorkQueue, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
+    private func planClaimed(_ runID: Int64, queue: any NotifyWorkQueue, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws
+    {
         let chunkSize = max(1, configuration.boxesPerChunk)
         var claimed = 0
         try await planChunks(

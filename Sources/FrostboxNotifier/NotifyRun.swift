@@ -267,4 +267,3 @@ struct NotifyRun: Sendable {
         Int((ContinuousClock.now - start).inMilliseconds)
     }
 }
-

@@ -4,9 +4,9 @@ import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension OpenMeteoSettings {
@@ -51,7 +51,7 @@ extension OpenMeteoClient {
                 .transport("\(server): no connection within \(Self.seconds(configuration.connectTimeoutSeconds))."), .backoff(after: nil),
                 charge: .nothing)
         }
-                func cutOff(_ failure: ForecastFailure) -> Attempt {
+        func cutOff(_ failure: ForecastFailure) -> Attempt {
             // The request was sent: the server may have answered it, and charged it in full.
             .failure(failure, .backoff(after: nil), charge: .fullWeight)
         }

@@ -28,12 +28,18 @@ public struct OpenMeteoClient: Sendable {
     let postRefused = PostRefusal()
 
     /// A client over a shared `HTTPClient` (one per purpose, shut down by its owner).
-    public init(httpClient: HTTPClient, configuration: OpenMeteoSettings = OpenMeteoSettings(), clock: any ForecastClock, logger: Logger = Logger(label: "frostbox.open-meteo")) {
+    public init(
+        httpClient: HTTPClient, configuration: OpenMeteoSettings = OpenMeteoSettings(), clock: any ForecastClock,
+        logger: Logger = Logger(label: "frostbox.open-meteo")
+    ) {
         self.init(httpClient: { httpClient }, configuration: configuration, clock: clock, logger: logger)
     }
 
     /// A client over an `HTTPClient` its owner hands out on demand (created on first use).
-    public init(httpClient: @escaping @Sendable () -> HTTPClient, configuration: OpenMeteoSettings = OpenMeteoSettings(), clock: any ForecastClock, logger: Logger = Logger(label: "frostbox.open-meteo")) {
+    public init(
+        httpClient: @escaping @Sendable () -> HTTPClient, configuration: OpenMeteoSettings = OpenMeteoSettings(), clock: any ForecastClock,
+        logger: Logger = Logger(label: "frostbox.open-meteo")
+    ) {
         self.makeHTTPClient = httpClient
         self.configuration = configuration
         self.clock = clock
@@ -195,7 +201,8 @@ public struct OpenMeteoClient: Sendable {
             }
         case 500...599:
             let reason = Self.reason(in: body) ?? HTTPResponseStatus(statusCode: status).reasonPhrase
-            return .failure(.remote(status: status, reason: reason), .backoff(after: headers.first(name: "retry-after").flatMap(Double.init)), charge: .errorAnswer)
+            return .failure(
+                .remote(status: status, reason: reason), .backoff(after: headers.first(name: "retry-after").flatMap(Double.init)), charge: .errorAnswer)
         default:
             let reason = Self.reason(in: body) ?? HTTPResponseStatus(statusCode: status).reasonPhrase
             return .failure(.remote(status: status, reason: reason), .never, charge: .errorAnswer)

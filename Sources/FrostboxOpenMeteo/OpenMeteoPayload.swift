@@ -152,7 +152,9 @@ enum OpenMeteoDecoder {
         return ordered.compactMap { $0 }
     }
 
-    static func forecast(_ payload: OpenMeteoLocationPayload, for box: GeoBox, fetchedAt: Int64, maximumGridDistance: Double) throws(OpenMeteoDecodingError) -> BoxForecast {
+    static func forecast(
+        _ payload: OpenMeteoLocationPayload, for box: GeoBox, fetchedAt: Int64, maximumGridDistance: Double
+    ) throws(OpenMeteoDecodingError) -> BoxForecast {
         guard payload.latitude.isFinite, payload.longitude.isFinite, abs(payload.latitude) <= 90, abs(payload.longitude) <= 180 else {
             throw OpenMeteoDecodingError("location \(box) has an invalid grid cell")
         }

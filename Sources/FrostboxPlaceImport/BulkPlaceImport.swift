@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxCore
 import FrostboxGeoNames
 import FrostboxSQLite
-import Foundation
 import Logging
 
 /// A bulk import: this thread reads, parses and folds the files; a writer thread stages
@@ -40,9 +40,10 @@ struct BulkPlaceImport {
             var reader = BulkReader(import: self, queue: queue, writer: writer)
             try reader.readAll()
             var summary = reader.summary
-            progress(PlaceImportProgress(
-                rowsRead: summary.rowsRead, bytesRead: reader.bytesBefore, totalBytes: reader.totalBytes, elapsedSeconds: elapsed(),
-                phase: "building indexes"))
+            progress(
+                PlaceImportProgress(
+                    rowsRead: summary.rowsRead, bytesRead: reader.bytesBefore, totalBytes: reader.totalBytes, elapsedSeconds: elapsed(),
+                    phase: "building indexes"))
             queue.close()
             try writer.join()
             // Swapping in an empty import would only drop places (all of them with --replace).
@@ -52,8 +53,9 @@ struct BulkPlaceImport {
             let totalBytes = reader.totalBytes
             let rowsRead = summary.rowsRead
             summary.result = try importer.finish { phase in
-                progress(PlaceImportProgress(
-                    rowsRead: rowsRead, bytesRead: totalBytes, totalBytes: totalBytes, elapsedSeconds: elapsed(), phase: phase))
+                progress(
+                    PlaceImportProgress(
+                        rowsRead: rowsRead, bytesRead: totalBytes, totalBytes: totalBytes, elapsedSeconds: elapsed(), phase: phase))
             }
             return summary
         } catch {
@@ -125,8 +127,9 @@ struct BulkReader {
         let now = ContinuousClock.now
         guard now - lastReport >= .milliseconds(200) else { return }
         lastReport = now
-        owner.progress(PlaceImportProgress(
-            rowsRead: summary.rowsRead, bytesRead: bytes, totalBytes: totalBytes, elapsedSeconds: owner.elapsed()))
+        owner.progress(
+            PlaceImportProgress(
+                rowsRead: summary.rowsRead, bytesRead: bytes, totalBytes: totalBytes, elapsedSeconds: owner.elapsed()))
     }
 
     mutating func flush() throws {

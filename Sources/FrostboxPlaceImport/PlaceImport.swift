@@ -1,9 +1,9 @@
 import CFrostboxSystem
+import Foundation
 import FrostboxBundledPlaces
 import FrostboxCore
 import FrostboxGeoNames
 import FrostboxSQLite
-import Foundation
 import Logging
 
 /// The place import use case (`frostbox import geonames`, and seeding at `serve` start-up).
@@ -106,9 +106,10 @@ public enum PlaceImport {
         if changes.isEmpty && !quietDay {
             throw PlaceImportError.nothingImported(filtered: summary.filtered, skipped: summary.skippedCount)
         }
-        progress(PlaceImportProgress(
-            rowsRead: summary.rowsRead, bytesRead: 0, totalBytes: 0, elapsedSeconds: (ContinuousClock.now - start).inSeconds,
-            phase: "applying in place"))
+        progress(
+            PlaceImportProgress(
+                rowsRead: summary.rowsRead, bytesRead: 0, totalBytes: 0, elapsedSeconds: (ContinuousClock.now - start).inSeconds,
+                phase: "applying in place"))
         summary.update = try GRDBPlaceUpdater(database: database).apply(changes)
         return summary
     }

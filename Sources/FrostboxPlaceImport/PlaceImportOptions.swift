@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 
 /// What to import and which rows to keep.
 public struct PlaceImportOptions: Sendable {

@@ -1,6 +1,6 @@
+import Foundation
 import FrostboxGeoNames
 import FrostboxSQLite
-import Foundation
 
 /// The outcome of an import: counts, and for each skip reason how many lines and where
 /// the first of them are.

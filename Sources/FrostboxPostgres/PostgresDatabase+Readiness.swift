@@ -9,7 +9,8 @@ extension PostgresDatabase {
     /// disk-full failure of the last writes holds a while: only a write can tell it is over.
     public func isReady() async -> Bool {
         do {
-            let readOnly = try await query("SELECT current_setting('transaction_read_only') = 'on' OR pg_is_in_recovery()")
+            let readOnly =
+                try await query("SELECT current_setting('transaction_read_only') = 'on' OR pg_is_in_recovery()")
                 .single(Bool.self) ?? false
             health.record(readOnly ? .failed(Self.refusesWrites) : .writable)
             guard try await isMigrated() else { return false }

@@ -71,7 +71,8 @@ public struct PostgresForecastCache: ForecastCache {
     @discardableResult
     public func purge(fetchedBefore: Int64) async throws -> Int {
         try await database.query(
-            "DELETE FROM forecast_cache WHERE fetched_at < \(fetchedBefore) RETURNING box", writes: true).collectCount()
+            "DELETE FROM forecast_cache WHERE fetched_at < \(fetchedBefore) RETURNING box", writes: true
+        ).collectCount()
     }
 
     @discardableResult

@@ -23,7 +23,8 @@ extension PostgresNotifierStore: NotifyWorkQueue {
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.runsLockKey))", logger: logger)
             if let runID = try await Self.liveRun(on: connection, since: now - lease, logger: logger) {
                 try await Self.addWorker(runID, worker, at: now, on: connection, logger: logger)
-                let boxes = try await connection.query("SELECT count(*) FROM run_box WHERE run_id = \(runID)", logger: logger)
+                let boxes =
+                    try await connection.query("SELECT count(*) FROM run_box WHERE run_id = \(runID)", logger: logger)
                     .single(Int64.self) ?? 0
                 return NotifyRunJoin(runID: runID, started: false, boxes: Int(boxes))
             }
@@ -37,16 +38,18 @@ extension PostgresNotifierStore: NotifyWorkQueue {
             guard startNew else { return nil }
             if let startedAfter {
                 // Only runs that went through count: after a crash the work is picked up at once.
-                let recent = try await connection.query(
-                    """
-                    SELECT count(*) FROM notify_run
-                    WHERE started_at > \(startedAfter) AND status IN ('completed', 'degraded')
-                    """, logger: logger
-                ).single(Int64.self) ?? 0
+                let recent =
+                    try await connection.query(
+                        """
+                        SELECT count(*) FROM notify_run
+                        WHERE started_at > \(startedAfter) AND status IN ('completed', 'degraded')
+                        """, logger: logger
+                    ).single(Int64.self) ?? 0
                 if recent > 0 { return nil }
             }
-            guard let runID = try await connection.query(PostgresNotifyRuns.insert(NotifyRunSummary(startedAt: now)), logger: logger)
-                .single(Int64.self)
+            guard
+                let runID = try await connection.query(PostgresNotifyRuns.insert(NotifyRunSummary(startedAt: now)), logger: logger)
+                    .single(Int64.self)
             else { throw PostgresStoreError("the run insert returned no id") }
             let boxes = try await connection.query(
                 "INSERT INTO run_box (run_id, position, box) SELECT \(runID), position, box FROM box_notify_order RETURNING box",
@@ -181,12 +184,13 @@ extension PostgresNotifierStore: NotifyWorkQueue {
                     alerts_carried_over = \(Int32(clamping: part.alertsCarriedOver))
                 WHERE run_id = \(part.id) AND worker = \(worker)
                 """, logger: logger)
-            let others = try await connection.query(
-                """
-                SELECT count(*) FROM run_worker
-                WHERE run_id = \(part.id) AND worker <> \(worker) AND finished_at IS NULL AND heartbeat_at > \(now - lease)
-                """, logger: logger
-            ).single(Int64.self) ?? 0
+            let others =
+                try await connection.query(
+                    """
+                    SELECT count(*) FROM run_worker
+                    WHERE run_id = \(part.id) AND worker <> \(worker) AND finished_at IS NULL AND heartbeat_at > \(now - lease)
+                    """, logger: logger
+                ).single(Int64.self) ?? 0
             guard others == 0 else { return false }
             // The last worker on the run closes it with the sum of every part.
             var parts: [NotifyRunSummary] = []

@@ -192,7 +192,8 @@ public struct PostgresNotifierStore: NotifierStore {
     public func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool {
         // Subscriptions and outbox rows go with the device: ON DELETE CASCADE.
         try await database.query(
-            "DELETE FROM device WHERE token = \(token.hex) AND registered_at <= \(cutoff) RETURNING id", writes: true).collectCount() > 0
+            "DELETE FROM device WHERE token = \(token.hex) AND registered_at <= \(cutoff) RETURNING id", writes: true
+        ).collectCount() > 0
     }
 
     public func startRun(at now: Int64) async throws -> Int64 {

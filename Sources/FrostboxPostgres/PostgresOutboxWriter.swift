@@ -123,8 +123,10 @@ enum PostgresOutboxWriter {
 
     /// Outbox rows matching `condition` (a query tail from WHERE on, over `outbox AS o`).
     static func read(on connection: PostgresConnection, _ condition: PostgresQuery, logger: Logger) async throws -> [OutboxEntry] {
-        typealias Row = (id: Int64, token: String, box: Int64, night: Int32, level: Int16, kind: String, pushID: Int64,
-                         apnsID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64)
+        typealias Row = (
+            id: Int64, token: String, box: Int64, night: Int32, level: Int16, kind: String, pushID: Int64,
+            apnsID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64
+        )
         var rows: [Row] = []
         let query = try await connection.query(
             PostgresQuery(
@@ -146,8 +148,9 @@ enum PostgresOutboxWriter {
             for try await (id, collapseID, type, priority, expiration, payload) in pushRows.decode(
                 (Int64, String?, String, Int16, Int64?, String).self)
             {
-                guard let push = try OutboxPush(
-                    collapseID: collapseID, pushType: type, priority: Int(priority), expiration: expiration, payloadJSON: payload)
+                guard
+                    let push = try OutboxPush(
+                        collapseID: collapseID, pushType: type, priority: Int(priority), expiration: expiration, payloadJSON: payload)
                 else { throw PostgresStoreError("outbox push \(id) holds values this version cannot read") }
                 pushes[id] = push
             }

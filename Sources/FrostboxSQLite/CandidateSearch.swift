@@ -115,7 +115,8 @@ struct CandidateSearch {
         var start = 0
         let column = level.rawValue
         let placeholders = Array(repeating: "?", count: Self.keysPerStatement).joined(separator: ",")
-        let sql = exact
+        let sql =
+            exact
             ? "SELECT place_id, folded FROM place_name_\(column) WHERE \(column) IN (\(placeholders)) AND folded = ? LIMIT ?"
             : "SELECT place_id, folded FROM place_name_\(column) WHERE \(column) IN (\(placeholders)) AND folded >= ? AND folded < ? LIMIT ?"
         while start < keys.count && (exact || budget > 0) {

@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 
 /// The 1° cells that may hold points within a radius, nearest first.
 enum CellCover {

@@ -18,7 +18,8 @@ public struct GRDBForecastCache: ForecastCache {
             var found: [ForecastCacheRecord] = []
             for start in stride(from: 0, to: keys.count, by: Self.lookupChunk) {
                 let chunk = keys[start..<min(start + Self.lookupChunk, keys.count)]
-                found += try ForecastCacheRecord
+                found +=
+                    try ForecastCacheRecord
                     .filter(chunk.contains(ForecastCacheRecord.Columns.box))
                     .filter(ForecastCacheRecord.Columns.fetchedAt >= fetchedSince)
                     .fetchAll(db)

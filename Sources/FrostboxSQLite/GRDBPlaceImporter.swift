@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxCore
 import GRDB
 import Logging
-import Foundation
 
 /// A batch of parsed places with their folded names, prepared off the writer (folding is
 /// the expensive part of an import and runs on the parsing thread).
@@ -174,8 +174,11 @@ public final class GRDBPlaceImporter {
             let rebuild = imported > 0 || replaceAll
             // Counting means scanning gigabytes on a large import: only when places are stored.
             let keepStored = try !replaceAll && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM main.place)") == true
-            let replaced = !keepStored ? 0 : try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM main.place_next n WHERE EXISTS (SELECT 1 FROM main.place p WHERE p.id = n.id)") ?? 0
+            let replaced =
+                !keepStored
+                ? 0
+                : try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM main.place_next n WHERE EXISTS (SELECT 1 FROM main.place p WHERE p.id = n.id)") ?? 0
             var built = (boxRows: 0, keptPlaces: 0)
             if rebuild {
                 try Self.withBulkSettings(db) {

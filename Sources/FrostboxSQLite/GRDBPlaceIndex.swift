@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 import GRDB
 
 /// The `PlaceIndex` on SQLite (see `PlaceLevels` for the tables), each reading of a query

@@ -28,13 +28,14 @@ final class NameMergeThread: @unchecked Sendable {
             try pool.read { db in
                 var sources: [any NameRecordSource] = runs
                 for (level, name) in GRDBPlaceImporter.levels.enumerated() {
-                    sources.append(try StoredNameSource(
-                        db, level: UInt8(level),
-                        sql: """
-                            SELECT \(name), folded, place_id FROM main.place_name_\(name) o
-                            WHERE NOT EXISTS (SELECT 1 FROM main.place_next i WHERE i.id = o.place_id)
-                            ORDER BY \(name), folded, place_id
-                            """))
+                    sources.append(
+                        try StoredNameSource(
+                            db, level: UInt8(level),
+                            sql: """
+                                SELECT \(name), folded, place_id FROM main.place_name_\(name) o
+                                WHERE NOT EXISTS (SELECT 1 FROM main.place_next i WHERE i.id = o.place_id)
+                                ORDER BY \(name), folded, place_id
+                                """))
                 }
                 try merge(sources)
             }

@@ -1,6 +1,6 @@
+import Foundation
 import FrostboxCore
 import FrostboxStorageFormats
-import Foundation
 import GRDB
 
 /// Writes outbox entries within one write transaction: statements prepared once, the device

@@ -1,6 +1,6 @@
 import ArgumentParser
-import FrostboxApp
 import Foundation
+import FrostboxApp
 import Logging
 
 /// The configuration options every command shares, so that `notify`, `forecast`, `import`

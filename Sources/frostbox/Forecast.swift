@@ -1,7 +1,7 @@
 import ArgumentParser
+import Foundation
 import FrostboxApp
 import FrostboxCore
-import Foundation
 import Logging
 
 /// `frostbox forecast --near LAT,LON`: the box's forecast (cache or fetched) and its frost verdict.

@@ -1,6 +1,6 @@
+import Foundation
 import FrostboxApp
 import FrostboxCore
-import Foundation
 
 /// How `frostbox forecast` prints its report.
 extension ForecastReport {
@@ -26,7 +26,8 @@ extension ForecastReport {
         lines.append("requests \(requestsMade), weight \(weightUsed)")
         if let usage {
             lines.append(
-                "quota used: \(usage.lastMinute)/\(usage.budgets.perMinute) last minute, \(usage.lastHour)/\(usage.budgets.perHour) last hour, \(usage.lastDay)/\(usage.budgets.perDay) last day")
+                "quota used: \(usage.lastMinute)/\(usage.budgets.perMinute) last minute, \(usage.lastHour)/\(usage.budgets.perHour) last hour, \(usage.lastDay)/\(usage.budgets.perDay) last day"
+            )
         }
         if let pause {
             lines.append("paused by the server until \(Date(timeIntervalSince1970: TimeInterval(pause.until))): \(pause.reason)")
@@ -43,8 +44,10 @@ extension ForecastReport {
 
     static func describe(_ failure: ForecastFailure) -> String {
         switch failure {
-        case .budgetExhausted(let retryAfter): "quota budget exhausted\(retryAfter.map { ", retry after \(Date(timeIntervalSince1970: TimeInterval($0)))" } ?? "")"
-        case .rateLimited(let reason, let retryAfter): "rate limited: \(reason)\(retryAfter.map { " (retry after \(Date(timeIntervalSince1970: TimeInterval($0))))" } ?? "")"
+        case .budgetExhausted(let retryAfter):
+            "quota budget exhausted\(retryAfter.map { ", retry after \(Date(timeIntervalSince1970: TimeInterval($0)))" } ?? "")"
+        case .rateLimited(let reason, let retryAfter):
+            "rate limited: \(reason)\(retryAfter.map { " (retry after \(Date(timeIntervalSince1970: TimeInterval($0))))" } ?? "")"
         case .remote(let status, let reason): "Open-Meteo answered \(status): \(reason)"
         case .invalidResponse(let why): "unusable answer: \(why)"
         case .timeout: "The forecast server did not answer within the deadline (forecast.timeout)."

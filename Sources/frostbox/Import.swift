@@ -1,7 +1,7 @@
 import ArgumentParser
+import Foundation
 import FrostboxApp
 import FrostboxPlaceImport
-import Foundation
 import Logging
 
 /// `frostbox import geonames FILE…`: loads GeoNames dumps into the place index.

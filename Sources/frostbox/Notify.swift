@@ -1,6 +1,6 @@
 import ArgumentParser
-import FrostboxApp
 import Foundation
+import FrostboxApp
 import Logging
 
 /// `frostbox notify --once [--dry-run]`: one notify run now (scheduled runs happen in `serve`).
@@ -9,7 +9,9 @@ import Logging
 struct Notify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Plan frost alerts for every subscribed box and send them, once.",
-        discussion: "Exit status: 0 completed, 1 failed (nothing could be done), 2 degraded (some boxes or pushes failed), 75 another run is going, 78 invalid configuration.")
+        discussion:
+            "Exit status: 0 completed, 1 failed (nothing could be done), 2 degraded (some boxes or pushes failed), 75 another run is going, 78 invalid configuration."
+    )
 
     @Flag(help: "Run once now and exit (scheduled runs happen inside `frostbox serve`).") var once = false
     @Flag(help: "Plan and print the alerts; store and send nothing.") var dryRun = false

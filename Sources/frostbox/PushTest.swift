@@ -1,7 +1,7 @@
 import ArgumentParser
+import Foundation
 import FrostboxApp
 import FrostboxCore
-import Foundation
 import Logging
 
 /// `frostbox push-test --app BUNDLE --token HEX [--sandbox]`: one test alert, its typed outcome.

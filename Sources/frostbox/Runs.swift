@@ -1,6 +1,6 @@
 import ArgumentParser
-import FrostboxApp
 import Foundation
+import FrostboxApp
 import Logging
 
 /// `frostbox runs`: the latest notify runs, newest first.

@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 
 /// What `frostbox runs` prints: the latest notify runs as an aligned table, or as JSON.
 enum RunsTable {
@@ -25,7 +25,8 @@ enum RunsTable {
             lines.append(line(row))
             if let error = run.error { lines.append("    error: \(error)") }
             for worker in workers?[run.id] ?? [] {
-                let state = worker.finishedAt.map { "finished \(timestamp($0))" }
+                let state =
+                    worker.finishedAt.map { "finished \(timestamp($0))" }
                     ?? "no part stored (last heartbeat \(timestamp(worker.heartbeatAt)))"
                 lines.append(
                     "    worker \(worker.worker): boxes \(worker.boxes), planned \(worker.alertsPlanned), delivered \(worker.alertsDelivered), "

@@ -1,6 +1,6 @@
 import ArgumentParser
-import FrostboxApp
 import Foundation
+import FrostboxApp
 import Logging
 
 /// `frostbox search hel --near 60.19,25.01`: the place search from the command line.
@@ -28,7 +28,8 @@ struct Search: AsyncParsableCommand {
         var logger = Logger(label: "frostbox.search")
         logger.logLevel = .warning
         let path = try await options.load(command: "search", logger: logger).placesPath
-        print(try await PlaceCommands.search(
-            text: text, near: near, limit: limit, radiusKilometres: radiusKm, language: lang, placesPath: path, logger: logger))
+        print(
+            try await PlaceCommands.search(
+                text: text, near: near, limit: limit, radiusKilometres: radiusKm, language: lang, placesPath: path, logger: logger))
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import FrostboxApp
 import Foundation
+import FrostboxApp
 import Logging
 
 /// `frostbox serve`: runs the HTTP API and the background services until SIGTERM/SIGINT.

@@ -35,8 +35,9 @@ struct APNsCertificateAuthTests {
         let router = try harness.router([app(APNsHarness.bundleID), app(APNsHarness.otherBundleID)])
         let push = alert(to: token("a1", 1))
         #expect(await router.send(push) == .delivered(apnsID: push.apnsID))
-        #expect(await router.send(alert(to: token("a1", 2), topic: APNsHarness.otherBundleID))
-            == .permanentFailure(status: 400, reason: "TopicDisallowed"))
+        #expect(
+            await router.send(alert(to: token("a1", 2), topic: APNsHarness.otherBundleID))
+                == .permanentFailure(status: 400, reason: "TopicDisallowed"))
         let delivery = try #require(await harness.mock.deliveries().first)
         #expect(delivery.certificateAuth)
         #expect(delivery.keyID == nil)
@@ -49,10 +50,12 @@ struct APNsCertificateAuthTests {
         let issued = try MockAPNsCertificates.makeClientCertificate(bundleID: APNsHarness.bundleID)
         let identity = try APNsClientIdentity(certificatePEM: issued.certificatePEM, privateKeyPEM: issued.privateKeyPEM)
         // The mock trusts no client certificate: this one is ignored, so no credentials at all.
-        let router = try harness.router([APNsAppSettings(
-            bundleID: APNsHarness.bundleID, credentials: .certificate(identity),
-            customEndpoint: APNsEndpoint(host: "127.0.0.1", port: harness.mock.port),
-            trustedCertificatesPath: harness.mock.certificatePath)])
+        let router = try harness.router([
+            APNsAppSettings(
+                bundleID: APNsHarness.bundleID, credentials: .certificate(identity),
+                customEndpoint: APNsEndpoint(host: "127.0.0.1", port: harness.mock.port),
+                trustedCertificatesPath: harness.mock.certificatePath)
+        ])
         #expect(await router.send(alert(to: token("a1", 1))) == .authFailure(reason: "MissingProviderToken"))
         try await harness.stop(router)
     }

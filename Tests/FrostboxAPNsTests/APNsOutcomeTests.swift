@@ -95,9 +95,11 @@ struct APNsOutcomeTests {
         try await harness.stop(router)
     }
 
-    @Test("429, 500 and 503 are retried with growing, jittered backoff, then a temporary failure", arguments: [
-        ("0429", "TooManyRequests"), ("0500", "InternalServerError"), ("0503", "ServiceUnavailable"),
-    ])
+    @Test(
+        "429, 500 and 503 are retried with growing, jittered backoff, then a temporary failure",
+        arguments: [
+            ("0429", "TooManyRequests"), ("0500", "InternalServerError"), ("0503", "ServiceUnavailable"),
+        ])
     func temporaryFailures(prefix: String, reason: String) async throws {
         let harness = try await APNsHarness.start()
         var retry = APNsRetryPolicy()

@@ -52,8 +52,9 @@ struct APNsRequestTests {
         #expect(router.bundleIDs == [APNsHarness.bundleID, APNsHarness.otherBundleID])
         _ = await router.send(alert(to: token("a1", 1), topic: nil))
         _ = await router.send(alert(to: token("a1", 2), topic: APNsHarness.bundleID))
-        #expect(await router.send(alert(to: token("a1", 3), topic: "com.example.unknown"))
-            == .permanentFailure(status: 400, reason: "TopicDisallowed"))
+        #expect(
+            await router.send(alert(to: token("a1", 3), topic: "com.example.unknown"))
+                == .permanentFailure(status: 400, reason: "TopicDisallowed"))
         #expect(await harness.mock.deliveries().map(\.topic) == [APNsHarness.otherBundleID, APNsHarness.bundleID])
         #expect(throws: APNsConfigurationError.self) {
             try harness.router([harness.app()], defaultBundleID: "com.example.unknown")

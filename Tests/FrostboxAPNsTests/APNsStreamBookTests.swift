@@ -35,11 +35,13 @@ struct APNsStreamBookTests {
         let first = book.start(10, deadline: 0)!
         let second = book.start(20, deadline: 0)!
         #expect(book.headers(stream: second, status: 400, apnsID: "b", endStream: false) == nil)
-        #expect(book.headers(stream: first, status: 200, apnsID: "a", endStream: true)
-            == .answered(10, status: 200, apnsID: "a", body: nil))
+        #expect(
+            book.headers(stream: first, status: 200, apnsID: "a", endStream: true)
+                == .answered(10, status: 200, apnsID: "a", body: nil))
         #expect(book.data(stream: second, bytes: ByteBuffer(string: "{\"reason\""), endStream: false) == nil)
-        #expect(book.data(stream: second, bytes: ByteBuffer(string: ":\"x\"}"), endStream: true)
-            == .answered(20, status: 400, apnsID: "b", body: ByteBuffer(string: "{\"reason")))
+        #expect(
+            book.data(stream: second, bytes: ByteBuffer(string: ":\"x\"}"), endStream: true)
+                == .answered(20, status: 400, apnsID: "b", body: ByteBuffer(string: "{\"reason")))
         #expect(book.inFlight == 0)
         #expect(book.headers(stream: first, status: 200, apnsID: "a", endStream: true) == nil)
         #expect(book.data(stream: 99, bytes: ByteBuffer(), endStream: true) == nil)
@@ -56,8 +58,9 @@ struct APNsStreamBookTests {
         #expect(book.reset(stream: answeredEarly, code: .noError) == .answered(1, status: 200, apnsID: "x", body: nil))
         #expect(book.reset(stream: refused, code: .refusedStream) == .refused(2, deadline: 8))
         #expect(book.reset(stream: broken, code: .internalError) == .failed(3, reason: "stream reset: \(HTTP2ErrorCode.internalError)"))
-        #expect(book.reset(stream: noErrorWithoutAnswer, code: .noError)
-            == .failed(4, reason: "stream reset: \(HTTP2ErrorCode.noError)"))
+        #expect(
+            book.reset(stream: noErrorWithoutAnswer, code: .noError)
+                == .failed(4, reason: "stream reset: \(HTTP2ErrorCode.noError)"))
         #expect(book.reset(stream: answeredEarly, code: .noError) == nil)
         #expect(book.inFlight == 0)
     }

@@ -43,7 +43,9 @@ struct MockAPNsValidationTests {
         Case(name: "expiration", headers: [("apns-expiration", "-1")], status: 400, reason: "BadExpirationDate"),
         Case(name: "collapse id of 65 bytes", headers: [("apns-collapse-id", String(repeating: "c", count: 65))], status: 400, reason: "BadCollapseId"),
         Case(name: "apns-id", headers: [("apns-id", "42")], status: 400, reason: "BadMessageId"),
-        Case(name: "payload of 4,097 bytes", body: #"{"aps":{"alert":""# + String(repeating: "x", count: 4097 - 20) + #""}}"#, status: 413, reason: "PayloadTooLarge"),
+        Case(
+            name: "payload of 4,097 bytes", body: #"{"aps":{"alert":""# + String(repeating: "x", count: 4097 - 20) + #""}}"#, status: 413,
+            reason: "PayloadTooLarge"),
         Case(name: "empty payload", body: "", status: 400, reason: "PayloadEmpty"),
         Case(name: "payload without aps", body: #"{"alert":"hi"}"#, status: 400, reason: "BadPayload"),
         Case(name: "payload not JSON", body: "hi", status: 400, reason: "BadPayload"),

@@ -1,9 +1,9 @@
 import Crypto
+import Foundation
 import FrostboxAPNs
 import FrostboxDoubles
 import FrostboxHTTP
 import FrostboxPlaceImport
-import Foundation
 import Logging
 import Testing
 
@@ -31,7 +31,9 @@ struct ConfigLoaderTests {
         return path
     }
 
-    static func load(file: String? = nil, environment: [String: String] = [:], overrides: [String: String] = [:], logs: RecordingLogHandler.Store = .init()) async throws(ConfigurationError) -> FrostboxSettings {
+    static func load(
+        file: String? = nil, environment: [String: String] = [:], overrides: [String: String] = [:], logs: RecordingLogHandler.Store = .init()
+    ) async throws(ConfigurationError) -> FrostboxSettings {
         try await ConfigLoader.load(.init(configPath: file, environment: environment, overrides: overrides), logger: logs.logger())
     }
 
@@ -256,7 +258,8 @@ struct ConfigLoaderTests {
         }
     }
 
-    @Test("database.url selects PostgreSQL with its password from a file or the environment; bad URLs and stray passwords are refused without repeating secrets")
+    @Test(
+        "database.url selects PostgreSQL with its password from a file or the environment; bad URLs and stray passwords are refused without repeating secrets")
     func postgresURL() async throws {
         #expect(try await Self.load().postgres == nil)
         let config = try await Self.load(environment: ["FROSTBOX_DATABASE_URL": "postgres://frost@db.internal:6432/frostbox?sslmode=require"])
@@ -386,8 +389,16 @@ struct ConfigLoaderTests {
                 (["apns.apps.x.bundle_id": "fi.x"], "apns.apps.x", "exactly one of"),
                 (["apns.apps.x.key_path": keyPath], "apns.apps.x.bundle_id", "required"),
                 (["apns.apps.x.bundle_id": "fi.x", "apns.apps.x.key_path": keyPath], "apns.apps.x.key_id", "required"),
-                (["apns.apps.x.bundle_id": "fi.x", "apns.apps.x.key_path": directory.appendingPathComponent("nope.p8").path, "apns.apps.x.key_id": "ABC123DEFG", "apns.apps.x.team_id": "DEF123GHIJ"], "apns.apps.x.key_path", "no such file"),
-                (["apns.apps.x.bundle_id": "fi.x", "apns.apps.x.key_path": path, "apns.apps.x.key_id": "ABC123DEFG", "apns.apps.x.team_id": "DEF123GHIJ"], "apns.apps.x", "signing key"),
+                (
+                    [
+                        "apns.apps.x.bundle_id": "fi.x", "apns.apps.x.key_path": directory.appendingPathComponent("nope.p8").path,
+                        "apns.apps.x.key_id": "ABC123DEFG", "apns.apps.x.team_id": "DEF123GHIJ",
+                    ], "apns.apps.x.key_path", "no such file"
+                ),
+                (
+                    ["apns.apps.x.bundle_id": "fi.x", "apns.apps.x.key_path": path, "apns.apps.x.key_id": "ABC123DEFG", "apns.apps.x.team_id": "DEF123GHIJ"],
+                    "apns.apps.x", "signing key"
+                ),
                 (["apns.apps.x.bundle_id": "bad id!"], "apns.apps.x.bundle_id", "bundle id"),
                 (["apns.apps.Big.bundle_id": "fi.x"], "apns.apps.Big", "lower-case"),
                 (["apns.default_app": "fi.none"], "apns.default_app", "not the bundle id"),
@@ -402,10 +413,12 @@ struct ConfigLoaderTests {
         }
     }
 
-    @Test("durations take units", arguments: [
-        ("250ms", Duration.milliseconds(250)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("2h", .seconds(7_200)),
-        ("7d", .seconds(604_800)), ("45", .seconds(45)), ("1.5s", .milliseconds(1_500)), (" 10 m ", .seconds(600)),
-    ])
+    @Test(
+        "durations take units",
+        arguments: [
+            ("250ms", Duration.milliseconds(250)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("2h", .seconds(7_200)),
+            ("7d", .seconds(604_800)), ("45", .seconds(45)), ("1.5s", .milliseconds(1_500)), (" 10 m ", .seconds(600)),
+        ])
     func durations(text: String, expected: Duration) {
         #expect(ConfigLoader.Reader.parseDuration(text) == expected)
     }

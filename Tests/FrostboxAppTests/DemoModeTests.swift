@@ -1,6 +1,6 @@
+import Foundation
 import FrostboxCore
 import FrostboxDoubles
-import Foundation
 import Logging
 import Testing
 

@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxDoubles
-import Foundation
 import Logging
 import MockOpenMeteo
 import Synchronization

@@ -1,18 +1,18 @@
+import Foundation
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxHTTP
-import Foundation
 import Logging
 import MockOpenMeteo
 import ServiceLifecycle
 import Synchronization
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 @testable import FrostboxApp
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The whole `serve` service group on a loopback port 0, driven over real sockets.
 // Its polling loops wait for events (a request in flight, a run started); the time limit ends

@@ -1,14 +1,14 @@
+import Foundation
 import FrostboxCore
 import FrostboxDoubles
-import Foundation
 import Logging
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 @testable import FrostboxApp
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Start-up errors are plain messages naming what is wrong, raised before anything is scheduled.
 @Suite("Start-up errors")
@@ -22,7 +22,9 @@ struct StartupTests {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         #expect(bound == 0)
         #expect(listen(listener, 1) == 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

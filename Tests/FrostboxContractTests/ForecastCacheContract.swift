@@ -85,8 +85,9 @@ struct ForecastCacheContract {
         #expect(try await cache.purge(fetchedBefore: 0) == 0)
     }
 
-    @Test("fetchedSince is inclusive: fetched at that second is served, a second earlier is not",
-          arguments: ForecastCacheImplementation.available)
+    @Test(
+        "fetchedSince is inclusive: fetched at that second is served, a second earlier is not",
+        arguments: ForecastCacheImplementation.available)
     func freshnessBoundary(_ implementation: ForecastCacheImplementation) async throws {
         let cache = try await implementation.make(in: directory)
         try await cache.store([Self.forecast(Self.helsinki, fetchedAt: 10_000), Self.forecast(Self.equator, fetchedAt: 9_999)])
@@ -117,8 +118,9 @@ struct ForecastCacheContract {
         #expect(last?.hours.count == 5)
     }
 
-    @Test("entries of boxes no subscription names any more are purged in batches of at most the limit; subscribed boxes stay",
-          arguments: ForecastCacheImplementation.available)
+    @Test(
+        "entries of boxes no subscription names any more are purged in batches of at most the limit; subscribed boxes stay",
+        arguments: ForecastCacheImplementation.available)
     func purgeUnsubscribed(_ implementation: ForecastCacheImplementation) async throws {
         let (cache, subscriptions) = try await implementation.makeWithSubscriptions(in: directory)
         let token = DeviceToken(trustedHex: String(repeating: "ab", count: 16))

@@ -1,6 +1,6 @@
 import FrostboxCore
-import FrostboxNotifier
 import FrostboxDoubles
+import FrostboxNotifier
 import FrostboxPostgres
 import FrostboxSQLite
 import Testing
@@ -82,8 +82,9 @@ struct NotifierStoreContract {
         return OutboxEntry(event: alert.event, kind: kind, notification: notification, createdAt: 1_000)
     }
 
-    @Test("subscribed boxes come distinct, failing first (longest first), then never fetched, then by oldest success",
-          arguments: NotifierStoreImplementation.available)
+    @Test(
+        "subscribed boxes come distinct, failing first (longest first), then never fetched, then by oldest success",
+        arguments: NotifierStoreImplementation.available)
     func boxOrder(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -111,8 +112,9 @@ struct NotifierStoreContract {
         #expect(try await subject.store.places(in: []).isEmpty)
     }
 
-    @Test("enqueue stores each (device, event) once, marks it alerted at once, and reads back the exact push",
-          arguments: NotifierStoreImplementation.available)
+    @Test(
+        "enqueue stores each (device, event) once, marks it alerted at once, and reads back the exact push",
+        arguments: NotifierStoreImplementation.available)
     func enqueueOnce(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -127,8 +129,9 @@ struct NotifierStoreContract {
         let again = try await store.enqueue([entry(alice), entry(alice, level: .hardFreeze, kind: .escalation)], runID: nil)
         #expect(again.map(\.event.level) == [.hardFreeze])
         let alerted = try await store.alertedEvents(in: [home.box], now: 0)[home.box] ?? []
-        #expect(Set(alerted.map { "\($0.token.hex.prefix(3)) \($0.event.level) \($0.kind.rawValue)" })
-            == ["a11 freeze frost", "b0b freeze frost", "a11 hard-freeze escalation"])
+        #expect(
+            Set(alerted.map { "\($0.token.hex.prefix(3)) \($0.event.level) \($0.kind.rawValue)" })
+                == ["a11 freeze frost", "b0b freeze frost", "a11 hard-freeze escalation"])
         // Events whose window has ended are not returned.
         #expect(try await store.alertedEvents(in: [home.box], now: 10_000)[home.box] == nil)
         let pending = try await store.pendingOutbox(after: 0, through: nil, limit: 10)
@@ -157,8 +160,9 @@ struct NotifierStoreContract {
         #expect(try await subject.store.alertedEvents(in: [home.box], now: 0).isEmpty)
     }
 
-    @Test("outcomes: delivered ends an entry; temporary and auth keep it pending with the attempt counted; permanent ends it",
-          arguments: NotifierStoreImplementation.available)
+    @Test(
+        "outcomes: delivered ends an entry; temporary and auth keep it pending with the attempt counted; permanent ends it",
+        arguments: NotifierStoreImplementation.available)
     func outcomes(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -207,8 +211,9 @@ struct NotifierStoreContract {
         #expect(try await store.lastOutboxID() == ids[4])
     }
 
-    @Test("pruning deletes the device with its outbox and alerted events, unless it registered after the cutoff",
-          arguments: NotifierStoreImplementation.available)
+    @Test(
+        "pruning deletes the device with its outbox and alerted events, unless it registered after the cutoff",
+        arguments: NotifierStoreImplementation.available)
     func pruning(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
@@ -227,8 +232,9 @@ struct NotifierStoreContract {
         #expect(try await store.enqueue([entry(alice)], runID: nil).count == 1)
     }
 
-    @Test("a run's summary written through the notifier's final write is stored although the task ending the run is cancelled",
-          arguments: NotifierStoreImplementation.available)
+    @Test(
+        "a run's summary written through the notifier's final write is stored although the task ending the run is cancelled",
+        arguments: NotifierStoreImplementation.available)
     func finalWriteWhenCancelled(_ implementation: NotifierStoreImplementation) async throws {
         let store = try await implementation.make(in: directory).store
         let id = try await store.startRun(at: 10)
@@ -246,8 +252,9 @@ struct NotifierStoreContract {
         #expect(try await store.recentRuns(limit: 1) == [summary])
     }
 
-    @Test("runs: a run left running is marked interrupted; summaries round-trip; newest first",
-          arguments: NotifierStoreImplementation.available)
+    @Test(
+        "runs: a run left running is marked interrupted; summaries round-trip; newest first",
+        arguments: NotifierStoreImplementation.available)
     func runs(_ implementation: NotifierStoreImplementation) async throws {
         let store = try await implementation.make(in: directory).store
         let first = try await store.startRun(at: 10)
@@ -284,14 +291,18 @@ struct NotifierStoreContract {
         #expect(try await store.recentRuns(limit: 1).map(\.id) == [second])
     }
 
-    @Test("purge: finished entries whose push expired go with their alerted marks; pending ones, ones without an expiration, and fetch state of subscribed boxes stay",
-          arguments: NotifierStoreImplementation.available)
+    @Test(
+        "purge: finished entries whose push expired go with their alerted marks; pending ones, ones without an expiration, and fetch state of subscribed boxes stay",
+        arguments: NotifierStoreImplementation.available)
     func purge(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
         let store = subject.store
         try await subject.subscribe(alice, home, "Home", 100)
         let stored = try await store.enqueue(
-            [entry(alice, expiration: 1_000), entry(alice, level: .hardFreeze, expiration: 1_000), entry(alice, night: LocalDate(year: 2026, month: 5, day: 13), expiration: nil)],
+            [
+                entry(alice, expiration: 1_000), entry(alice, level: .hardFreeze, expiration: 1_000),
+                entry(alice, night: LocalDate(year: 2026, month: 5, day: 13), expiration: nil),
+            ],
             runID: nil)
         try await store.record(.delivered(at: 900, apnsID: "x"), for: stored[0].id)
         try await store.record(.delivered(at: 900, apnsID: "y"), for: stored[2].id)

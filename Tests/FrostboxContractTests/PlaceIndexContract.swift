@@ -69,8 +69,9 @@ struct PlaceIndexContract {
         try await index.search(try PlaceQuery(text: text, near: near, limit: limit, radiusKilometres: radius))
     }
 
-    @Test("with alternate names: a code is not a name, names in a language are found, and the query's language names the place",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "with alternate names: a code is not a name, names in a language are found, and the query's language names the place",
+        arguments: PlaceIndexImplementation.available)
     func alternateNames(_ implementation: PlaceIndexImplementation) async throws {
         var places = Self.finland
         places[0].alternates = [
@@ -100,8 +101,9 @@ struct PlaceIndexContract {
         #expect(try await search(index, "hel", near: nil).isEmpty)
     }
 
-    @Test("a prefix of any name form finds the place once, with its best form, distance and score",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "a prefix of any name form finds the place once, with its best form, distance and score",
+        arguments: PlaceIndexImplementation.available)
     func prefixNear(_ implementation: PlaceIndexImplementation) async throws {
         let index = try implementation.make(Self.finland, in: directory)
         let results = try await search(index, "hel")
@@ -119,8 +121,9 @@ struct PlaceIndexContract {
         #expect(prefix.first?.isExact == false)
     }
 
-    @Test("queries match after folding: no diacritics, other case, other scripts",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "queries match after folding: no diacritics, other case, other scripts",
+        arguments: PlaceIndexImplementation.available)
     func folding(_ implementation: PlaceIndexImplementation) async throws {
         let index = try implementation.make(Self.finland, in: directory)
         #expect(try await search(index, "JYVAS", near: nil).map(\.place.name) == ["Jyväskylä"])
@@ -131,8 +134,9 @@ struct PlaceIndexContract {
         #expect(try await search(index, "esbo").first?.matchedName == "Esbo")
     }
 
-    @Test("an exact name ranks above prefix matches, whatever their population",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "an exact name ranks above prefix matches, whatever their population",
+        arguments: PlaceIndexImplementation.available)
     func exactFirst(_ implementation: PlaceIndexImplementation) async throws {
         let index = try implementation.make(
             [Self.place(1, "Kallio", 60.5, 25.5), Self.place(2, "Kalliola", 60.21, 25.14, population: 50_000)], in: directory)
@@ -140,8 +144,9 @@ struct PlaceIndexContract {
         #expect(try await search(index, "kallio", near: nil).map(\.place.id) == [1, 2])
     }
 
-    @Test("near a point, places within the radius rank first; places beyond it complete the list",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "near a point, places within the radius rank first; places beyond it complete the list",
+        arguments: PlaceIndexImplementation.available)
     func radius(_ implementation: PlaceIndexImplementation) async throws {
         let index = try implementation.make(
             [Self.place(1, "Near", 60.211, 25.141), Self.place(2, "Nearby", 60.5, 25.14, population: 1_000_000)], in: directory)
@@ -155,8 +160,9 @@ struct PlaceIndexContract {
         #expect(wide.allSatisfy { $0.isNearby })
     }
 
-    @Test("features that are not settlements are found next to the point only, never worldwide",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "features that are not settlements are found next to the point only, never worldwide",
+        arguments: PlaceIndexImplementation.available)
     func nonSettlements(_ implementation: PlaceIndexImplementation) async throws {
         let index = try implementation.make(
             [
@@ -181,8 +187,9 @@ struct PlaceIndexContract {
 
     // Near a point an index may stop at the first `limit` places it finds nearest first (the
     // SQLite one does), so only the worldwide case promises the best ones.
-    @Test("the limit caps results, in ranking order; worldwide they are the largest",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "the limit caps results, in ranking order; worldwide they are the largest",
+        arguments: PlaceIndexImplementation.available)
     func limit(_ implementation: PlaceIndexImplementation) async throws {
         let index = try implementation.make(Self.finland, in: directory)
         let near = try await search(index, "h", limit: 2)

@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxGeoNames
-import Foundation
 import Testing
 
 /// The search rules of issue #34 on real GeoNames rows, against every `PlaceIndex`: the
@@ -88,8 +88,9 @@ struct PlaceSearchRulesContract {
         try await index.search(try PlaceQuery(text: text, near: near, limit: limit, languages: languages)).map(\.place.id)
     }
 
-    @Test("beyond the radius: nothing nearby is completed from everywhere, exact first, by population, each with its distance",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "beyond the radius: nothing nearby is completed from everywhere, exact first, by population, each with its distance",
+        arguments: PlaceIndexImplementation.available)
     func completion(_ implementation: PlaceIndexImplementation) async throws {
         let index = try nordic(implementation)
         let results = try await index.search(try PlaceQuery(text: "ås", near: Self.vuosaari))
@@ -101,8 +102,9 @@ struct PlaceSearchRulesContract {
         #expect(try await ids(index, "reykjav", near: Self.vuosaari) == [3_413_829])
     }
 
-    @Test("nearby places rank before the completion, whatever its population; a full nearby list is not completed",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "nearby places rank before the completion, whatever its population; a full nearby list is not completed",
+        arguments: PlaceIndexImplementation.available)
     func nearbyFirst(_ implementation: PlaceIndexImplementation) async throws {
         let index = try nordic(implementation)
         // Near Östersund (Jämtland), the Jämtland Ås (1,572 people) is nearby; the larger
@@ -114,8 +116,9 @@ struct PlaceSearchRulesContract {
         #expect(try await ids(index, "ås", near: ostersund, limit: 1) == [2_725_076])
     }
 
-    @Test("'name region' and 'region, name': an admin1 name or code, a country name or code, in either order",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "'name region' and 'region, name': an admin1 name or code, a country name or code, in either order",
+        arguments: PlaceIndexImplementation.available)
     func nameRegion(_ implementation: PlaceIndexImplementation) async throws {
         let index = try nordic(implementation)
         #expect(try await ids(index, "viken").first == 2_663_036)
@@ -130,8 +133,9 @@ struct PlaceSearchRulesContract {
         #expect(try await ids(index, "ås akershus") == [3_162_797])
     }
 
-    @Test("US states by postal code, countries and divisions by name; a region word that names nothing falls back to the name",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "US states by postal code, countries and divisions by name; a region word that names nothing falls back to the name",
+        arguments: PlaceIndexImplementation.available)
     func postalCodes(_ implementation: PlaceIndexImplementation) async throws {
         let index = try american(implementation)
         #expect(try await ids(index, "rochester ny", near: Self.london) == [5_134_086])
@@ -158,8 +162,9 @@ struct PlaceSearchRulesContract {
         #expect(try await ids(index, "viken skåne län").first == 2_663_036)
     }
 
-    @Test("a place's own name ranks above another place's alternate name at the same match",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "a place's own name ranks above another place's alternate name at the same match",
+        arguments: PlaceIndexImplementation.available)
     func ownNameFirst(_ implementation: PlaceIndexImplementation) async throws {
         let index = try american(implementation)
         let waterloo = try await index.search(try PlaceQuery(text: "waterloo"))
@@ -167,8 +172,9 @@ struct PlaceSearchRulesContract {
         #expect(waterloo.map(\.nameKind) == [.own, .own, .alternate])
     }
 
-    @Test("a place found by another of its names passes a place of that name ~30 times smaller, not one ~10 times smaller",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "a place found by another of its names passes a place of that name ~30 times smaller, not one ~10 times smaller",
+        arguments: PlaceIndexImplementation.available)
     func alternateNameCost(_ implementation: PlaceIndexImplementation) async throws {
         let rome = Place(
             id: 90_000_020, name: "Rome", asciiName: "Rome", alternateNames: "Roma,Rom",
@@ -184,8 +190,9 @@ struct PlaceSearchRulesContract {
         #expect(try await ids(index, "rom", limit: 1) == [90_000_022], "Rome's 'Rom' costs 1.5: 6.36 − 1.5 < 5.40")
     }
 
-    @Test("a historic name ranks last; a name in the query's language counts as the place's own",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "a historic name ranks last; a name in the query's language counts as the place's own",
+        arguments: PlaceIndexImplementation.available)
     func historicLast(_ implementation: PlaceIndexImplementation) async throws {
         // Kristiania was Oslo's name until 1925: a small place named so today comes first.
         let oslo = Place(
@@ -213,8 +220,9 @@ struct PlaceSearchRulesContract {
         #expect(try await index.search(try PlaceQuery(text: "osloa", languages: ["la"])).first?.nameKind == .own)
     }
 
-    @Test("a trailing hyphen ends the word: 'carmel-' finds Carmel-by-the-Sea, not Carmel",
-          arguments: PlaceIndexImplementation.available)
+    @Test(
+        "a trailing hyphen ends the word: 'carmel-' finds Carmel-by-the-Sea, not Carmel",
+        arguments: PlaceIndexImplementation.available)
     func trailingHyphen(_ implementation: PlaceIndexImplementation) async throws {
         let index = try american(implementation)
         #expect(try await ids(index, "carmel").first == 4_255_151)

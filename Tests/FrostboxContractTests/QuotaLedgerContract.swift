@@ -80,7 +80,8 @@ struct QuotaLedgerContract {
         #expect(try await ledger.usage(at: Self.now).lastDay == 10)
     }
 
-    @Test("windows slide: a charge leaves the minute after 60 s, the hour after 3,600 s, the day after 86,400 s", arguments: QuotaLedgerImplementation.available)
+    @Test(
+        "windows slide: a charge leaves the minute after 60 s, the hour after 3,600 s, the day after 86,400 s", arguments: QuotaLedgerImplementation.available)
     func windowsSlide(_ implementation: QuotaLedgerImplementation) async throws {
         let directory = try TemporaryDirectory()
         let ledger = try await implementation.make(Self.small, in: directory)

@@ -34,12 +34,15 @@ struct SubscriptionStoreContract {
         other = try DeviceToken("fedcba9876543210fedcba9876543210")
     }
 
-    static func place(_ name: String = "Helsinki", lat: Double = 60.17, lon: Double = 24.94, unit: TemperatureUnit = .celsius, settings: AlertSettings = .default) throws -> NewSubscription {
+    static func place(
+        _ name: String = "Helsinki", lat: Double = 60.17, lon: Double = 24.94, unit: TemperatureUnit = .celsius, settings: AlertSettings = .default
+    ) throws -> NewSubscription {
         NewSubscription(coordinate: try Coordinate(latitude: lat, longitude: lon), name: try PlaceName(name), unit: unit, settings: settings)
     }
 
-    @Test("register says whether the device was new; again it refreshes registeredAt and keeps createdAt",
-          arguments: SubscriptionStoreImplementation.available)
+    @Test(
+        "register says whether the device was new; again it refreshes registeredAt and keeps createdAt",
+        arguments: SubscriptionStoreImplementation.available)
     func registerIsIdempotent(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
         #expect(try await store.register(DeviceRegistration(token: token), at: 100) == true)
@@ -50,8 +53,9 @@ struct SubscriptionStoreContract {
         #expect(device.registeredAt == 200)
     }
 
-    @Test("facts a registration leaves out keep their stored values; given ones replace them",
-          arguments: SubscriptionStoreImplementation.available)
+    @Test(
+        "facts a registration leaves out keep their stored values; given ones replace them",
+        arguments: SubscriptionStoreImplementation.available)
     func registrationFactsMerge(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
         try await store.register(DeviceRegistration(token: token, topic: "fi.example.app", environment: .sandbox, locale: "fi-FI"), at: 1)
@@ -74,8 +78,9 @@ struct SubscriptionStoreContract {
         #expect(try await store.subscriptions(of: token).isEmpty)
     }
 
-    @Test("subscribe registers an unknown device at that time and stores every field",
-          arguments: SubscriptionStoreImplementation.available)
+    @Test(
+        "subscribe registers an unknown device at that time and stores every field",
+        arguments: SubscriptionStoreImplementation.available)
     func subscribeStoresEverything(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
         let settings = AlertSettings(rule: "legacy", frostRiskC: 2.5, freezeC: -0.5, hardFreezeC: -4, allClear: true)
@@ -96,8 +101,9 @@ struct SubscriptionStoreContract {
         #expect(try await store.subscriptions(of: token) == [stored])
     }
 
-    @Test("subscribing does not count as registering: a known device keeps its registeredAt",
-          arguments: SubscriptionStoreImplementation.available)
+    @Test(
+        "subscribing does not count as registering: a known device keeps its registeredAt",
+        arguments: SubscriptionStoreImplementation.available)
     func subscribeKeepsRegistration(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
         try await store.register(DeviceRegistration(token: token, topic: "fi.example.app"), at: 10)
@@ -107,8 +113,9 @@ struct SubscriptionStoreContract {
         #expect(device.topic == "fi.example.app")
     }
 
-    @Test("the same point (to 1e-6° on each axis) and name answers the stored subscription",
-          arguments: SubscriptionStoreImplementation.available)
+    @Test(
+        "the same point (to 1e-6° on each axis) and name answers the stored subscription",
+        arguments: SubscriptionStoreImplementation.available)
     func duplicates(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
         let first = try await store.subscribe(token, to: try Self.place(), at: 1)
@@ -122,8 +129,9 @@ struct SubscriptionStoreContract {
         #expect(try await store.subscriptions(of: token).count == 3)
     }
 
-    @Test("subscriptions lists one device's, oldest first, with ids in creation order",
-          arguments: SubscriptionStoreImplementation.available)
+    @Test(
+        "subscriptions lists one device's, oldest first, with ids in creation order",
+        arguments: SubscriptionStoreImplementation.available)
     func listing(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
         let a = try await store.subscribe(token, to: try Self.place("a"), at: 5).subscription
@@ -135,8 +143,9 @@ struct SubscriptionStoreContract {
         #expect(try await store.subscriptions(of: other).map(\.name.value) == ["x"])
     }
 
-    @Test("unsubscribe by point and name removes that subscription only and says how many",
-          arguments: SubscriptionStoreImplementation.available)
+    @Test(
+        "unsubscribe by point and name removes that subscription only and says how many",
+        arguments: SubscriptionStoreImplementation.available)
     func unsubscribeByPoint(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
         _ = try await store.subscribe(token, to: try Self.place(), at: 1)
@@ -150,8 +159,9 @@ struct SubscriptionStoreContract {
         #expect(try await store.subscriptions(of: other).count == 1)
     }
 
-    @Test("unsubscribe by id touches only the device's own subscription",
-          arguments: SubscriptionStoreImplementation.available)
+    @Test(
+        "unsubscribe by id touches only the device's own subscription",
+        arguments: SubscriptionStoreImplementation.available)
     func unsubscribeByID(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
         let mine = try await store.subscribe(token, to: try Self.place(), at: 1).subscription
@@ -163,8 +173,9 @@ struct SubscriptionStoreContract {
         #expect(try await store.subscriptions(of: token).isEmpty)
     }
 
-    @Test("deleting a device takes its subscriptions with it and leaves other devices alone",
-          arguments: SubscriptionStoreImplementation.available)
+    @Test(
+        "deleting a device takes its subscriptions with it and leaves other devices alone",
+        arguments: SubscriptionStoreImplementation.available)
     func deleteDevice(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
         _ = try await store.subscribe(token, to: try Self.place(), at: 1)
@@ -181,8 +192,9 @@ struct SubscriptionStoreContract {
         #expect(try await store.device(token)?.createdAt == 9)
     }
 
-    @Test("the per-device limit refuses one more, still answers duplicates, and counts per device",
-          arguments: SubscriptionStoreImplementation.available)
+    @Test(
+        "the per-device limit refuses one more, still answers duplicates, and counts per device",
+        arguments: SubscriptionStoreImplementation.available)
     func limit(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory, limit: 2)
         _ = try await store.subscribe(token, to: try Self.place("a"), at: 1)

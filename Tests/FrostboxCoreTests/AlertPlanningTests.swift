@@ -8,7 +8,9 @@ struct AlertPlanningTests {
     let device = Fixtures.token(1)
     let other = Fixtures.token(2)
 
-    func plan(_ forecast: BoxForecast, _ places: [SubscribedPlace], alerted: [AlertedEvent] = [], now: Int64 = Fixtures.afternoon, planner: AlertPlanner? = nil) -> BoxPlan {
+    func plan(
+        _ forecast: BoxForecast, _ places: [SubscribedPlace], alerted: [AlertedEvent] = [], now: Int64 = Fixtures.afternoon, planner: AlertPlanner? = nil
+    ) -> BoxPlan {
         (planner ?? self.planner).plan(forecast: forecast, places: places, alerted: alerted, now: now)
     }
 
@@ -207,18 +209,22 @@ struct AlertPlanningTests {
         }
     }
 
-    @Test("temperatures are whole degrees with a true minus sign", arguments: [
-        (-1.6, TemperatureUnit.celsius, "−2 °C"), (-0.4, .celsius, "0 °C"), (0, .celsius, "0 °C"), (3.5, .celsius, "4 °C"),
-        (-2.2, .fahrenheit, "28 °F"), (-40, .fahrenheit, "−40 °F"), (-20, .fahrenheit, "−4 °F"),
-    ])
+    @Test(
+        "temperatures are whole degrees with a true minus sign",
+        arguments: [
+            (-1.6, TemperatureUnit.celsius, "−2 °C"), (-0.4, .celsius, "0 °C"), (0, .celsius, "0 °C"), (3.5, .celsius, "4 °C"),
+            (-2.2, .fahrenheit, "28 °F"), (-40, .fahrenheit, "−40 °F"), (-20, .fahrenheit, "−4 °F"),
+        ])
     func temperatureFormat(celsius: Double, unit: TemperatureUnit, text: String) {
         #expect(unit.format(celsius: celsius) == text)
     }
 
-    @Test("wall-clock dates convert to and from days since 1970", arguments: [
-        (LocalDate(year: 1970, month: 1, day: 1), Int64(0)), (LocalDate(year: 2000, month: 3, day: 1), Int64(11_017)),
-        (LocalDate(year: 1969, month: 12, day: 31), Int64(-1)), (LocalDate(year: 2024, month: 2, day: 29), Int64(19_782)),
-    ])
+    @Test(
+        "wall-clock dates convert to and from days since 1970",
+        arguments: [
+            (LocalDate(year: 1970, month: 1, day: 1), Int64(0)), (LocalDate(year: 2000, month: 3, day: 1), Int64(11_017)),
+            (LocalDate(year: 1969, month: 12, day: 31), Int64(-1)), (LocalDate(year: 2024, month: 2, day: 29), Int64(19_782)),
+        ])
     func days(date: LocalDate, days: Int64) {
         #expect(date.daysSinceEpoch == days)
         #expect(LocalDate(daysSinceEpoch: days) == date)
@@ -272,8 +278,9 @@ struct AlertPlanningTests {
         #expect(plan(Self.dstNight, places, now: change + 3_600).alerts.isEmpty)
     }
 
-    @Test("planning mid-night judges exactly the hours still ahead, as FrostRule.evaluate(_:from:) does",
-          arguments: [FrostRule.default, FrostRule.legacy])
+    @Test(
+        "planning mid-night judges exactly the hours still ahead, as FrostRule.evaluate(_:from:) does",
+        arguments: [FrostRule.default, FrostRule.legacy])
     func planningMatchesEvaluateFrom(_ rule: FrostRule) throws {
         let places = [Fixtures.place(1, device, "Home", settings: AlertSettings(rule: rule.name))]
         let night = LocalDate(year: 2026, month: 10, day: 24)

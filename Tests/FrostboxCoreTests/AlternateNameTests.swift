@@ -9,7 +9,10 @@ struct AlternateNameTests {
             coordinate: Coordinate(uncheckedLatitude: 60.17, longitude: 24.94), population: 558_457, alternates: alternates)
     }
 
-    static func alternate(_ id: Int64, _ language: String, _ name: String, preferred: Bool = false, short: Bool = false, historic: Bool = false, colloquial: Bool = false, to: String = "") -> AlternateName {
+    static func alternate(
+        _ id: Int64, _ language: String, _ name: String, preferred: Bool = false, short: Bool = false, historic: Bool = false, colloquial: Bool = false,
+        to: String = ""
+    ) -> AlternateName {
         AlternateName(
             id: id, placeID: 658225, language: language, name: name, isPreferred: preferred, isShort: short,
             isColloquial: colloquial, isHistoric: historic, to: to)

@@ -12,13 +12,14 @@ struct BoxMapTests {
 
     static func entry(_ box: GeoBox, _ mapClass: BoxMapClass, subscribers: Int = 1) -> BoxMapEntry {
         let state = SubscribedBox(box: box, subscribers: subscribers, forecastFetchedAt: now, failingSince: mapClass == .fetchFailing ? now : nil)
-        let level: FrostLevel? = switch mapClass {
-        case .none: FrostLevel.none
-        case .frostRisk: .frostRisk
-        case .freeze: .freeze
-        case .hardFreeze: .hardFreeze
-        case .noForecast, .fetchFailing: nil
-        }
+        let level: FrostLevel? =
+            switch mapClass {
+            case .none: FrostLevel.none
+            case .frostRisk: .frostRisk
+            case .freeze: .freeze
+            case .hardFreeze: .hardFreeze
+            case .noForecast, .fetchFailing: nil
+            }
         return BoxMapEntry(state: state, nights: level.map { [night(20, $0, endsIn: 10)] } ?? [], now: now)
     }
 
@@ -26,7 +27,10 @@ struct BoxMapTests {
     func classification() {
         let box = GeoBox(latitudeIndex: 1200, longitudeIndex: 500)
         let fresh = SubscribedBox(box: box, subscribers: 2, forecastFetchedAt: Self.now - 600)
-        let nights = [Self.night(19, .hardFreeze, endsIn: -20), Self.night(20, .frostRisk, endsIn: 4, minimum: 1.5), Self.night(21, .freeze, endsIn: 28, minimum: -1), Self.night(22, .hardFreeze, endsIn: 52)]
+        let nights = [
+            Self.night(19, .hardFreeze, endsIn: -20), Self.night(20, .frostRisk, endsIn: 4, minimum: 1.5), Self.night(21, .freeze, endsIn: 28, minimum: -1),
+            Self.night(22, .hardFreeze, endsIn: 52),
+        ]
         let entry = BoxMapEntry(state: fresh, nights: nights, now: Self.now)
         // The ended night and the one after tomorrow do not count.
         #expect(entry.mapClass == .freeze)
@@ -53,17 +57,21 @@ struct BoxMapTests {
             let time = start + Int64(i) * 3_600
             return ForecastHour(time: time, local: LocalDateTime(wallClockSeconds: time), temperatureC: i < 24 ? -1 : 5, cloudCoverPercent: 0, windSpeedKmh: 0)
         }
-        let forecast = BoxForecast(box: GeoBox(latitudeIndex: 0, longitudeIndex: 0), timezone: "UTC", utcOffsetSeconds: 0, gridLatitude: 0, gridLongitude: 0, elevation: nil, fetchedAt: start, hours: hours)
+        let forecast = BoxForecast(
+            box: GeoBox(latitudeIndex: 0, longitudeIndex: 0), timezone: "UTC", utcOffsetSeconds: 0, gridLatitude: 0, gridLongitude: 0, elevation: nil,
+            fetchedAt: start, hours: hours)
         let nights = BoxNight.nights(of: forecast, rule: .default)
         #expect(nights.map(\.level) == [.freeze, .none])
         #expect(nights.first?.minimumC == -1)
         #expect(nights.first?.windowEnd == start + 22 * 3_600)
     }
 
-    @Test("viewports are validated", arguments: [
-        (-180.0, -91.0, 180.0, 90.0, 0), (-180, 10, 180, 5, 0), (-600, -90, 180, 90, 0), (100, -90, 90, 90, 0),
-        (-540, -90, 540, 90, 0), (-180, -90, 180, 90, -1), (-180, -90, 180, 90, 21), (Double.nan, -90, 180, 90, 0),
-    ])
+    @Test(
+        "viewports are validated",
+        arguments: [
+            (-180.0, -91.0, 180.0, 90.0, 0), (-180, 10, 180, 5, 0), (-600, -90, 180, 90, 0), (100, -90, 90, 90, 0),
+            (-540, -90, 540, 90, 0), (-180, -90, 180, 90, -1), (-180, -90, 180, 90, 21), (Double.nan, -90, 180, 90, 0),
+        ])
     func invalidViewports(west: Double, south: Double, east: Double, north: Double, zoom: Int) {
         #expect(throws: ValidationError.self) { try BoxMapViewport(west: west, south: south, east: east, north: north, zoom: zoom) }
     }

@@ -77,12 +77,14 @@ struct PlaceRankingTests {
         #expect(PlaceRanking.bestMatch(of: zurich, foldedQuery: "zu")! == ("Zürich", false))
     }
 
-    @Test("queries are validated", arguments: [
-        ("", 10, 200.0, "q"), ("   ", 10, 200.0, "q"), ("...", 10, 200.0, "q"),
-        (String(repeating: "a", count: 101), 10, 200.0, "q"),
-        ("hel", 0, 200.0, "limit"), ("hel", 51, 200.0, "limit"),
-        ("hel", 10, 0.0, "radius_km"), ("hel", 10, 5000.0, "radius_km"), ("hel", 10, Double.nan, "radius_km"),
-    ])
+    @Test(
+        "queries are validated",
+        arguments: [
+            ("", 10, 200.0, "q"), ("   ", 10, 200.0, "q"), ("...", 10, 200.0, "q"),
+            (String(repeating: "a", count: 101), 10, 200.0, "q"),
+            ("hel", 0, 200.0, "limit"), ("hel", 51, 200.0, "limit"),
+            ("hel", 10, 0.0, "radius_km"), ("hel", 10, 5000.0, "radius_km"), ("hel", 10, Double.nan, "radius_km"),
+        ])
     func invalidQueries(text: String, limit: Int, radius: Double, field: String) {
         #expect(throws: ValidationError.self) { try PlaceQuery(text: text, limit: limit, radiusKilometres: radius) }
         do {

@@ -37,12 +37,15 @@ struct PlaceSearchPlanTests {
     func readings() {
         let words = { (text: String) in NameFolding.fold(text).split(separator: " ") }
         let newYork: Set = [PlaceRegion(countryCode: "US", admin1Code: "NY")]
-        #expect(PlaceSearchPlan.regionReadings(words("Rochester, NY"), catalog: Self.catalog)
-            == [PlaceSearchPlan.Reading(folded: "rochester", regions: newYork)])
-        #expect(PlaceSearchPlan.regionReadings(words("new york rochester"), catalog: Self.catalog)
-            == [PlaceSearchPlan.Reading(folded: "rochester", regions: newYork)])
-        #expect(PlaceSearchPlan.regionReadings(words("east rochester new york"), catalog: Self.catalog)
-            == [PlaceSearchPlan.Reading(folded: "east rochester", regions: newYork)])
+        #expect(
+            PlaceSearchPlan.regionReadings(words("Rochester, NY"), catalog: Self.catalog)
+                == [PlaceSearchPlan.Reading(folded: "rochester", regions: newYork)])
+        #expect(
+            PlaceSearchPlan.regionReadings(words("new york rochester"), catalog: Self.catalog)
+                == [PlaceSearchPlan.Reading(folded: "rochester", regions: newYork)])
+        #expect(
+            PlaceSearchPlan.regionReadings(words("east rochester new york"), catalog: Self.catalog)
+                == [PlaceSearchPlan.Reading(folded: "east rochester", regions: newYork)])
         #expect(PlaceSearchPlan.regionReadings(words("rochester"), catalog: Self.catalog).isEmpty)
         #expect(PlaceSearchPlan.regionReadings(words("ny"), catalog: Self.catalog).isEmpty, "a region alone is a name")
         #expect(PlaceSearchPlan.regionReadings(words("rochester xy"), catalog: Self.catalog).isEmpty)

@@ -3,7 +3,8 @@ import Testing
 
 @Suite("Validation of wire values")
 struct ValidationTests {
-    @Test("tokens: upper case, <…> and spaced forms normalise to lower-case hex",
+    @Test(
+        "tokens: upper case, <…> and spaced forms normalise to lower-case hex",
         arguments: [
             ("ABCDEF0123456789", "abcdef0123456789"),
             ("<abcdef01 23456789>", "abcdef0123456789"),
@@ -13,8 +14,12 @@ struct ValidationTests {
         #expect(try DeviceToken(raw).hex == hex)
     }
 
-    @Test("bad tokens are refused",
-        arguments: ["", "abc", "abcdef012345678", "abcdef0123456789a", "ghijklmnopqrstuv", String(repeating: "ab", count: 101), "abcdef01-23456789", "<>", "0123456789abcdef\n"])
+    @Test(
+        "bad tokens are refused",
+        arguments: [
+            "", "abc", "abcdef012345678", "abcdef0123456789a", "ghijklmnopqrstuv", String(repeating: "ab", count: 101), "abcdef01-23456789", "<>",
+            "0123456789abcdef\n",
+        ])
     func badTokens(raw: String) {
         #expect(throws: ValidationError.self) { try DeviceToken(raw) }
     }
@@ -32,7 +37,8 @@ struct ValidationTests {
         #expect(!"\(token)".contains(token.hex))
     }
 
-    @Test("coordinates: out of range and non-finite values are refused",
+    @Test(
+        "coordinates: out of range and non-finite values are refused",
         arguments: [(91.0, 0.0), (-90.0001, 0.0), (0.0, 180.0001), (0.0, -181.0), (Double.nan, 0.0), (0.0, Double.infinity)])
     func badCoordinates(lat: Double, lon: Double) {
         #expect(throws: ValidationError.self) { try Coordinate(latitude: lat, longitude: lon) }

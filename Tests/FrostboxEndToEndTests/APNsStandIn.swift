@@ -24,10 +24,12 @@ struct APNsStandIn {
         let server = try await MockAPNsServer.start(settings, logger: logger)
         let apps = directory.appendingPathComponent("apps.json")
         let appsJSON: [String: Any] = [
-            "apps": [[
-                "bundle_id": "com.example.frost", "environment": "sandbox", "host": "127.0.0.1:\(server.port)",
-                "trusted_certificates_path": server.certificatePath, "key_path": keyPath, "key_id": keyID, "team_id": teamID,
-            ]],
+            "apps": [
+                [
+                    "bundle_id": "com.example.frost", "environment": "sandbox", "host": "127.0.0.1:\(server.port)",
+                    "trusted_certificates_path": server.certificatePath, "key_path": keyPath, "key_id": keyID, "team_id": teamID,
+                ]
+            ]
         ]
         try JSONSerialization.data(withJSONObject: appsJSON).write(to: apps)
         return APNsStandIn(server: server, appsPath: apps.path)

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
+import Foundation
 import FrostboxCore
 import FrostboxPostgres
-import Foundation
 import Logging
 import MockAPNs
 import MockOpenMeteo

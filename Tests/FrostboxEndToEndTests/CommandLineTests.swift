@@ -1,6 +1,6 @@
+import Foundation
 import FrostboxCore
 import FrostboxSQLite
-import Foundation
 import Testing
 
 /// The `frostbox` executable's exit statuses and messages, as the README documents them.
@@ -52,13 +52,15 @@ struct CommandLineTests {
         #expect(outcome.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3, "\(outcome.output)")
     }
 
-    @Test("usage errors exit 64 with the subcommand's usage and a message in its own terms", arguments: [
-        (["runs", "--limit", "0"], "--limit must be at least 1", "frostbox runs"),
-        (["push-test", "--app", "com.example.frost", "--token", "abc"], "--token: token must be", "frostbox push-test"),
-        (["search", ""], "the search text must not be empty", "frostbox search"),
-        (["search", "hel", "--near", "91,0"], "--near must be LAT,LON", "frostbox search"),
-        (["search", "hel", "--limit", "0"], "--limit must be between 1 and 50", "frostbox search"),
-    ])
+    @Test(
+        "usage errors exit 64 with the subcommand's usage and a message in its own terms",
+        arguments: [
+            (["runs", "--limit", "0"], "--limit must be at least 1", "frostbox runs"),
+            (["push-test", "--app", "com.example.frost", "--token", "abc"], "--token: token must be", "frostbox push-test"),
+            (["search", ""], "the search text must not be empty", "frostbox search"),
+            (["search", "hel", "--near", "91,0"], "--near must be LAT,LON", "frostbox search"),
+            (["search", "hel", "--limit", "0"], "--limit must be between 1 and 50", "frostbox search"),
+        ])
     func usageErrors(arguments: [String], message: String, usage: String) throws {
         let outcome = try Self.frostbox(arguments)
         #expect(outcome.status == 64, "\(arguments): \(outcome.output)")
@@ -97,7 +99,9 @@ struct CommandLineTests {
         #expect(nothing.status == 65, "\(nothing.output)")
         #expect(nothing.output.contains("nothing imported: the files hold no GeoNames rows"), "\(nothing.output)")
 
-        let row = ["660158", "Espoo", "Espoo", "", "60.2052", "24.6522", "P", "PPLA3", "FI", "", "01", "", "", "", "256760", "", "16", "Europe/Helsinki", "2016-06-11"]
+        let row = [
+            "660158", "Espoo", "Espoo", "", "60.2052", "24.6522", "P", "PPLA3", "FI", "", "01", "", "", "", "256760", "", "16", "Europe/Helsinki", "2016-06-11",
+        ]
         let cities = directory.appendingPathComponent("cities.txt")
         try Data((row.joined(separator: "\t") + "\n").utf8).write(to: cities)
         let filtered = try Self.frostbox(["import", "geonames", cities.path, "--countries", "SE"], in: directory)

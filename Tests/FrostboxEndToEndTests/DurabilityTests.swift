@@ -1,7 +1,7 @@
 import AsyncHTTPClient
+import Foundation
 import FrostboxCore
 import FrostboxSQLite
-import Foundation
 import NIOCore
 import Testing
 
@@ -32,7 +32,8 @@ struct DurabilityTests {
                     let token = String(format: "%032x", i + 1)
                     var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/add_location")
                     request.method = .POST
-                    request.body = .bytes(ByteBuffer(string: #"{"token": "\#(token)", "location": {"latitude": "60.17", "longitude": "24.94", "name": "Helsinki"}}"#))
+                    request.body = .bytes(
+                        ByteBuffer(string: #"{"token": "\#(token)", "location": {"latitude": "60.17", "longitude": "24.94", "name": "Helsinki"}}"#))
                     if let response = try? await client.execute(request, timeout: .seconds(60)), response.status == .created {
                         _ = try? await response.body.collect(upTo: 1 << 16)
                         await acknowledged.add(token)
@@ -65,7 +66,8 @@ struct DurabilityTests {
         try await restarted.start()
         defer { restarted.stop() }
         let sample = try #require(acked.first)
-        let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(restarted.port)/v1/devices/\(sample)/subscriptions"), timeout: .seconds(20))
+        let response = try await client.execute(
+            HTTPClientRequest(url: "http://127.0.0.1:\(restarted.port)/v1/devices/\(sample)/subscriptions"), timeout: .seconds(20))
         #expect(response.status == .ok)
         let body = String(buffer: try await response.body.collect(upTo: 1 << 16))
         #expect(body.contains("\"Helsinki\""))

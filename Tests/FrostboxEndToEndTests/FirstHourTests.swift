@@ -44,8 +44,10 @@ struct FirstHourTests {
         let (root, binary, home) = try Self.copiedBinary()
         defer { try? FileManager.default.removeItem(at: root) }
         let seed = home.appendingPathComponent("one-town.txt")
-        let row = ["90000001", "Frostbyville", "Frostbyville", "", "60.2", "25.0", "P", "PPL", "FI", "", "01", "", "", "",
-                   "5000", "", "10", "Europe/Helsinki", "2026-01-01"].joined(separator: "\t")
+        let row = [
+            "90000001", "Frostbyville", "Frostbyville", "", "60.2", "25.0", "P", "PPL", "FI", "", "01", "", "", "",
+            "5000", "", "10", "Europe/Helsinki", "2026-01-01",
+        ].joined(separator: "\t")
         try Data((row + "\n").utf8).write(to: seed)
         for (name, value, expected) in [("own", seed.path, ["Frostbyville"]), ("none", "", [String]())] {
             let server = try ServerProcess(

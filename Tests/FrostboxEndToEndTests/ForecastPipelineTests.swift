@@ -37,10 +37,11 @@ struct ForecastPipelineTests {
             #expect(run1.requestsMade == 3)
             #expect(run1.weightUsed == 50)
             #expect(mock.counters.batchSizes.sorted(by: >) == [20, 20, 10])
-            #expect(run1.failures.values.allSatisfy {
-                if case .budgetExhausted(let retryAfter) = $0 { return retryAfter == now + 86_400 }
-                return false
-            })
+            #expect(
+                run1.failures.values.allSatisfy {
+                    if case .budgetExhausted(let retryAfter) = $0 { return retryAfter == now + 86_400 }
+                    return false
+                })
 
             let second = ForecastComponents(database: .sqlite(try FrostboxDatabase(path: path, logger: Self.quiet)), settings: settings, logger: Self.quiet)
             let run2 = await second.provider.forecasts(for: boxes, now: now + 120)

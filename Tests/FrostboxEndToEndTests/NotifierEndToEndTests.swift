@@ -1,10 +1,10 @@
 import Crypto
+import Foundation
 import FrostboxAPNs
 import FrostboxApp
 import FrostboxCore
 import FrostboxNotifier
 import FrostboxSQLite
-import Foundation
 import Logging
 import MockAPNs
 import MockOpenMeteo
@@ -141,24 +141,24 @@ struct NotifierEndToEndTests {
                 defer { Task { try? await components.forecasts.shutdown() } }
                 try await subscribe(components)
                 try await withAPNs { apns in
-                guard case .completed(let summary) = try await notifier(components, config: config, push: apns.router).run() else {
-                    Issue.record("the run did not start")
-                    return
-                }
-                try await expectScenario(apns, summary: summary, planned: summary.alertsPlanned)
-                #expect(summary.forecastRequests == 1)
-                #expect(summary.weightUsed == 3)
-                #expect(mock.counters.requests == 1)
-                #expect(try await components.subscriptions.device(gone) == nil)
-                #expect(try await components.subscriptions.subscriptions(of: gone).isEmpty)
-                #expect(try await components.subscriptions.device(alice) != nil)
+                    guard case .completed(let summary) = try await notifier(components, config: config, push: apns.router).run() else {
+                        Issue.record("the run did not start")
+                        return
+                    }
+                    try await expectScenario(apns, summary: summary, planned: summary.alertsPlanned)
+                    #expect(summary.forecastRequests == 1)
+                    #expect(summary.weightUsed == 3)
+                    #expect(mock.counters.requests == 1)
+                    #expect(try await components.subscriptions.device(gone) == nil)
+                    #expect(try await components.subscriptions.subscriptions(of: gone).isEmpty)
+                    #expect(try await components.subscriptions.device(alice) != nil)
 
-                // A second run: the same events are not planned again and nothing is resent.
-                let count = await apns.mock.deliveries().count
-                guard case .completed(let again) = try await notifier(components, config: config, push: apns.router).run() else { return }
-                #expect(again.alertsPlanned == 0)
-                #expect(again.alertsCarriedOver == 0)
-                #expect(await apns.mock.deliveries().count == count)
+                    // A second run: the same events are not planned again and nothing is resent.
+                    let count = await apns.mock.deliveries().count
+                    guard case .completed(let again) = try await notifier(components, config: config, push: apns.router).run() else { return }
+                    #expect(again.alertsPlanned == 0)
+                    #expect(again.alertsCarriedOver == 0)
+                    #expect(await apns.mock.deliveries().count == count)
                 }
             }
         }
@@ -212,24 +212,24 @@ struct NotifierEndToEndTests {
                 let queued = try await GRDBNotifierStore(database: restarted.database.sqlite!).pendingOutbox(after: 0, through: nil, limit: 100)
                 #expect(queued.count == 5)
                 try await withAPNs { apns in
-                guard case .completed(let summary) = try await notifier(restarted, config: restartedConfig, push: apns.router).run() else {
-                    Issue.record("the restarted run did not start")
-                    return
-                }
-                #expect(summary.alertsCarriedOver == 5)
-                #expect(summary.alertsPlanned == 0)
-                try await expectScenario(apns, summary: summary, planned: queued.count)
-                // Every delivery carried the apns-id and collapse-id planned before the kill.
-                let planned = Dictionary(uniqueKeysWithValues: queued.map { ($0.token, $0.notification) })
-                for delivery in await apns.mock.deliveries() {
-                    let original = planned[DeviceToken(trustedHex: delivery.token.lowercased())]
-                    #expect(delivery.apnsID.lowercased() == original?.apnsID.lowercased())
-                    #expect(delivery.collapseID == original?.collapseID)
-                }
-                // Nothing is sent again by a later run.
-                let count = await apns.mock.deliveries().count
-                _ = try await notifier(restarted, config: restartedConfig, push: apns.router).run()
-                #expect(await apns.mock.deliveries().count == count)
+                    guard case .completed(let summary) = try await notifier(restarted, config: restartedConfig, push: apns.router).run() else {
+                        Issue.record("the restarted run did not start")
+                        return
+                    }
+                    #expect(summary.alertsCarriedOver == 5)
+                    #expect(summary.alertsPlanned == 0)
+                    try await expectScenario(apns, summary: summary, planned: queued.count)
+                    // Every delivery carried the apns-id and collapse-id planned before the kill.
+                    let planned = Dictionary(uniqueKeysWithValues: queued.map { ($0.token, $0.notification) })
+                    for delivery in await apns.mock.deliveries() {
+                        let original = planned[DeviceToken(trustedHex: delivery.token.lowercased())]
+                        #expect(delivery.apnsID.lowercased() == original?.apnsID.lowercased())
+                        #expect(delivery.collapseID == original?.collapseID)
+                    }
+                    // Nothing is sent again by a later run.
+                    let count = await apns.mock.deliveries().count
+                    _ = try await notifier(restarted, config: restartedConfig, push: apns.router).run()
+                    #expect(await apns.mock.deliveries().count == count)
                 }
                 try await restarted.forecasts.shutdown()
             }

@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxSQLite
-import Foundation
 import GRDB
 import Logging
 import MockAPNs
@@ -106,8 +106,9 @@ struct NotifyKillTests {
                 resent += sends.count - 1
                 let first = sends[0]
                 for again in sends.dropFirst() {
-                    #expect(again.payload == first.payload && again.collapseID == first.collapseID
-                        && again.expiration == first.expiration && again.token == first.token)
+                    #expect(
+                        again.payload == first.payload && again.collapseID == first.collapseID
+                            && again.expiration == first.expiration && again.token == first.token)
                 }
             }
             // Only pushes in flight, or answered but not yet durable, at a kill go out again:
@@ -133,7 +134,8 @@ struct NotifyKillTests {
             let second = device < sharedBoxDevices ? first : (device * 7 + 3) % boxes == first ? (first + 1) % boxes : (device * 7 + 3) % boxes
             for (index, box) in [first, second].enumerated() {
                 let place = try Coordinate(latitude: 60.002 + Double(box / 10) * 0.05, longitude: 20.002 + Double(box % 10) * 0.05 + Double(index) * 0.001)
-                _ = try await components.subscriptions.subscribe(token, to: NewSubscription(coordinate: place, name: try PlaceName("Place \(index)")), at: now - 86_400)
+                _ = try await components.subscriptions.subscribe(
+                    token, to: NewSubscription(coordinate: place, name: try PlaceName("Place \(index)")), at: now - 86_400)
             }
         }
         try await components.forecasts.shutdown()

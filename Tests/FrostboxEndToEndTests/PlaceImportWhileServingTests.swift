@@ -1,7 +1,7 @@
 import AsyncHTTPClient
+import Foundation
 import FrostboxCore
 import FrostboxSQLite
-import Foundation
 import NIOCore
 import Testing
 
@@ -87,7 +87,9 @@ struct PlaceImportWhileServingTests {
         }
     }
 
-    @Test("a bulk import and then a day's changes, into the running server's places file: no failed request, the bulk import's places served at once, the day committed")
+    @Test(
+        "a bulk import and then a day's changes, into the running server's places file: no failed request, the bulk import's places served at once, the day committed"
+    )
     func importWhileServing() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

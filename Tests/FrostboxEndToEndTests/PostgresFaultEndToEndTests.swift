@@ -21,8 +21,9 @@ struct PostgresFaultEndToEndTests {
     /// How long the database stays in trouble.
     static let spell = Duration.seconds(3)
 
-    @Test("writes answered 2xx or 503 storage_unavailable, never at the request timeout; /ready follows; heals; logs little; no acknowledged write lost",
-          arguments: Fault.allCases)
+    @Test(
+        "writes answered 2xx or 503 storage_unavailable, never at the request timeout; /ready follows; heals; logs little; no acknowledged write lost",
+        arguments: Fault.allCases)
     func writeLoadThrough(_ fault: Fault) async throws {
         let cluster = try TestPostgresCluster.startPrivate()
         defer { cluster.remove() }
@@ -30,15 +31,17 @@ struct PostgresFaultEndToEndTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-fault-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ServerProcess(arguments: ["serve"], directory: directory, environment: [
-            "FROSTBOX_DATABASE_URL": cluster.url(database: databaseName) + "?sslmode=disable",
-            "FROSTBOX_DATABASE_PATH": directory.appendingPathComponent("a.sqlite").path,
-            "FROSTBOX_DATABASE_MAX_CONNECTIONS": "4",
-            "FROSTBOX_PLACES_SEED_PATH": "",
-            "FROSTBOX_SERVER_PORT": "0",
-            "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
-            "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
-        ])
+        let server = try ServerProcess(
+            arguments: ["serve"], directory: directory,
+            environment: [
+                "FROSTBOX_DATABASE_URL": cluster.url(database: databaseName) + "?sslmode=disable",
+                "FROSTBOX_DATABASE_PATH": directory.appendingPathComponent("a.sqlite").path,
+                "FROSTBOX_DATABASE_MAX_CONNECTIONS": "4",
+                "FROSTBOX_PLACES_SEED_PATH": "",
+                "FROSTBOX_SERVER_PORT": "0",
+                "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
+                "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
+            ])
         try await server.start()
         defer { server.stop() }
 
@@ -70,7 +73,8 @@ struct PostgresFaultEndToEndTests {
         let slowest = answers.map(\.took).max() ?? .zero
         #expect(slowest < .seconds(12), "no write waited for the request timeout (15 s): slowest \(slowest)")
         let tail = answers.filter { $0.started >= faultEnd + .seconds(6) }
-        #expect(!tail.isEmpty && tail.allSatisfy { [200, 201].contains($0.status) }, "healed by itself: \(tail.filter { $0.status >= 300 }.count) failures late")
+        #expect(
+            !tail.isEmpty && tail.allSatisfy { [200, 201].contains($0.status) }, "healed by itself: \(tail.filter { $0.status >= 300 }.count) failures late")
         #expect(ready.contains { $0.at >= faultStart && $0.at <= faultEnd + .seconds(1) && $0.status == 503 }, "/ready said 503 during the fault")
         #expect(ready.last?.status == 200, "/ready 200 again")
         let linesAfter = server.log.split(separator: "\n").count
@@ -90,14 +94,16 @@ struct PostgresFaultEndToEndTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-sigterm-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ServerProcess(arguments: ["serve"], directory: directory, environment: [
-            "FROSTBOX_DATABASE_URL": cluster.url(database: databaseName) + "?sslmode=disable",
-            "FROSTBOX_DATABASE_PATH": directory.appendingPathComponent("a.sqlite").path,
-            "FROSTBOX_PLACES_SEED_PATH": "",
-            "FROSTBOX_SERVER_PORT": "0",
-            "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
-            "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
-        ])
+        let server = try ServerProcess(
+            arguments: ["serve"], directory: directory,
+            environment: [
+                "FROSTBOX_DATABASE_URL": cluster.url(database: databaseName) + "?sslmode=disable",
+                "FROSTBOX_DATABASE_PATH": directory.appendingPathComponent("a.sqlite").path,
+                "FROSTBOX_PLACES_SEED_PATH": "",
+                "FROSTBOX_SERVER_PORT": "0",
+                "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
+                "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
+            ])
         try await server.start()
         defer { server.stop() }
         let load = WriteLoad(port: server.port)
@@ -185,8 +191,10 @@ final class WriteLoad: Sendable {
                         index += 1
                         let token = String(format: "%08x%024x", client, index)
                         let started = ContinuousClock.now
-                        let answer: (status: Int, body: String) = (try? await Self.send(.PUT, port: self.port, path: "/v1/devices/\(token)")) ?? (0, "no answer")
-                        let record = Answer(token: token, status: answer.status, body: answer.body, started: started - self.origin, took: ContinuousClock.now - started)
+                        let answer: (status: Int, body: String) =
+                            (try? await Self.send(.PUT, port: self.port, path: "/v1/devices/\(token)")) ?? (0, "no answer")
+                        let record = Answer(
+                            token: token, status: answer.status, body: answer.body, started: started - self.origin, took: ContinuousClock.now - started)
                         self.state.withLock { $0.answers.append(record) }
                         if answer.status == 0 { try? await Task.sleep(for: .milliseconds(50)) }
                     }

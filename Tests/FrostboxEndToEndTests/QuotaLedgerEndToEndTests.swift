@@ -95,7 +95,8 @@ struct QuotaLedgerEndToEndTests {
         try await Self.withDatabase { base in
             var config = base
             config.forecasts.baseURL = closed
-            let report = try await FrostboxApplication.forecastReport(near: try Coordinate(latitude: 60.19, longitude: 25.01), rule: .default, config: config, logger: Self.quiet)
+            let report = try await FrostboxApplication.forecastReport(
+                near: try Coordinate(latitude: 60.19, longitude: 25.01), rule: .default, config: config, logger: Self.quiet)
             // Once, with no retries (OpenMeteoClientTests counts the attempts): no request made,
             // nothing charged, both asserted below rather than a wall-clock bound.
             guard case .failure = report.result else {
@@ -110,7 +111,10 @@ struct QuotaLedgerEndToEndTests {
             let cli = try await CommandLineTests.frostboxAsync(
                 ["forecast", "--near", "60.19,25.01", "--base-url", closed, "--db", config.databasePath])
             #expect(cli.status == 1)
-            #expect(cli.output.contains("forecast unavailable: Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."), "\(cli.output)")
+            #expect(
+                cli.output.contains(
+                    "forecast unavailable: Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."
+                ), "\(cli.output)")
             #expect(cli.output.contains("hint: ") && cli.output.contains("--base-url"))
             let held = try await Self.ledgerWeight(config)
             #expect(held == 0)

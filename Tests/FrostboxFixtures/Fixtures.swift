@@ -24,9 +24,12 @@ public enum Fixtures {
         for index in 0..<96 {
             let time = start + Int64(index) * 3600
             let local = LocalDateTime(wallClockSeconds: time + offset)
-            hours.append(ForecastHour(time: time, local: local, temperatureC: temperature(local.date, local.hour), cloudCoverPercent: cloud, windSpeedKmh: wind))
+            hours.append(
+                ForecastHour(time: time, local: local, temperatureC: temperature(local.date, local.hour), cloudCoverPercent: cloud, windSpeedKmh: wind))
         }
-        return BoxForecast(box: box, timezone: "Europe/Helsinki", utcOffsetSeconds: Int(offset), gridLatitude: box.latitude, gridLongitude: box.longitude, elevation: 10, fetchedAt: afternoon, hours: hours)
+        return BoxForecast(
+            box: box, timezone: "Europe/Helsinki", utcOffsetSeconds: Int(offset), gridLatitude: box.latitude, gridLongitude: box.longitude, elevation: 10,
+            fetchedAt: afternoon, hours: hours)
     }
 
     /// Mild (8 °C) except the night of `night`, which drops to `low` at 05:00 (and low + 1 around it).
@@ -45,7 +48,9 @@ public enum Fixtures {
         return DeviceToken(trustedHex: String(repeating: "0", count: 32 - hex.count) + hex)
     }
 
-    public static func place(_ id: Int64, _ token: DeviceToken, _ name: String, unit: TemperatureUnit = .celsius, settings: AlertSettings = .default) -> SubscribedPlace {
+    public static func place(
+        _ id: Int64, _ token: DeviceToken, _ name: String, unit: TemperatureUnit = .celsius, settings: AlertSettings = .default
+    ) -> SubscribedPlace {
         SubscribedPlace(subscriptionID: id, token: token, name: name, unit: unit, settings: settings)
     }
 }

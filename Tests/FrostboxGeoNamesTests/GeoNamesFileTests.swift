@@ -1,7 +1,7 @@
-import FrostboxDoubles
-import FrostboxCore
-import FrostboxGeoNames
 import Foundation
+import FrostboxCore
+import FrostboxDoubles
+import FrostboxGeoNames
 import Testing
 import ZIPFoundation
 
@@ -114,12 +114,15 @@ struct GeoNamesFileTests {
 
     @Test("admin1CodesASCII.txt: codes, names and ids; malformed lines skipped")
     func admin1() throws {
-        let url = try write("admin1CodesASCII.txt", Array("""
-            FI.01\tUusimaa\tUusimaa\t830709
-            SE.26\tStockholm\tStockholm\t2673722
-            broken line
-            FI.02\tSouth Karelia\tSouth Karelia\t
-            """.utf8))
+        let url = try write(
+            "admin1CodesASCII.txt",
+            Array(
+                """
+                FI.01\tUusimaa\tUusimaa\t830709
+                SE.26\tStockholm\tStockholm\t2673722
+                broken line
+                FI.02\tSouth Karelia\tSouth Karelia\t
+                """.utf8))
         let file = try GeoNamesFile(url: url)
         #expect(file.kind == .admin1)
         let divisions = try GeoNamesTables.admin1(file)
@@ -133,13 +136,16 @@ struct GeoNamesFileTests {
 
     @Test("countryInfo.txt: comments skipped, names and populations read")
     func countries() throws {
-        let url = try write("countryInfo.txt", Array("""
-            # GeoNames country info
-            #ISO\tISO3\tISO-Numeric\tfips\tCountry\tCapital\tArea(in sq km)\tPopulation\tContinent\ttld
-            FI\tFIN\t246\tFI\tFinland\tHelsinki\t337030\t5518050\tEU\t.fi
-            SE\tSWE\t752\tSW\tSweden\tStockholm\t449964\t10183175\tEU\t.se
-            x\tbroken
-            """.utf8))
+        let url = try write(
+            "countryInfo.txt",
+            Array(
+                """
+                # GeoNames country info
+                #ISO\tISO3\tISO-Numeric\tfips\tCountry\tCapital\tArea(in sq km)\tPopulation\tContinent\ttld
+                FI\tFIN\t246\tFI\tFinland\tHelsinki\t337030\t5518050\tEU\t.fi
+                SE\tSWE\t752\tSW\tSweden\tStockholm\t449964\t10183175\tEU\t.se
+                x\tbroken
+                """.utf8))
         let file = try GeoNamesFile(url: url)
         #expect(file.kind == .countries)
         let countries = try GeoNamesTables.countries(file)

@@ -1,6 +1,6 @@
+import Foundation
 import FrostboxCore
 import FrostboxGeoNames
-import Foundation
 import Testing
 
 @Suite("GeoNames row parsing")

@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxGeoNames
-import Foundation
 import Testing
 import ZIPFoundation
 
@@ -24,13 +24,15 @@ struct GeoNamesUpdateFileTests {
     static let deleteLine = "658225\tHelsinki\tduplicate\n"
     static let alternateDeleteLine = "1\t658225\tHelsingfors\twrong language\n"
 
-    @Test("daily files are recognised by name", arguments: [
-        ("modifications-2026-11-23.txt", GeoNamesFile.Kind.geonames),
-        ("deletes-2026-11-23.txt", .deletes),
-        ("alternateNamesModifications-2026-11-23.txt", .alternateNames),
-        ("alternateNamesDeletes-2026-11-23.txt", .alternateNameDeletes),
-        ("alternateNamesV2.txt", .alternateNames),
-    ])
+    @Test(
+        "daily files are recognised by name",
+        arguments: [
+            ("modifications-2026-11-23.txt", GeoNamesFile.Kind.geonames),
+            ("deletes-2026-11-23.txt", .deletes),
+            ("alternateNamesModifications-2026-11-23.txt", .alternateNames),
+            ("alternateNamesDeletes-2026-11-23.txt", .alternateNameDeletes),
+            ("alternateNamesV2.txt", .alternateNames),
+        ])
     func byName(name: String, kind: GeoNamesFile.Kind) throws {
         // The content is a geoname row: the name decides.
         let file = try GeoNamesFile(url: try write(name, Self.placeLine))
@@ -69,9 +71,11 @@ struct GeoNamesUpdateFileTests {
     @Test("alternate name rows: 10 columns (V2) or 8, flags, from and to")
     func alternateRows() throws {
         let v2 = try Self.parseAlternate("42\t658225\tsv\tHelsingfors\t1\t1\t\t1\t1550\t1812")
-        #expect(v2 == AlternateName(
-            id: 42, placeID: 658225, language: "sv", name: "Helsingfors", isPreferred: true, isShort: true, isColloquial: false,
-            isHistoric: true, from: "1550", to: "1812"))
+        #expect(
+            v2
+                == AlternateName(
+                    id: 42, placeID: 658225, language: "sv", name: "Helsingfors", isPreferred: true, isShort: true, isColloquial: false,
+                    isHistoric: true, from: "1550", to: "1812"))
         let v1 = try Self.parseAlternate("43\t658225\tiata\tHEL\t\t\t\t")
         #expect(v1.language == "iata" && v1.name == "HEL" && v1.from.isEmpty && !v1.isPreferred)
         #expect(throws: GeoNamesSkipReason.wrongColumnCount) { try Self.parseAlternate("1\t2\tfi") }

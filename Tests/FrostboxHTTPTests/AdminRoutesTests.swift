@@ -1,8 +1,8 @@
+import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxHTTP
-import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -21,9 +21,14 @@ struct AdminRoutesTests {
         sender: (any PushSender)? = nil
     ) -> FrostboxAPI {
         let operations = AdminRoutes.Operations(
-            stats: { AdminStats(devices: 3, subscriptions: 5, boxes: 2, places: 11, outboxPending: 1, forecastsCached: 4, recentRuns: [
-                AdminRunSummary(id: 7, status: "completed", startedAt: 1_795_000_000, finishedAt: 1_795_000_042, boxes: 2, planned: 4, delivered: 3, failed: 1)
-            ]) },
+            stats: {
+                AdminStats(
+                    devices: 3, subscriptions: 5, boxes: 2, places: 11, outboxPending: 1, forecastsCached: 4,
+                    recentRuns: [
+                        AdminRunSummary(
+                            id: 7, status: "completed", startedAt: 1_795_000_000, finishedAt: 1_795_000_042, boxes: 2, planned: 4, delivered: 3, failed: 1)
+                    ])
+            },
             notify: notify, pushSender: sender)
         return FrostboxAPI(groups: [AdminRoutes(token: AdminToken(secret)!, operations: operations).add(to:)])
     }
@@ -36,7 +41,11 @@ struct AdminRoutesTests {
     func unauthorized() async throws {
         let sender = RecordingPushSender()
         let notified = Mutex(0)
-        let api = Self.adminAPI(notify: { notified.withLock { $0 += 1 }; return .started(runID: nil) }, sender: sender)
+        let api = Self.adminAPI(
+            notify: {
+                notified.withLock { $0 += 1 }
+                return .started(runID: nil)
+            }, sender: sender)
         try await Self.run(api) { client in
             var wrongScheme = HTTPFields()
             wrongScheme[.authorization] = "Basic \(Self.secret)"
@@ -91,7 +100,9 @@ struct AdminRoutesTests {
         }
     }
 
-    @Test("routes that change state take the token only as Bearer: the Basic login a browser keeps, sent by a forged cross-site request, is refused and nothing happens")
+    @Test(
+        "routes that change state take the token only as Bearer: the Basic login a browser keeps, sent by a forged cross-site request, is refused and nothing happens"
+    )
     func forgedAdminPosts() async throws {
         let sender = RecordingPushSender()
         final class Count: Sendable {
@@ -135,7 +146,10 @@ struct AdminRoutesTests {
             let gone = try await client.send(.post, "/admin/push-test", json: #"{"token": "\#(dead.hex)"}"#, headers: bearer(Self.secret))
             #expect(gone.json["outcome"] as? String == "invalid-token")
             #expect(gone.json["reason"] as? String == "Unregistered")
-            for bad in [#"{"token": "xyz"}"#, #"{}"#, #"{"token": "\#(Self.token)", "environment": "staging"}"#, "nope", #"{"token": "\#(Self.token)", "title": "\#(String(repeating: "a", count: 201))"}"#] {
+            for bad in [
+                #"{"token": "xyz"}"#, #"{}"#, #"{"token": "\#(Self.token)", "environment": "staging"}"#, "nope",
+                #"{"token": "\#(Self.token)", "title": "\#(String(repeating: "a", count: 201))"}"#,
+            ] {
                 let response = try await client.send(.post, "/admin/push-test", json: bad, headers: bearer(Self.secret))
                 #expect(response.status == .badRequest, "\(bad)")
             }

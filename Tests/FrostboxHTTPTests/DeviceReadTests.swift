@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 import HTTPTypes
 import HummingbirdTesting
 import Testing
@@ -22,7 +22,8 @@ struct DeviceReadTests {
             // Device data is kept by no cache.
             #expect(put.headers[.cacheControl] == "no-store")
             #expect(read.headers[.cacheControl] == "no-store")
-            let subscribed = try await client.send(.post, "/v1/devices/\(Self.token)/subscriptions", json: #"{"latitude": 60.19, "longitude": 25.01, "name": "Home"}"#)
+            let subscribed = try await client.send(
+                .post, "/v1/devices/\(Self.token)/subscriptions", json: #"{"latitude": 60.19, "longitude": 25.01, "name": "Home"}"#)
             #expect(subscribed.status == .created)
             #expect(subscribed.headers[.cacheControl] == "no-store")
             #expect(try await client.send(.get, "/v1/devices/\(Self.token)/subscriptions").headers[.cacheControl] == "no-store")

@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 import HTTPTypes
 import HummingbirdTesting
 import Testing
@@ -10,7 +10,9 @@ import Testing
 struct DeviceRoutesTests {
     static let token = "0123456789abcdef0123456789abcdef"
 
-    static func addLocation(_ token: String = token, lat: String = "\"60.17\"", lon: String = "\"24.94\"", name: String = "\"Helsinki\"", unit: String = "\"C\"") -> String {
+    static func addLocation(
+        _ token: String = token, lat: String = "\"60.17\"", lon: String = "\"24.94\"", name: String = "\"Helsinki\"", unit: String = "\"C\""
+    ) -> String {
         #"{"token": "\#(token)", "location": {"latitude": \#(lat), "longitude": \#(lon), "name": \#(name), "unit": \#(unit)}}"#
     }
 
@@ -79,20 +81,23 @@ struct DeviceRoutesTests {
     func restLifecycle(_ kind: RouteTestHarness.Kind) async throws {
         let harness = try RouteTestHarness.make(kind)
         try await harness.test { client in
-            let put = try await client.send(.put, "/v1/devices/\(Self.token)", json: #"{"topic": "fi.example.frost", "environment": "sandbox", "locale": "fi-FI"}"#)
+            let put = try await client.send(
+                .put, "/v1/devices/\(Self.token)", json: #"{"topic": "fi.example.frost", "environment": "sandbox", "locale": "fi-FI"}"#)
             #expect(put.status == .created)
             #expect(put.json["environment"] as? String == "sandbox")
             let putAgain = try await client.send(.put, "/v1/devices/\(Self.token)")
             #expect(putAgain.status == .ok)
             #expect(putAgain.json["topic"] as? String == "fi.example.frost")
 
-            let created = try await client.send(.post, "/v1/devices/\(Self.token)/subscriptions",
+            let created = try await client.send(
+                .post, "/v1/devices/\(Self.token)/subscriptions",
                 json: #"{"latitude": "60.19", "longitude": 25.01, "name": "Home", "unit": "F", "settings": {"freeze_c": -1, "all_clear": true}}"#)
             #expect(created.status == .created)
             let id = try #require(created.json["id"] as? Int)
             #expect(created.json["box"] as? String == "60.20#25.00")
             #expect((created.json["settings"] as? [String: Any])?["freeze_c"] as? Double == -1)
-            let duplicate = try await client.send(.post, "/v1/devices/\(Self.token)/subscriptions", json: #"{"latitude": 60.19, "longitude": 25.01, "name": "Home"}"#)
+            let duplicate = try await client.send(
+                .post, "/v1/devices/\(Self.token)/subscriptions", json: #"{"latitude": 60.19, "longitude": 25.01, "name": "Home"}"#)
             #expect(duplicate.status == .ok)
 
             let list = try await client.send(.get, "/v1/devices/\(Self.token)/subscriptions")
@@ -183,8 +188,14 @@ struct DeviceRoutesTests {
                 (.put, "/v1/devices/\(Self.token)", #"{"topic": "bad topic!"}"#, "invalid_field"),
                 (.put, "/v1/devices/\(Self.token)", #"{"locale": "fi FI"}"#, "invalid_field"),
                 (.put, "/v1/devices/\(Self.token)", #"{"topic": 5}"#, "invalid_field"),
-                (.post, "/v1/devices/\(Self.token)/subscriptions", #"{"latitude": 1, "longitude": 2, "name": "x", "settings": {"rule": "magic"}}"#, "invalid_field"),
-                (.post, "/v1/devices/\(Self.token)/subscriptions", #"{"latitude": 1, "longitude": 2, "name": "x", "settings": {"freeze_c": 99}}"#, "invalid_field"),
+                (
+                    .post, "/v1/devices/\(Self.token)/subscriptions", #"{"latitude": 1, "longitude": 2, "name": "x", "settings": {"rule": "magic"}}"#,
+                    "invalid_field"
+                ),
+                (
+                    .post, "/v1/devices/\(Self.token)/subscriptions", #"{"latitude": 1, "longitude": 2, "name": "x", "settings": {"freeze_c": 99}}"#,
+                    "invalid_field"
+                ),
                 (.post, "/v1/devices/\(Self.token)/subscriptions", #"{"latitude": 1, "name": "x"}"#, "missing_field"),
                 (.delete, "/v1/devices/\(Self.token)/subscriptions/abc", nil, "invalid_field"),
                 (.delete, "/v1/devices/\(Self.token)/subscriptions/-3", nil, "invalid_field"),

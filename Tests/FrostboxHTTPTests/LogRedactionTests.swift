@@ -1,8 +1,8 @@
+import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxHTTP
-import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -92,9 +92,11 @@ struct LogRedactionTests {
     func unhandledErrorPath() async throws {
         struct Boom: Error {}
         let logs = RecordingLogHandler.Store()
-        let api = FrostboxAPI(groups: [{ routes in
-            routes.on(.get, "/v1/devices/{token}/boom") { _, _ -> HTTPResponse.Status in throw Boom() }
-        }])
+        let api = FrostboxAPI(groups: [
+            { routes in
+                routes.on(.get, "/v1/devices/{token}/boom") { _, _ -> HTTPResponse.Status in throw Boom() }
+            }
+        ])
         let token = Self.tokens[0]
         try await Application(router: api.makeRouter(), logger: logs.logger(label: "http")).test(.router) { client in
             let response = try await client.send(.get, "/v1/devices/\(token)/boom")

@@ -1,8 +1,8 @@
+import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxHTTP
-import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -118,11 +118,15 @@ struct MetricsTests {
     func meteredForecastProvider() async throws {
         let telemetry = FrostboxTelemetry()
         let boxes = [GeoBox(latitudeIndex: 1_000, longitudeIndex: 2_000), GeoBox(latitudeIndex: 1_001, longitudeIndex: 2_000)]
-        let base = FixedForecastProvider(batch: ForecastBatch(
-            forecasts: [boxes[0]: SourcedForecast(
-                forecast: BoxForecast(box: boxes[0], timezone: "UTC", utcOffsetSeconds: 0, gridLatitude: 0, gridLongitude: 0, elevation: nil, fetchedAt: 0, hours: []),
-                source: .fetched)],
-            failures: [boxes[1]: .timeout], requestsMade: 2, weightUsed: 1.5))
+        let base = FixedForecastProvider(
+            batch: ForecastBatch(
+                forecasts: [
+                    boxes[0]: SourcedForecast(
+                        forecast: BoxForecast(
+                            box: boxes[0], timezone: "UTC", utcOffsetSeconds: 0, gridLatitude: 0, gridLongitude: 0, elevation: nil, fetchedAt: 0, hours: []),
+                        source: .fetched)
+                ],
+                failures: [boxes[1]: .timeout], requestsMade: 2, weightUsed: 1.5))
         let provider = MeteredForecastProvider(base, metrics: telemetry.factory) { _ in
             QuotaUsage(lastMinute: 100, lastHour: 1_000, lastDay: 9_000, budgets: .openMeteoFree)
         }
@@ -154,10 +158,11 @@ struct MetricsTests {
         let line = try #require(logs.all.last)
         #expect(line.message == "report")
         let values = line.metadata.mapValues { "\($0)" }
-        #expect(values == [
-            "pool": "2", "queue": "17", "in_flight": "0", "sent": "3", "resent": "2", "confirmed": "2", "failed": "1",
-            "avg_confirm_ms": "30.0", "last_run": "12 degraded",
-        ])
+        #expect(
+            values == [
+                "pool": "2", "queue": "17", "in_flight": "0", "sent": "3", "resent": "2", "confirmed": "2", "failed": "1",
+                "avg_confirm_ms": "30.0", "last_run": "12 degraded",
+            ])
     }
 }
 

@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxHTTP
-import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting

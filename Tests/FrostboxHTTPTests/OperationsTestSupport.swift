@@ -1,8 +1,8 @@
+import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxHTTP
-import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting

@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxCore
 import FrostboxGeoNames
 import FrostboxSQLite
-import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing

@@ -1,5 +1,5 @@
-import FrostboxCore
 import Foundation
+import FrostboxCore
 import Testing
 import Yams
 

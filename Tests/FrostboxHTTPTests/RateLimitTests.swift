@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxHTTP
-import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -66,7 +66,8 @@ struct RateLimiterTests {
         #expect(limiter.trackedClients == 0)
     }
 
-    @Test("client keys: IPv4 as is, IPv6 by /64, mapped IPv4 unwrapped, none as unknown",
+    @Test(
+        "client keys: IPv4 as is, IPv6 by /64, mapped IPv4 unwrapped, none as unknown",
         arguments: [
             ("203.0.113.9", "203.0.113.9"),
             ("2001:db8:aa:bb:1:2:3:4", "2001:db8:aa:bb::/64"),

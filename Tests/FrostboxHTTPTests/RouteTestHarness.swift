@@ -1,9 +1,9 @@
-import FrostboxDoubles
+import Foundation
 import FrostboxApp
 import FrostboxCore
+import FrostboxDoubles
 import FrostboxHTTP
 import FrostboxSQLite
-import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting

@@ -1,9 +1,9 @@
+import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxHTTP
 import FrostboxSQLite
-import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -33,7 +33,9 @@ struct StatusRoutesTests {
             let time = start + Int64(i) * 3_600
             return ForecastHour(time: time, local: LocalDateTime(wallClockSeconds: time), temperatureC: temperature, cloudCoverPercent: 0, windSpeedKmh: 0)
         }
-        return BoxForecast(box: box, timezone: "UTC", utcOffsetSeconds: 0, gridLatitude: box.latitude, gridLongitude: box.longitude, elevation: nil, fetchedAt: fetchedAt, hours: hours)
+        return BoxForecast(
+            box: box, timezone: "UTC", utcOffsetSeconds: 0, gridLatitude: box.latitude, gridLongitude: box.longitude, elevation: nil, fetchedAt: fetchedAt,
+            hours: hours)
     }
 
     @Test("the page and its JSON take the token as Basic password or Bearer; anything else is a 401 that asks a browser to log in")
@@ -112,10 +114,12 @@ struct StatusRoutesTests {
         }
     }
 
-    @Test("bad viewports are 400 JSON", arguments: [
-        "zoom=x", "zoom=21", "zoom=-1", "west=abc", "south=-91", "north=95", "south=10&north=5", "west=10&east=5",
-        "west=-600", "east=541", "west=-500&east=500", "west=nan", "east=inf",
-    ])
+    @Test(
+        "bad viewports are 400 JSON",
+        arguments: [
+            "zoom=x", "zoom=21", "zoom=-1", "west=abc", "south=-91", "north=95", "south=10&north=5", "west=10&east=5",
+            "west=-600", "east=541", "west=-500&east=500", "west=nan", "east=inf",
+        ])
     func badViewport(query: String) async throws {
         try await Self.harness().test { client in
             let response = try await client.send(.get, "/admin/status/boxes?\(query)", headers: bearer(Self.secret))
@@ -131,7 +135,8 @@ struct StatusRoutesTests {
         let now = Self.now
         let store = GRDBSubscriptionStore(database: database)
         func subscribe(_ token: String, _ lat: Double, _ lon: Double, _ name: String) async throws {
-            _ = try await store.subscribe(try DeviceToken(token), to: NewSubscription(coordinate: try Coordinate(latitude: lat, longitude: lon), name: try PlaceName(name)), at: now)
+            _ = try await store.subscribe(
+                try DeviceToken(token), to: NewSubscription(coordinate: try Coordinate(latitude: lat, longitude: lon), name: try PlaceName(name)), at: now)
         }
         let a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
         try await subscribe(a, 60.17, 24.94, "Helsinki")  // freeze
@@ -172,9 +177,10 @@ struct StatusRoutesTests {
             #expect(classes == ["none": 2, "frost-risk": 1, "freeze": 2, "hard-freeze": 2, "no-forecast": 2, "fetch-failing": 1])
             let boxes = try #require(finland.json["boxes"] as? [[String: Any]])
             let byName = Dictionary(uniqueKeysWithValues: boxes.map { (($0["names"] as? [String])?.first ?? "?", $0) })
-            #expect(byName.mapValues { $0["class"] as? String } == [
-                "Helsinki": "freeze", "Turku": "hard-freeze", "Tampere": "frost-risk", "Oulu": "none", "Joensuu": "no-forecast", "Vaasa": "fetch-failing",
-            ])
+            #expect(
+                byName.mapValues { $0["class"] as? String } == [
+                    "Helsinki": "freeze", "Turku": "hard-freeze", "Tampere": "frost-risk", "Oulu": "none", "Joensuu": "no-forecast", "Vaasa": "fetch-failing",
+                ])
             let helsinki = try #require(byName["Helsinki"])
             #expect(helsinki["box"] as? String == "60.15#24.95")
             #expect(helsinki["key"] as? Int == Int(helsinkiKey))

@@ -1,9 +1,9 @@
 import Dispatch
+import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxHTTP
-import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -22,8 +22,9 @@ struct StorageUnavailableTests {
         let logs = RecordingLogHandler.Store()
         let store = ReadOnlyStore()
         try await store.base.register(DeviceRegistration(token: DeviceToken(trustedHex: Self.token)), at: 1)
-        let api = FrostboxAPI(groups: FrostboxApplication.publicRoutes(
-            subscriptions: store, places: InMemoryPlaceIndex([]), clock: { 1_700_000_000 }, ready: { true }))
+        let api = FrostboxAPI(
+            groups: FrostboxApplication.publicRoutes(
+                subscriptions: store, places: InMemoryPlaceIndex([]), clock: { 1_700_000_000 }, ready: { true }))
         let app = Application(router: api.makeRouter(), logger: logs.logger())
         try await app.test(.router) { client in
             let writes = [

@@ -1,9 +1,9 @@
-import Synchronization
 import FrostboxCore
-import FrostboxFixtures
 import FrostboxDoubles
+import FrostboxFixtures
 import FrostboxNotifier
 import Logging
+import Synchronization
 import Testing
 
 /// A notifier over in-memory doubles, with a settable clock and a recording sleeper.
@@ -17,7 +17,10 @@ struct Harness {
     let resends = SendCount()
     var configuration = NotifierSettings()
 
-    init(store: InMemoryNotifierStore = InMemoryNotifierStore(), forecasts: ScriptedForecastProvider = ScriptedForecastProvider(), push: RecordingPushSender = RecordingPushSender()) {
+    init(
+        store: InMemoryNotifierStore = InMemoryNotifierStore(), forecasts: ScriptedForecastProvider = ScriptedForecastProvider(),
+        push: RecordingPushSender = RecordingPushSender()
+    ) {
         self.store = store
         self.forecasts = forecasts
         self.push = push

@@ -1,9 +1,9 @@
-import Synchronization
 import FrostboxCore
-import FrostboxFixtures
 import FrostboxDoubles
+import FrostboxFixtures
 import FrostboxNotifier
 import Logging
+import Synchronization
 import Testing
 
 @Suite("NotifierService scheduling")

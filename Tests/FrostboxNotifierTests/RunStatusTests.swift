@@ -1,6 +1,6 @@
 import FrostboxCore
-import FrostboxFixtures
 import FrostboxDoubles
+import FrostboxFixtures
 import Testing
 
 /// A run's status says how it went: `completed` only when nothing failed.

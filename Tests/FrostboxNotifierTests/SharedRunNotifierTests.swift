@@ -1,9 +1,9 @@
-import Synchronization
 import FrostboxCore
-import FrostboxFixtures
 import FrostboxDoubles
+import FrostboxFixtures
 import FrostboxNotifier
 import Logging
+import Synchronization
 import Testing
 
 /// A `NotifyWorkQueue` whose answers the test scripts, over an in-memory store: boxes are

@@ -1,6 +1,6 @@
 import FrostboxCore
-import FrostboxFixtures
 import FrostboxDoubles
+import FrostboxFixtures
 import Synchronization
 import Testing
 

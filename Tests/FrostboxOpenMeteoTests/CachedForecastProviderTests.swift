@@ -161,17 +161,19 @@ struct CachedForecastProviderTests {
 
     @Test("a 429 that outlasts its wait stops the run: the boxes left are rate-limited, not asked for")
     func rateLimitStopsRun() async throws {
-        try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["minute", "minute"]), now: Self.now), configure: { $0.batchSize = 10 }) { h in
+        try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["minute", "minute"]), now: Self.now), configure: { $0.batchSize = 10 }) {
+            h in
             let provider = CachedForecastProvider(
                 fetcher: h.client, cache: InMemoryForecastCache(), ledger: InMemoryQuotaLedger(budgets: Self.roomy), clock: h.clock,
                 settings: .init(maximumQuotaWaitSeconds: 0, maximumConcurrentRequests: 1), logger: Self.quiet)
             let batch = await provider.forecasts(for: row(50), now: Self.now)
             #expect(batch.failures.count == 50)
             #expect(batch.requestsMade == 2)
-            #expect(batch.failures.values.allSatisfy {
-                if case .rateLimited = $0 { return true }
-                return false
-            })
+            #expect(
+                batch.failures.values.allSatisfy {
+                    if case .rateLimited = $0 { return true }
+                    return false
+                })
             #expect(h.mock.counters.requests == 2)
         }
     }
@@ -234,10 +236,13 @@ struct CachedForecastProviderTests {
     @Test("after every run the ledger holds exactly the weight the server charged", arguments: FaultMix.all)
     func ledgerFollowsServer(_ mix: FaultMix) async throws {
         let boxes = row(200)
-        try await MockHarness.run(MockScenario(faults: mix.faults, now: Self.now), configure: {
-            $0.batchSize = 20
-            $0.requestTimeoutSeconds = mix.deadline
-        }) { h in
+        try await MockHarness.run(
+            MockScenario(faults: mix.faults, now: Self.now),
+            configure: {
+                $0.batchSize = 20
+                $0.requestTimeoutSeconds = mix.deadline
+            }
+        ) { h in
             let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
             let provider = CachedForecastProvider(
                 fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, clock: h.clock,
@@ -259,7 +264,8 @@ struct CachedForecastProviderTests {
 
     @Test("the weight a run reports is what it added to the ledger")
     func runWeightMatchesLedger() async throws {
-        try await MockHarness.run(MockScenario(faults: MockFaults(serverErrorRate: 0.3, truncateRate: 0.3), now: Self.now), configure: { $0.batchSize = 10 }) { h in
+        try await MockHarness.run(MockScenario(faults: MockFaults(serverErrorRate: 0.3, truncateRate: 0.3), now: Self.now), configure: { $0.batchSize = 10 }) {
+            h in
             let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
             let provider = CachedForecastProvider(
                 fetcher: h.client, cache: InMemoryForecastCache(), ledger: ledger, clock: h.clock,

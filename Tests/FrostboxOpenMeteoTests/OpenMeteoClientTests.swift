@@ -1,9 +1,10 @@
 import Foundation
 import FrostboxCore
-@testable import FrostboxOpenMeteo
 import Logging
 import MockOpenMeteo
 import Testing
+
+@testable import FrostboxOpenMeteo
 
 @Suite("OpenMeteoClient against the mock on port 0")
 struct OpenMeteoClientTests {
@@ -136,7 +137,8 @@ struct OpenMeteoClientTests {
         try await MockHarness.run(MockScenario(faults: MockFaults(nextRateLimits: ["hour"]))) { h in
             let now = h.clock.now()
             let failure = await h.client.forecasts(for: [Self.helsinki]).failure
-            #expect(failure == .rateLimited(reason: "Hourly API request limit exceeded. Please try again in the next hour.", retryAfter: (now / 3_600 + 1) * 3_600))
+            #expect(
+                failure == .rateLimited(reason: "Hourly API request limit exceeded. Please try again in the next hour.", retryAfter: (now / 3_600 + 1) * 3_600))
             #expect(h.mock.counters.requests == 1)
             #expect(h.clock.sleeps.isEmpty)
         }
@@ -243,7 +245,9 @@ struct OpenMeteoClientTests {
             let failure = await client.forecasts(for: [Self.helsinki], gate: gate).failure
             // "At once" is asserted by counts, not a clock: one attempt (the gate saw one) and
             // no backoff (the manual clock slept nothing), so no timeout was waited for.
-            #expect(failure == .transport("Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."))
+            #expect(
+                failure
+                    == .transport("Could not connect to the forecast server at \(closed): the connection was refused (is it running, and is the port right?)."))
             let unreachable = try #require(failure)
             #expect(OpenMeteoClient.isUnreachable(unreachable))
             #expect(h.clock.sleeps.isEmpty)
@@ -289,9 +293,11 @@ struct OpenMeteoClientTests {
             let now = h.clock.now()
             _ = try #require(await h.client.forecasts(for: [Self.helsinki], gate: gate).value)
             let reports = await gate.reports
-            #expect(reports.first == AttemptReport(
-                charge: .errorAnswer, succeeded: false,
-                pause: QuotaHold(until: now + 60, reason: "Minutely API request limit exceeded. Please try again in one minute.")))
+            #expect(
+                reports.first
+                    == AttemptReport(
+                        charge: .errorAnswer, succeeded: false,
+                        pause: QuotaHold(until: now + 60, reason: "Minutely API request limit exceeded. Please try again in one minute.")))
             #expect(reports.last == AttemptReport(charge: .fullWeight, succeeded: true))
         }
     }
@@ -327,7 +333,10 @@ struct OpenMeteoClientTests {
             httpClient: .shared, configuration: OpenMeteoSettings(baseURL: "https://example.test/", apiKey: "a b&c", forecastDays: 5),
             clock: ManualForecastClock())
         let query = client.query(for: [Self.helsinki, Coordinate(uncheckedLatitude: -33.87, longitude: -151.21).box])
-        #expect(query == "latitude=60.20,-33.85&longitude=25.00,-151.20&hourly=temperature_2m,dew_point_2m,cloud_cover,wind_speed_10m&timezone=auto&forecast_days=5&timeformat=unixtime&apikey=a%20b%26c")
+        #expect(
+            query
+                == "latitude=60.20,-33.85&longitude=25.00,-151.20&hourly=temperature_2m,dew_point_2m,cloud_cover,wind_speed_10m&timezone=auto&forecast_days=5&timeformat=unixtime&apikey=a%20b%26c"
+        )
         #expect(client.configuration.endpoint == "https://example.test/v1/forecast")
     }
 }

@@ -1,13 +1,17 @@
 import Foundation
 import FrostboxCore
-@testable import FrostboxOpenMeteo
 import Testing
+
+@testable import FrostboxOpenMeteo
 
 @Suite("Open-Meteo answer decoding")
 struct OpenMeteoDecoderTests {
     static let box = Coordinate(uncheckedLatitude: 60.19, longitude: 25.01).box
 
-    static func payload(time: String, units: String = #"{"time":"iso8601","temperature_2m":"°C","dew_point_2m":"°C","cloud_cover":"%","wind_speed_10m":"km/h"}"#, offset: Int = 7_200, extra: String = "") -> String {
+    static func payload(
+        time: String, units: String = #"{"time":"iso8601","temperature_2m":"°C","dew_point_2m":"°C","cloud_cover":"%","wind_speed_10m":"km/h"}"#,
+        offset: Int = 7_200, extra: String = ""
+    ) -> String {
         """
         {"latitude":60.2,"longitude":25.0,"generationtime_ms":0.1,"utc_offset_seconds":\(offset),"timezone":"Europe/Helsinki",
          "timezone_abbreviation":"EET","elevation":21.0\(extra),"hourly_units":\(units),

@@ -1,9 +1,9 @@
+import Foundation
 import FrostboxBundledPlaces
-import FrostboxDoubles
 import FrostboxCore
+import FrostboxDoubles
 import FrostboxPlaceImport
 import FrostboxSQLite
-import Foundation
 import Logging
 import Synchronization
 import Testing
@@ -81,7 +81,9 @@ struct PlaceImportTests {
     @Test("admin1 and country files are imported with the dump and label results")
     func namesFiles() async throws {
         let admin1 = try write("admin1CodesASCII.txt", Array("FI.01\tUusimaa\tUusimaa\t830709\n".utf8))
-        let countries = try write("countryInfo.txt", Array("#ISO\tISO3\n FI\tFIN\t246\tFI\tFinland\tHelsinki\t337030\t5518050\tEU\nFI\tFIN\t246\tFI\tFinland\tHelsinki\t337030\t5518050\tEU\n".utf8))
+        let countries = try write(
+            "countryInfo.txt",
+            Array("#ISO\tISO3\n FI\tFIN\t246\tFI\tFinland\tHelsinki\t337030\t5518050\tEU\nFI\tFIN\t246\tFI\tFinland\tHelsinki\t337030\t5518050\tEU\n".utf8))
         let summary = try await PlaceImport.run(
             paths: [Self.extractPath, admin1, countries], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
         #expect(summary.admin1Read == 1)
@@ -129,7 +131,9 @@ struct PlaceImportTests {
             _ = try await PlaceImport.run(paths: [Self.extractPath, broken], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
         }
         await #expect(throws: (any Error).self) {
-            _ = try await PlaceImport.run(paths: [self.directory.appendingPathComponent("missing.txt").path], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
+            _ = try await PlaceImport.run(
+                paths: [self.directory.appendingPathComponent("missing.txt").path], options: PlaceImportOptions(), database: database,
+                logger: Logger(label: "test"))
         }
         #expect(try await count("SELECT count(*) FROM place") == 2305)
         #expect(try await count("SELECT count(*) FROM sqlite_master WHERE name LIKE '%_next'") == 0)

@@ -1,8 +1,8 @@
+import Foundation
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxPlaceImport
 import FrostboxSQLite
-import Foundation
 import GRDB
 import Logging
 import Testing

@@ -14,9 +14,11 @@ struct PostgresDatabaseTests {
     @Test("a connection URL gives host, port, user, database, password and sslmode; defaults 5432 and prefer")
     func parsesURLs() throws {
         let full = try PostgresConnectionSettings(url: "postgresql://app%40x:s%3Acret@db.example:6543/frost?sslmode=verify-full&sslrootcert=/etc/ca.pem")
-        #expect(full == PostgresConnectionSettings(
-            host: "db.example", port: 6543, user: "app@x", password: "s:cret", database: "frost", tls: .verifyFull,
-            rootCertificatePath: "/etc/ca.pem"))
+        #expect(
+            full
+                == PostgresConnectionSettings(
+                    host: "db.example", port: 6543, user: "app@x", password: "s:cret", database: "frost", tls: .verifyFull,
+                    rootCertificatePath: "/etc/ca.pem"))
         let plain = try PostgresConnectionSettings(url: "postgres://frostbox@localhost/frostbox")
         #expect(plain.port == 5432)
         #expect(plain.tls == .prefer)
@@ -25,13 +27,14 @@ struct PostgresDatabaseTests {
         #expect(full.redacted == "postgres://app@x:***@db.example:6543/frost?sslmode=verify-full")
     }
 
-    @Test("a URL that names no host, user or database, another scheme, a bad sslmode or an unknown parameter is refused by name",
-          arguments: [
+    @Test(
+        "a URL that names no host, user or database, another scheme, a bad sslmode or an unknown parameter is refused by name",
+        arguments: [
             ("mysql://u@h/db", "must look like"), ("postgres://h/db", "no user"), ("postgres://u@h", "no database"),
             ("postgres://u@h/db?sslmode=maybe", "sslmode must be one of"), ("postgres://u@h/db?pool=3", "unknown parameter pool"),
             ("postgres://u@h:99999/db", "outside 1...65535"), ("postgres://u:secret@/db", "no host"),
             ("postgres://u@h/db?sslrootcert=/ca.pem", "verify-full only"), ("postgres://u@h/db?sslmode=verify-full&sslrootcert=", "PEM file"),
-          ])
+        ])
     func refusesBadURLs(_ url: String, _ message: String) {
         #expect {
             try PostgresConnectionSettings(url: url)

@@ -1,11 +1,12 @@
-import FrostboxCore
-@testable import FrostboxPostgres
 import Foundation
-import Synchronization
+import FrostboxCore
 import Logging
 import PostgresNIO
+import Synchronization
 import TestPostgres
 import Testing
+
+@testable import FrostboxPostgres
 
 /// The adapter through database trouble, on clusters of the suite's own: no error path may
 /// cost the pool a connection, database trouble is a `StorageUnavailableError` that says why,

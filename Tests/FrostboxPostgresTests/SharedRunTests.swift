@@ -27,7 +27,8 @@ struct SharedRunTests {
         }
         return (
             PostgresNotifierStore(database: database, worker: "a", leaseSeconds: lease),
-            PostgresNotifierStore(database: database, worker: "b", leaseSeconds: lease), subscriptions)
+            PostgresNotifierStore(database: database, worker: "b", leaseSeconds: lease), subscriptions
+        )
     }
 
     @Test("the first worker starts a run listing every box; the second joins it; a scheduled start right after makes none")

@@ -1,7 +1,7 @@
+import Foundation
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxSQLite
-import Foundation
 import Testing
 
 /// The database files hold device tokens and exact coordinates: only the service's user may

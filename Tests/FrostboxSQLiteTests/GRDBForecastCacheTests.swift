@@ -1,5 +1,5 @@
-import FrostboxDoubles
 import FrostboxCore
+import FrostboxDoubles
 import FrostboxSQLite
 import Testing
 

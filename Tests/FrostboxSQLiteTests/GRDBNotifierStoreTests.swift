@@ -1,7 +1,7 @@
-import FrostboxDoubles
-import FrostboxCore
-import FrostboxSQLite
 import Foundation
+import FrostboxCore
+import FrostboxDoubles
+import FrostboxSQLite
 import GRDB
 import Testing
 
@@ -23,11 +23,18 @@ struct GRDBNotifierStoreTests {
         subscriptions = GRDBSubscriptionStore(database: database)
     }
 
-    func subscribe(_ token: DeviceToken, _ coordinate: Coordinate, _ name: String, unit: TemperatureUnit = .celsius, settings: AlertSettings = .default, at time: Int64 = 100) async throws {
-        _ = try await subscriptions.subscribe(token, to: NewSubscription(coordinate: coordinate, name: try PlaceName(name), unit: unit, settings: settings), at: time)
+    func subscribe(
+        _ token: DeviceToken, _ coordinate: Coordinate, _ name: String, unit: TemperatureUnit = .celsius, settings: AlertSettings = .default,
+        at time: Int64 = 100
+    ) async throws {
+        _ = try await subscriptions.subscribe(
+            token, to: NewSubscription(coordinate: coordinate, name: try PlaceName(name), unit: unit, settings: settings), at: time)
     }
 
-    func entry(_ token: DeviceToken, night: LocalDate = LocalDate(year: 2026, month: 5, day: 12), level: FrostLevel = .freeze, kind: AlertKind = .frost, apnsID: String = UUID().uuidString, expiration: Int64 = 10_000) -> OutboxEntry {
+    func entry(
+        _ token: DeviceToken, night: LocalDate = LocalDate(year: 2026, month: 5, day: 12), level: FrostLevel = .freeze, kind: AlertKind = .frost,
+        apnsID: String = UUID().uuidString, expiration: Int64 = 10_000
+    ) -> OutboxEntry {
         let alert = PlannedAlert(
             token: token, topic: "fi.example.app", environment: .sandbox,
             event: FrostEvent(box: home.box, night: night, level: level), kind: kind, places: ["Home", "Garden"], unit: .celsius,
@@ -89,8 +96,10 @@ struct GRDBNotifierStoreTests {
         let stored = try await store.enqueue(planned, runID: nil)
         #expect(stored.count == 2)
         let counts = try await database.pool.read { db in
-            (try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_push") ?? -1,
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE apns_id IS NOT NULL") ?? -1)
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_push") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE apns_id IS NOT NULL") ?? -1
+            )
         }
         #expect(counts.0 == 1)
         #expect(counts.1 == 0)
@@ -117,7 +126,8 @@ struct GRDBNotifierStoreTests {
             (stored[2].id, .failed(.permanent, reason: "400 PayloadEmpty", at: 2_002)),
         ])
         let rows = try database.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT status, attempts, delivered_at, delivered_apns_id, failure_class, failure_reason, last_attempt_at FROM outbox ORDER BY id")
+            try Row.fetchAll(
+                db, sql: "SELECT status, attempts, delivered_at, delivered_apns_id, failure_class, failure_reason, last_attempt_at FROM outbox ORDER BY id")
         }
         #expect(rows[0]["status"] == "delivered")
         #expect(rows[0]["delivered_at"] == 2_000)
@@ -156,11 +166,15 @@ struct OutboxPayloadJSONTests {
         _ = try await GRDBSubscriptionStore(database: database).register(DeviceRegistration(token: token), at: 1)
         let payload = PushPayload(
             aps: APSPayload(
-                alert: .init(title: "Frost \"warning\"", body: "Home\\Garden\n\t\u{1}: low −2 °C ✓", titleLocKey: "FROST_TITLE_FREEZE", locKey: "FROST_FREEZE_TONIGHT", locArgs: ["a", "", "ä\"b"]),
+                alert: .init(
+                    title: "Frost \"warning\"", body: "Home\\Garden\n\t\u{1}: low −2 °C ✓", titleLocKey: "FROST_TITLE_FREEZE", locKey: "FROST_FREEZE_TONIGHT",
+                    locArgs: ["a", "", "ä\"b"]),
                 sound: "default", threadID: "frost-box-1#2", interruptionLevel: "time-sensitive", contentAvailable: 1),
             frost: .init(box: "60.15#24.95", night: "2026-05-12", level: "freeze", minimumC: -1.6000000000000001))
         let notification = PushNotification(token: token, apnsID: UUID().uuidString, collapseID: "c", expiration: 9, payload: payload)
-        let entry = OutboxEntry(event: FrostEvent(box: GeoBox(latitudeIndex: 1, longitudeIndex: 2), night: LocalDate(year: 2026, month: 5, day: 12), level: .freeze), kind: .frost, notification: notification, createdAt: 1)
+        let entry = OutboxEntry(
+            event: FrostEvent(box: GeoBox(latitudeIndex: 1, longitudeIndex: 2), night: LocalDate(year: 2026, month: 5, day: 12), level: .freeze), kind: .frost,
+            notification: notification, createdAt: 1)
         _ = try await store.enqueue([entry], runID: nil)
         let read = try #require(try await store.pendingOutbox(after: 0, through: nil, limit: 1).first)
         #expect(read.notification == notification)

@@ -1,7 +1,7 @@
-import FrostboxDoubles
-import FrostboxCore
-import FrostboxGeoNames
 import Foundation
+import FrostboxCore
+import FrostboxDoubles
+import FrostboxGeoNames
 import GRDB
 import Testing
 
@@ -51,7 +51,9 @@ struct GRDBPlaceIndexTests {
         try await index.search(try PlaceQuery(text: text, near: near, limit: limit, radiusKilometres: radius))
     }
 
-    static func place(_ id: Int64, _ name: String, _ lat: Double, _ lon: Double, population: Int64 = 0, featureClass: String = "P", alternates: String = "") -> Place {
+    static func place(
+        _ id: Int64, _ name: String, _ lat: Double, _ lon: Double, population: Int64 = 0, featureClass: String = "P", alternates: String = ""
+    ) -> Place {
         Place(
             id: id, name: name, asciiName: NameFolding.fold(name), alternateNames: alternates,
             coordinate: Coordinate(uncheckedLatitude: lat, longitude: lon), featureClass: featureClass,
@@ -235,11 +237,13 @@ struct GRDBPlaceIndexTests {
         #expect(prefix.first?.matchedName == "Helsinki")
     }
 
-    @Test("diacritic-free and partial queries find their places", arguments: [
-        ("jyvas", "Jyväskylä", 62.24, 25.75), ("hameenl", "Hämeenlinna", 61.0, 24.46), ("goteb", "Göteborg", 57.7, 11.97),
-        ("malmo", "Malmö", 55.6, 13.0), ("tromso", "Tromsø", 69.65, 18.96), ("reykjav", "Reykjavík", 64.14, -21.9),
-        ("paernu", "Pärnu", 58.38, 24.5),
-    ])
+    @Test(
+        "diacritic-free and partial queries find their places",
+        arguments: [
+            ("jyvas", "Jyväskylä", 62.24, 25.75), ("hameenl", "Hämeenlinna", 61.0, 24.46), ("goteb", "Göteborg", 57.7, 11.97),
+            ("malmo", "Malmö", 55.6, 13.0), ("tromso", "Tromsø", 69.65, 18.96), ("reykjav", "Reykjavík", 64.14, -21.9),
+            ("paernu", "Pärnu", 58.38, 24.5),
+        ])
     func diacriticFree(query: String, name: String, lat: Double, lon: Double) async throws {
         try load(try Self.extract())
         let near = try await search(query, near: Coordinate(uncheckedLatitude: lat + 0.3, longitude: lon + 0.3))

@@ -1,5 +1,5 @@
-import FrostboxDoubles
 import FrostboxCore
+import FrostboxDoubles
 import FrostboxSQLite
 import Testing
 
@@ -90,7 +90,9 @@ struct GRDBQuotaLedgerTests {
                 let ledger = i % 2 == 0 ? a : b
                 group.addTask {
                     // Out-of-order clocks too: a later-stamped charge still counts for an earlier one.
-                    if case .granted(let r) = try await ledger.reserve(units: 90, weightPerUnit: 1, minimumUnits: 90, at: Self.now + Int64((i * 7) % 20)) { return r.units }
+                    if case .granted(let r) = try await ledger.reserve(units: 90, weightPerUnit: 1, minimumUnits: 90, at: Self.now + Int64((i * 7) % 20)) {
+                        return r.units
+                    }
                     return 0
                 }
             }

@@ -1,6 +1,6 @@
-import FrostboxDoubles
-import FrostboxCore
 import Foundation
+import FrostboxCore
+import FrostboxDoubles
 import FrostboxSQLite
 import GRDB
 import Testing
@@ -154,7 +154,8 @@ struct GRDBSubscriptionStoreTests {
                 group.addTask {
                     do {
                         try await database.write { db in
-                            try db.execute(sql: "INSERT INTO device (token, created_at, registered_at) VALUES (?, 0, 0)", arguments: [String(format: "%016x", i)])
+                            try db.execute(
+                                sql: "INSERT INTO device (token, created_at, registered_at) VALUES (?, 0, 0)", arguments: [String(format: "%016x", i)])
                             if i % 2 == 0 { throw Boom() }
                         }
                         return true

@@ -1,6 +1,6 @@
-import FrostboxDoubles
-import FrostboxCore
 import Foundation
+import FrostboxCore
+import FrostboxDoubles
 import Testing
 
 @testable import FrostboxSQLite

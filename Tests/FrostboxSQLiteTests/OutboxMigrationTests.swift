@@ -1,9 +1,10 @@
+import Foundation
 import FrostboxCore
 import FrostboxDoubles
-@testable import FrostboxSQLite
-import Foundation
 import GRDB
 import Testing
+
+@testable import FrostboxSQLite
 
 /// The fan-out outbox migration moves every row of the previous outbox (pending ones above
 /// all) with its id, apns-id, exact payload and alerted mark.

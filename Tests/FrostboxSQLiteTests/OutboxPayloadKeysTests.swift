@@ -1,8 +1,9 @@
-import FrostboxCore
-@testable import FrostboxSQLite
 import Foundation
+import FrostboxCore
 import FrostboxStorageFormats
 import Testing
+
+@testable import FrostboxSQLite
 
 /// The outbox writes payload JSON by hand for speed; its key names and their order must be
 /// the ones `JSONEncoder` writes from the payload types' CodingKeys.

@@ -1,9 +1,10 @@
+import Foundation
 import FrostboxCore
 import FrostboxDoubles
-@testable import FrostboxSQLite
-import Foundation
 import GRDB
 import Testing
+
+@testable import FrostboxSQLite
 
 /// Places live in their own file: a device database from before moves its places over, and
 /// an import into the places file never holds the device database's lock.
@@ -103,7 +104,10 @@ struct PlacesFileTests {
                     holding.continuation.yield()
                     // Block this writer until the device writes are done.
                     let semaphore = DispatchSemaphore(value: 0)
-                    Task { for await _ in release.stream { break }; semaphore.signal() }
+                    Task {
+                        for await _ in release.stream { break }
+                        semaphore.signal()
+                    }
                     semaphore.wait()
                     return .commit
                 }

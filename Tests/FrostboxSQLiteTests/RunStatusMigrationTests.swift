@@ -1,9 +1,10 @@
+import Foundation
 import FrostboxCore
 import FrostboxDoubles
-@testable import FrostboxSQLite
-import Foundation
 import GRDB
 import Testing
+
+@testable import FrostboxSQLite
 
 /// The runs table takes the `degraded` status, and the migration that allows it keeps the
 /// runs (and the outbox's links to them) stored before it.
@@ -37,7 +38,10 @@ struct RunStatusMigrationTests {
         try before.migrate(queue)
         try queue.write { db in
             try db.execute(sql: "INSERT INTO device (token, created_at, registered_at) VALUES ('a11ce000000000000000000000000001', 1, 1)")
-            try db.execute(sql: "INSERT INTO notify_run (id, started_at, finished_at, status, boxes, error) VALUES (7, 10, 20, 'completed', 3, NULL), (8, 30, 40, 'failed', 1, 'boom')")
+            try db.execute(
+                sql:
+                    "INSERT INTO notify_run (id, started_at, finished_at, status, boxes, error) VALUES (7, 10, 20, 'completed', 3, NULL), (8, 30, 40, 'failed', 1, 'boom')"
+            )
             try db.execute(
                 sql: """
                     INSERT INTO outbox (token, box, night, level, kind, apns_id, push_type, priority, payload, created_at, run_id)

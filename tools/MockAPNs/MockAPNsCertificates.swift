@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import SwiftASN1
 import NIOSSL
+import SwiftASN1
 import X509
 
 /// Self-signed P-256 certificates for the double: the server's (valid for 127.0.0.1, ::1 and
@@ -15,11 +15,13 @@ public enum MockAPNsCertificates {
 
     /// A server certificate for the loopback names.
     public static func makeServerCertificate() throws -> Issued {
-        try make(commonName: "mock-apns", sans: [
-            .dnsName("localhost"),
-            .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-            .ipAddress(ASN1OctetString(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
-        ], usage: .serverAuth)
+        try make(
+            commonName: "mock-apns",
+            sans: [
+                .dnsName("localhost"),
+                .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+                .ipAddress(ASN1OctetString(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
+            ], usage: .serverAuth)
     }
 
     /// A client certificate like Apple's push certificates: the bundle id as the subject's

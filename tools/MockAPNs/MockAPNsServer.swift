@@ -31,7 +31,9 @@ public final class MockAPNsServer: Sendable {
     public var endpoint: String { "\(configuration.host):\(port)" }
 
     /// Binds and starts serving.
-    public static func start(_ configuration: MockAPNsSettings, logger: Logger = Logger(label: "mock-apns")) async throws
+    public static func start(
+        _ configuration: MockAPNsSettings, logger: Logger = Logger(label: "mock-apns")
+    ) async throws
         -> MockAPNsServer
     {
         try await MockAPNsServer(configuration: configuration, logger: logger)
@@ -40,7 +42,8 @@ public final class MockAPNsServer: Sendable {
     private init(configuration: MockAPNsSettings, logger: Logger) async throws {
         self.configuration = configuration
         // A directory of its own when none is given, removed again by `stop()`.
-        ownedDirectory = configuration.certificateDirectory == nil
+        ownedDirectory =
+            configuration.certificateDirectory == nil
             ? FileManager.default.temporaryDirectory.appendingPathComponent("mock-apns-\(UUID().uuidString)").path : nil
         let directory = configuration.certificateDirectory ?? ownedDirectory!
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

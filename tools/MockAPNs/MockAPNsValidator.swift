@@ -124,11 +124,12 @@ struct MockAPNsValidator: Sendable {
             }
         }
 
-        return .accept(MockAPNsDelivery(
-            apnsID: apnsID, token: String(token).lowercased(), topic: topic, pushType: pushType, priority: priority,
-            expiration: expiration, collapseID: collapseID, payload: String(decoding: payload, as: UTF8.self),
-            keyID: keyID, tokenIssuedAt: issuedAt, certificateAuth: auth.certificateTopics != nil,
-            connection: connection, stream: stream))
+        return .accept(
+            MockAPNsDelivery(
+                apnsID: apnsID, token: String(token).lowercased(), topic: topic, pushType: pushType, priority: priority,
+                expiration: expiration, collapseID: collapseID, payload: String(decoding: payload, as: UTF8.self),
+                keyID: keyID, tokenIssuedAt: issuedAt, certificateAuth: auth.certificateTopics != nil,
+                connection: connection, stream: stream))
     }
 
     private func reject(_ status: Int, _ reason: String, timestamp: Int64? = nil) -> Answer {

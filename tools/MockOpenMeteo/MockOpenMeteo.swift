@@ -67,7 +67,7 @@ public final class MockOpenMeteo: Sendable {
     /// Lets every hanging answer go out now, and later ones at once.
     public func releaseHangs() { state.withLock { $0.hangsReleased = true } }
 
-        public func reset() {
+    public func reset() {
         state.withLock {
             $0.counters = MockCounters()
             $0.used = [:]
@@ -120,7 +120,9 @@ public final class MockOpenMeteo: Sendable {
 
     /// An application serving the mock on `host:port` (port 0 picks a free one); `onRunning`
     /// gets the bound port.
-    public func makeApplication(host: String = "127.0.0.1", port: Int = 0, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public func makeApplication(
+        host: String = "127.0.0.1", port: Int = 0, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(host, port: port), serverName: "mock-open-meteo"),
@@ -362,4 +364,3 @@ enum AnyEncodable: Encodable {
         }
     }
 }
-

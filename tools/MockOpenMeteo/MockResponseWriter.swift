@@ -60,7 +60,8 @@ struct MockResponseWriter {
         // The zone's true offset per hour; looked up once unless it changes within the series.
         let end = start + Int64(request.hours) * 3_600
         let startOffset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(start))))
-        let changes = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: TimeInterval(start)))
+        let changes =
+            zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: TimeInterval(start)))
             .map { Int64($0.timeIntervalSince1970) < end } ?? false
         var hours: [MockWeather.Hour] = []
         hours.reserveCapacity(request.hours)

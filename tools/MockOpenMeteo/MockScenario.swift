@@ -20,7 +20,10 @@ public struct MockScenario: Sendable, Codable, Hashable {
     /// When set, requests must carry `apikey` with this value (as the commercial API does).
     public var apiKey: String?
 
-    public init(frost: [FrostSpot] = [], frostEverywhere: FrostSpot? = nil, timezones: [ZoneSpot] = [], budgets: MockBudgets? = nil, faults: MockFaults = MockFaults(), now: Int64? = nil, apiKey: String? = nil) {
+    public init(
+        frost: [FrostSpot] = [], frostEverywhere: FrostSpot? = nil, timezones: [ZoneSpot] = [], budgets: MockBudgets? = nil, faults: MockFaults = MockFaults(),
+        now: Int64? = nil, apiKey: String? = nil
+    ) {
         self.frost = frost
         self.frostEverywhere = frostEverywhere
         self.timezones = timezones

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Database trouble on demand, for the fault tests: a cluster of the test's own (the shared one
 /// serves every other suite of the process), made read-only, stopped, started and crashed.
@@ -11,8 +12,10 @@ extension TestPostgresCluster {
         let cluster = try start()
         // `start` gives the port and addresses on the command line; kept in postgresql.auto.conf
         // as well, a plain `pg_ctl start` brings the server back where the clients look for it.
-        for (name, value) in [("port", String(cluster.port)), ("listen_addresses", "127.0.0.1"),
-                              ("unix_socket_directories", cluster.directory), ("max_connections", "200")] {
+        for (name, value) in [
+            ("port", String(cluster.port)), ("listen_addresses", "127.0.0.1"),
+            ("unix_socket_directories", cluster.directory), ("max_connections", "200"),
+        ] {
             _ = try cluster.psql("ALTER SYSTEM SET \(name) = '\(value)'", database: "postgres")
         }
         return cluster
@@ -36,8 +39,9 @@ extension TestPostgresCluster {
         // After a kill -9 the old backends can hold the shared memory a moment longer: a few tries.
         for _ in 0..<20 {
             do {
-                try run(binDirectory + "/pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "start"],
-                        asPostgres: runAsPostgres)
+                try run(
+                    binDirectory + "/pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "start"],
+                    asPostgres: runAsPostgres)
                 return
             } catch {
                 lastError = error

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A throwaway PostgreSQL cluster for tests: `initdb` in a temporary directory, the server on
 /// a free loopback port with trust authentication, stopped and removed when the test process
@@ -112,9 +113,11 @@ public final class TestPostgresCluster: Sendable {
         // whose PEM is also the root a verify-full client trusts (`certificatePath`).
         try probe.run(
             "/usr/bin/env",
-            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-             "-keyout", directory + "/server.key", "-out", directory + "/server.crt"],
+            [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                "-keyout", directory + "/server.key", "-out", directory + "/server.crt",
+            ],
             asPostgres: asPostgres)
         chmod(directory + "/server.key", 0o600)
         chmod(directory + "/server.crt", 0o644)
@@ -124,7 +127,8 @@ public final class TestPostgresCluster: Sendable {
             let port = try freePort()
             let cluster = TestPostgresCluster(port: port, directory: directory, binDirectory: bin, runAsPostgres: asPostgres)
             do {
-                let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200"
+                let options =
+                    "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200"
                     + " -c ssl=on -c ssl_cert_file=\(directory)/server.crt -c ssl_key_file=\(directory)/server.key"
                 try cluster.run(
                     bin + "/pg_ctl", ["-D", directory + "/data", "-o", options, "-l", directory + "/server.log", "-w", "-t", "60", "start"],
@@ -176,7 +180,9 @@ public final class TestPostgresCluster: Sendable {
             return String(directory)
         }
         throw StartError(
-            description: "PostgreSQL's server programs (initdb, pg_ctl) were not found: install PostgreSQL 15 (`apt-get install postgresql`, as .ci/run does) or set FROSTBOX_PG_BIN")
+            description:
+                "PostgreSQL's server programs (initdb, pg_ctl) were not found: install PostgreSQL 15 (`apt-get install postgresql`, as .ci/run does) or set FROSTBOX_PG_BIN"
+        )
     }
 
     static func freePort() throws -> Int {

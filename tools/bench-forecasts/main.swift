@@ -81,7 +81,8 @@ let results: [Int: [RunResult]] = try await mock.withRunning { baseURL in
             let result = try await measure(batchSize: batchSize, baseURL: baseURL)
             print(
                 "run \(run + 1) batch \(batchSize): requests \(result.requests) (mock saw \(result.mockRequests), \(result.mockLocations) locations), "
-                    + "weight \(result.weight), fetch \(format(result.seconds)) s; second run \(result.cachedRequests) requests in \(format(result.cachedSeconds)) s; failures \(result.failures)")
+                    + "weight \(result.weight), fetch \(format(result.seconds)) s; second run \(result.cachedRequests) requests in \(format(result.cachedSeconds)) s; failures \(result.failures)"
+            )
             results[batchSize, default: []].append(result)
         }
     }
@@ -90,7 +91,9 @@ let results: [Int: [RunResult]] = try await mock.withRunning { baseURL in
 try await http.shutdown().get()
 
 print("\nboxes \(boxCount), runs \(runs), \(ProcessInfo.processInfo.activeProcessorCount) cores, mock in-process (same cores)")
-print("batch | requests (limit ⌈boxes/batch⌉) | weight (limit boxes) | fetch median s | boxes/s | vs batch \(batchSizes[0]) | 2nd run requests | 2nd run median s")
+print(
+    "batch | requests (limit ⌈boxes/batch⌉) | weight (limit boxes) | fetch median s | boxes/s | vs batch \(batchSizes[0]) | 2nd run requests | 2nd run median s"
+)
 var failed = false
 let reference = median(results[batchSizes[0]]!.map(\.seconds))
 for batchSize in batchSizes {
@@ -102,6 +105,7 @@ for batchSize in batchSizes {
     let fetch = median(rs.map(\.seconds))
     print(
         "\(batchSize) | \(Set(rs.map(\.requests)).sorted()) (\(limit)) \(requestsOK ? "ok" : "MISMATCH") | \(Set(rs.map(\.weight)).sorted()) (\(boxCount)) \(weightOK ? "ok" : "MISMATCH") | "
-            + "\(format(fetch)) | \(Int(Double(boxCount) / fetch)) | \(format(fetch / reference))× | \(Set(rs.map(\.cachedRequests)).sorted()) | \(format(median(rs.map(\.cachedSeconds))))")
+            + "\(format(fetch)) | \(Int(Double(boxCount) / fetch)) | \(format(fetch / reference))× | \(Set(rs.map(\.cachedRequests)).sorted()) | \(format(median(rs.map(\.cachedSeconds))))"
+    )
 }
 if failed { exit(1) }

@@ -1,10 +1,10 @@
+import Foundation
 import FrostboxAPNs
 import FrostboxApp
 import FrostboxCore
 import FrostboxNotifier
 import FrostboxPostgres
 import FrostboxSQLite
-import Foundation
 import GRDB
 import Logging
 
@@ -47,7 +47,6 @@ struct Arguments {
     func int(_ key: String, _ fallback: Int) -> Int { values[key].flatMap(Int.init) ?? fallback }
     func string(_ key: String) -> String? { values[key] }
 }
-
 
 func generate(_ arguments: Arguments) async throws {
     guard let path = arguments.string("db") else { throw BenchError("--db is required") }
@@ -158,7 +157,9 @@ func run(_ arguments: Arguments) async throws {
     await router?.shutdown()
     let pushesPerSecond = s.deliveryMilliseconds > 0 ? Double(s.alertsDelivered) * 1000 / Double(s.deliveryMilliseconds) : 0
     print(s.line)
-    print("boxes \(s.boxes), forecast requests \(s.forecastRequests) (⌈boxes/\(config.forecasts.batchSize)⌉ = \((s.boxes + config.forecasts.batchSize - 1) / config.forecasts.batchSize)), weight \(s.weightUsed)")
+    print(
+        "boxes \(s.boxes), forecast requests \(s.forecastRequests) (⌈boxes/\(config.forecasts.batchSize)⌉ = \((s.boxes + config.forecasts.batchSize - 1) / config.forecasts.batchSize)), weight \(s.weightUsed)"
+    )
     print("planning (verdicts + alerts) \(s.planningMilliseconds) ms; forecasts \(s.forecastMilliseconds) ms; store \(s.storeMilliseconds) ms")
     print("alerts planned \(s.alertsPlanned), delivered \(s.alertsDelivered) in \(s.deliveryMilliseconds) ms: \(Int(pushesPerSecond)) pushes/s")
     let totalMilliseconds = Int(total.components.seconds * 1000 + total.components.attoseconds / 1_000_000_000_000_000)
@@ -167,7 +168,9 @@ func run(_ arguments: Arguments) async throws {
             print("worker \(worker.worker): boxes \(worker.boxes), planned \(worker.alertsPlanned), delivered \(worker.alertsDelivered)")
         }
     }
-    print("total \(total); excluding the forecast fetch \(totalMilliseconds - s.forecastMilliseconds) ms; push: \(router == nil ? "in-process" : "APNs transport")")
+    print(
+        "total \(total); excluding the forecast fetch \(totalMilliseconds - s.forecastMilliseconds) ms; push: \(router == nil ? "in-process" : "APNs transport")"
+    )
 }
 
 struct BenchError: Error, CustomStringConvertible {

@@ -10,11 +10,10 @@
 // nearby), then worldwide queries.
 // `--urls` also writes the queries as /v1/places URLs, one per line, for wrk.
 
+import Foundation
 import FrostboxCore
 import FrostboxSQLite
-import Foundation
 import GRDB
-
 
 var databasePath: String?
 var queryCount = 10_000
@@ -55,13 +54,15 @@ func makeQueries(_ count: Int, near: Bool, seed: UInt64) throws -> [PlaceQuery] 
         var queries: [PlaceQuery] = []
         while queries.count < count {
             let pointID = Int64.random(in: minID...maxID, using: &rng)
-            guard let point = try Row.fetchOne(
-                db, sql: "SELECT latitude, longitude FROM place WHERE id >= ? AND population > 0 ORDER BY id LIMIT 1",
-                arguments: [pointID])
+            guard
+                let point = try Row.fetchOne(
+                    db, sql: "SELECT latitude, longitude FROM place WHERE id >= ? AND population > 0 ORDER BY id LIMIT 1",
+                    arguments: [pointID])
             else { continue }
             let nameID = Int64.random(in: minID...maxID, using: &rng)
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT name, ascii_name, alternate_names FROM place WHERE id >= ? ORDER BY id LIMIT 1", arguments: [nameID])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT name, ascii_name, alternate_names FROM place WHERE id >= ? ORDER BY id LIMIT 1", arguments: [nameID])
             else { continue }
             let forms = [row[0], row[1]] + (row[2] as String).split(separator: ",").map(String.init)
             let form: String = forms.randomElement(using: &rng) ?? row[0]
@@ -83,10 +84,12 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 func report(_ label: String, _ samples: [Double]) {
     let sorted = samples.sorted()
     let mean = sorted.reduce(0, +) / Double(max(sorted.count, 1))
-    print(String(
-        format: "%@ n=%6d  p50 %7.3f ms  p90 %7.3f ms  p99 %7.3f ms  max %8.3f ms  mean %7.3f ms",
-        label.padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, sorted.count, percentile(sorted, 0.5), percentile(sorted, 0.9), percentile(sorted, 0.99),
-        sorted.last ?? .nan, mean))
+    print(
+        String(
+            format: "%@ n=%6d  p50 %7.3f ms  p90 %7.3f ms  p99 %7.3f ms  max %8.3f ms  mean %7.3f ms",
+            label.padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, sorted.count, percentile(sorted, 0.5), percentile(sorted, 0.9),
+            percentile(sorted, 0.99),
+            sorted.last ?? .nan, mean))
 }
 
 func measure(_ queries: [PlaceQuery]) async throws -> (latencies: [Double], results: Int, completed: [Bool]) {

@@ -97,5 +97,8 @@ for index in 1...runs {
     print(String(format: "run %d: %.0f pushes/s (%@)", index, rate, summary))
 }
 let median = rates.sorted()[rates.count / 2]
-print(String(format: "median: %.0f pushes/s over %d runs of %d (concurrency %d, %d stream(s) × up to %d connection(s))", median, runs, count, concurrency, streams, connections))
+print(
+    String(
+        format: "median: %.0f pushes/s over %d runs of %d (concurrency %d, %d stream(s) × up to %d connection(s))", median, runs, count, concurrency, streams,
+        connections))
 await router.shutdown()
