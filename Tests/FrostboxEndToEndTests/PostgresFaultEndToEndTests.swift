@@ -14,6 +14,29 @@ import Testing
 /// write is in the database.
 @Suite("frostbox serve through PostgreSQL faults", .serialized, .requiresPostgres)
 struct PostgresFaultEndToEndTests {
+    /// A fresh working directory for one test's server.
+    static func directory(_ prefix: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// `frostbox serve` on `databaseName` of `cluster`: port 0, no places, no scheduled run
+    /// during the test, no rate limit; `extra` adds or overrides settings.
+    static func server(
+        on cluster: TestPostgresCluster, database databaseName: String, in directory: URL, extra: [String: String] = [:]
+    ) throws -> ServerProcess {
+        let environment = [
+            "FROSTBOX_DATABASE_URL": cluster.url(database: databaseName) + "?sslmode=disable",
+            "FROSTBOX_DATABASE_PATH": directory.appendingPathComponent("a.sqlite").path,
+            "FROSTBOX_PLACES_SEED_PATH": "",
+            "FROSTBOX_SERVER_PORT": "0",
+            "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
+            "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
+        ].merging(extra) { $1 }
+        return try ServerProcess(arguments: ["serve"], directory: directory, environment: environment)
+    }
+
     enum Fault: String, CaseIterable, Sendable {
         case readOnly = "read-only spell", restart = "stop and start", crash = "kill -9 of the postmaster"
     }
@@ -27,21 +50,10 @@ struct PostgresFaultEndToEndTests {
     func writeLoadThrough(_ fault: Fault) async throws {
         let cluster = try TestPostgresCluster.startPrivate()
         defer { cluster.remove() }
-        let databaseName = try cluster.createDatabase(prefix: "fault")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-fault-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.directory("fault")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ServerProcess(
-            arguments: ["serve"], directory: directory,
-            environment: [
-                "FROSTBOX_DATABASE_URL": cluster.url(database: databaseName) + "?sslmode=disable",
-                "FROSTBOX_DATABASE_PATH": directory.appendingPathComponent("a.sqlite").path,
-                "FROSTBOX_DATABASE_MAX_CONNECTIONS": "4",
-                "FROSTBOX_PLACES_SEED_PATH": "",
-                "FROSTBOX_SERVER_PORT": "0",
-                "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
-                "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
-            ])
+        let databaseName = try cluster.createDatabase(prefix: "fault")
+        let server = try Self.server(on: cluster, database: databaseName, in: directory, extra: ["FROSTBOX_DATABASE_MAX_CONNECTIONS": "4"])
         try await server.start()
         defer { server.stop() }
 
@@ -90,20 +102,9 @@ struct PostgresFaultEndToEndTests {
     func sigtermWithDatabaseDown() async throws {
         let cluster = try TestPostgresCluster.startPrivate()
         defer { cluster.remove() }
-        let databaseName = try cluster.createDatabase(prefix: "sigterm")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-sigterm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.directory("sigterm")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ServerProcess(
-            arguments: ["serve"], directory: directory,
-            environment: [
-                "FROSTBOX_DATABASE_URL": cluster.url(database: databaseName) + "?sslmode=disable",
-                "FROSTBOX_DATABASE_PATH": directory.appendingPathComponent("a.sqlite").path,
-                "FROSTBOX_PLACES_SEED_PATH": "",
-                "FROSTBOX_SERVER_PORT": "0",
-                "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
-                "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
-            ])
+        let server = try Self.server(on: cluster, database: try cluster.createDatabase(prefix: "sigterm"), in: directory)
         try await server.start()
         defer { server.stop() }
         let load = WriteLoad(port: server.port)
