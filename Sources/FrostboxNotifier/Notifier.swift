@@ -23,6 +23,9 @@ public actor Notifier {
     let work: NotifyRun
     let runLock: (any NotifierRunLock)?
     private var running = false
+    /// An idle instance's look for a shared run to join is in flight (it holds `running` until
+    /// the database answers whether there is one).
+    private var lookingForRun = false
     private var triggered: Task<NotifyRunSummary, Never>?
 
     /// - Parameters:
@@ -86,6 +89,9 @@ public actor Notifier {
     public func trigger() async throws -> TriggerResult {
         let work = self.work
         if let queue = work.workQueue {
+            // A look for a run to join holds the notifier for a moment; a run asked for then is
+            // not "already running": wait for the look's answer, then start one if it found none.
+            for _ in 0..<500 where lookingForRun { try await Task.sleep(for: .milliseconds(10)) }
             guard let join = try await beginShared(queue, startNew: true, startedAfter: nil) else { return .alreadyRunning }
             triggered = Task {
                 let summary = await work.performShared(join, queue: queue)
@@ -144,6 +150,8 @@ public actor Notifier {
     /// is already on a run or there was nothing to join. The caller ends it.
     private func beginShared(_ queue: any NotifyWorkQueue, startNew: Bool, startedAfter: Int64?) async throws -> NotifyRunJoin? {
         guard begin() else { return nil }
+        lookingForRun = !startNew
+        defer { lookingForRun = false }
         do {
             if let join = try await queue.joinOrStartRun(at: work.clock(), startNew: startNew, startedAfter: startedAfter) {
                 return join
