@@ -1,24 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// Layout (see README "Architecture"):
-//   Sources/FrostboxCore       pure domain: geobox, validation, folding, frost rule, alert planning, ports
-//   Sources/FrostboxStorageFormats stored forms both database adapters share (outbox payload JSON, forecast hours)
-//   Sources/FrostboxSQLite     adapter: SQLite via GRDB (devices, subscriptions, places, ledger, cache, outbox)
-//   Sources/FrostboxPostgres   adapter: PostgreSQL via postgres-nio (the same ports but places, for several instances)
-//   Sources/FrostboxGeoNames   adapter: GeoNames dump reader (.txt and .zip)
-//   Sources/FrostboxOpenMeteo  adapter: Open-Meteo forecast client
-//   Sources/FrostboxAPNs       adapter: APNs HTTP/2 provider client
-//   Sources/FrostboxHTTP       adapter: Hummingbird routes
-//   Sources/FrostboxNotifier   application service: notify runs over the core's ports
-//   Sources/FrostboxForecasting application service: the forecast cache, batching and quota over any fetcher
-//   Sources/FrostboxPlaceImport application service: the GeoNames import (reader and writer threads, lock, seeding)
-//   Sources/FrostboxBundledPlaces the bundled GeoNames extract, compiled in (data only)
-//   Sources/FrostboxApp        composition root: configuration, wiring, services
-//   Sources/frostbox           thin ArgumentParser executable
-//   Sources/FrostboxDoubles    test doubles (in-memory stores, recording push sender)
-//   tools/TestPostgres         a throwaway PostgreSQL cluster for tests (initdb in a temporary directory, free port)
-//   tools/                     loopback doubles (mock Open-Meteo, mock APNs), generators, benchmarks
+// The targets and what each is for: README "Architecture" (one list, kept there).
 
 let package = Package(
     name: "frostbox",
