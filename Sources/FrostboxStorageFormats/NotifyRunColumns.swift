@@ -83,34 +83,10 @@ public enum NotifyRunColumns {
 }
 
 extension NotifyRunColumns.Value {
-    var count: Int {
-        switch self {
-        case .count(let value): value
-        case .integer(let value): Int(value ?? 0)
-        case .real(let value): Int(value)
-        case .text: 0
-        }
-    }
-
-    var integer: Int64? {
-        switch self {
-        case .count(let value): Int64(value)
-        case .integer(let value): value
-        case .real(let value): Int64(value)
-        case .text: nil
-        }
-    }
-
-    var real: Double {
-        switch self {
-        case .count(let value): Double(value)
-        case .integer(let value): Double(value ?? 0)
-        case .real(let value): value
-        case .text: 0
-        }
-    }
-
-    var text: String? {
-        if case .text(let value) = self { value } else { nil }
-    }
+    // Each column is read back as the kind it was written (`Column.kind`); another kind
+    // reads as empty.
+    var count: Int { if case .count(let value) = self { value } else { 0 } }
+    var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
+    var real: Double { if case .real(let value) = self { value } else { 0 } }
+    var text: String? { if case .text(let value) = self { value } else { nil } }
 }
