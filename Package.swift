@@ -326,7 +326,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxAPNsTests",
             dependencies: [
-                "FrostboxAPNs", "FrostboxCore", "MockAPNs", "FrostboxDoubles",
+                "FrostboxAPNs", "FrostboxCore", "MockAPNs", "FrostboxDoubles", "FrostboxFixtures",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

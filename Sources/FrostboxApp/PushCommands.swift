@@ -35,12 +35,10 @@ public enum PushCommands {
                     : "app \(bundleID) is not configured (configured: \(configured))")
         }
         let notification = PushNotification(
-            token: device, topic: bundleID, environment: sandbox ? .sandbox : nil, apnsID: UUID().uuidString.lowercased(),
-            collapseID: "frostbox-push-test", pushType: .alert, priority: .immediate,
-            payload: PushPayload(
-                aps: APSPayload(
-                    alert: .init(title: "Frostbox", body: "Test notification: pushes reach this device."), sound: "default",
-                    threadID: "frostbox-test")))
+            token: device, platform: .ios, app: bundleID, environment: sandbox ? .sandbox : nil, messageID: UUID().uuidString.lowercased(),
+            collapseID: "frostbox-push-test", priority: .immediate,
+            content: AlertContent(
+                title: "Frostbox", body: "Test notification: pushes reach this device.", sound: "default", group: "frostbox-test"))
         let outcome = await push.sender.send(notification)
         await push.shutdown()
         return outcome
@@ -66,8 +64,8 @@ public enum PushCommands {
     /// One line for a person: what became of the push.
     public static func describe(_ outcome: PushOutcome) -> String {
         switch outcome {
-        case .delivered(let apnsID):
-            return "delivered (apns-id \(apnsID))"
+        case .delivered(let messageID):
+            return "delivered (apns-id \(messageID))"
         case .invalidToken(let reason, let unregisteredAtMilliseconds):
             if let unregisteredAtMilliseconds {
                 let date = Date(timeIntervalSince1970: TimeInterval(unregisteredAtMilliseconds) / 1000)

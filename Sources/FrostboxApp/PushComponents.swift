@@ -48,9 +48,11 @@ public final class PushComponents: Sendable {
         }
     }
 
-    /// The sender to push through.
+    /// The sender to push through: iOS devices through APNs (or the log-only sink when no
+    /// APNs app is configured), Android devices through the log-only sink until FCM is
+    /// configured.
     public var sender: any PushSender {
-        apps.isEmpty ? logOnly : Sender(components: self)
+        PushSenderByPlatform([.ios: apps.isEmpty ? logOnly : Sender(components: self), .android: logOnly])
     }
 
     /// The APNs router, made on first use.
@@ -91,15 +93,13 @@ public final class PushComponents: Sendable {
     private struct Sender: PushSender {
         let components: PushComponents
 
-        func send(_ notification: PushNotification) async -> PushOutcome {
-            let router: APNsPushRouter
+        func send(_ batch: [PushNotification]) -> PushOutcomes {
             do {
-                router = try components.apnsRouter()
+                return try components.apnsRouter().send(batch)
             } catch {
                 components.logger.critical("APNs client could not start", metadata: ["error": "\(error)"])
-                return .authFailure(reason: "APNsClientUnavailable")
+                return PushOutcomes(batch.map { _ in .authFailure(reason: "APNsClientUnavailable") })
             }
-            return await router.send(notification)
         }
     }
 }

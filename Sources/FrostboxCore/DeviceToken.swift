@@ -1,8 +1,8 @@
 /// An APNs device token: even-length hex of 16–200 digits, stored lower case. Accepts upper
 /// case and the `<abcd ef01>` form iOS prints.
 public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// Lower-case hex digits.
-    public let hex: String
+    /// The token as the gateway knows it: lower-case hex digits for APNs.
+    public let value: String
 
     public static let minimumLength = 16
     public static let maximumLength = 200
@@ -32,17 +32,17 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
                 .invalidToken, field: "token",
                 "token must be an even number of hex digits, \(Self.minimumLength)–\(Self.maximumLength) long")
         }
-        self.hex = digits
+        self.value = digits
     }
 
     /// For values read back from our own storage.
-    public init(trustedHex: String) { self.hex = trustedHex }
+    public init(trusted value: String) { self.value = value }
 
     /// The form safe for logs: first 6 and last 4 hex digits.
-    public var redacted: String { "\(hex.prefix(6))…\(hex.suffix(4))" }
+    public var redacted: String { "\(value.prefix(6))…\(value.suffix(4))" }
 
     /// Never the whole token: string interpolation of a token is the redacted form.
     public var description: String { redacted }
 
-    public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.hex < rhs.hex }
+    public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.value < rhs.value }
 }

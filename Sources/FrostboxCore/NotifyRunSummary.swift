@@ -91,7 +91,7 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
     /// The status of a run that went through to its end, from its counts: `failed` when boxes
     /// failed and none got a forecast, or pushes failed and none was delivered; `degraded`
     /// when some boxes or pushes failed; else `completed`. Boxes left out by the quota budget
-    /// (asked for first next run), pushes to tokens APNs no longer knows (pruned) and entries
+    /// (asked for first next run), pushes to tokens the gateway no longer knows (pruned) and entries
     /// whose frost window ended are not failures of the run.
     public var outcome: Status {
         let pushFailures = (failed[.temporary] ?? 0) + (failed[.permanent] ?? 0) + (failed[.auth] ?? 0)

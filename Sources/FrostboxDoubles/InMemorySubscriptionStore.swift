@@ -36,7 +36,7 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
                 return true
             }
             device.registeredAt = now
-            device.topic = registration.topic ?? device.topic
+            device.app = registration.app ?? device.app
             device.environment = registration.environment ?? device.environment
             device.locale = registration.locale ?? device.locale
             state.devices[registration.token] = device
@@ -102,7 +102,7 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
 
     static func newDevice(_ registration: DeviceRegistration, at now: Int64) -> Device {
         Device(
-            token: registration.token, topic: registration.topic, environment: registration.environment,
+            token: registration.token, platform: registration.platform, app: registration.app, environment: registration.environment,
             locale: registration.locale, createdAt: now, registeredAt: now)
     }
 

@@ -277,18 +277,17 @@ struct PushTestBody: Decodable {
                 throw ValidationError(.invalidField, field: field, "\(field) must be at most 200 characters without control characters")
             }
         }
-        let alert = APSPayload.Alert(title: title ?? "Frostbox test", body: body ?? "Push delivery works.")
         return PushNotification(
-            token: registration.token, topic: registration.topic, environment: registration.environment,
-            apnsID: UUID().uuidString.lowercased(), pushType: .alert, priority: .immediate, expiration: 0,
-            payload: PushPayload(aps: APSPayload(alert: alert, sound: "default")))
+            token: registration.token, platform: registration.platform, app: registration.app, environment: registration.environment,
+            messageID: UUID().uuidString.lowercased(), priority: .immediate, expiration: 0,
+            content: AlertContent(title: title ?? "Frostbox test", body: body ?? "Push delivery works.", sound: "default"))
     }
 }
 
 /// The answer of `POST /admin/push-test`: what APNs made of the push.
 struct PushTestResult: Encodable {
     let outcome: String
-    let apnsID: String
+    let messageID: String
     let status: Int?
     let reason: String?
     let token: String
@@ -297,20 +296,20 @@ struct PushTestResult: Encodable {
         self.outcome = outcome.failureClass
         token = notification.token.redacted
         switch outcome {
-        case .delivered(let apnsID):
-            self.apnsID = apnsID
+        case .delivered(let messageID):
+            self.messageID = messageID
             status = 200
             reason = nil
         case .invalidToken(let reason, _):
-            apnsID = notification.apnsID
+            messageID = notification.messageID
             status = nil
             self.reason = reason
         case .permanentFailure(let status, let reason):
-            apnsID = notification.apnsID
+            messageID = notification.messageID
             self.status = status
             self.reason = reason
         case .authFailure(let reason), .temporaryFailure(let reason):
-            apnsID = notification.apnsID
+            messageID = notification.messageID
             status = nil
             self.reason = reason
         }
@@ -318,6 +317,6 @@ struct PushTestResult: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case outcome, status, reason, token
-        case apnsID = "apns_id"
+        case messageID = "apns_id"
     }
 }

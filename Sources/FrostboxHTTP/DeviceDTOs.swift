@@ -103,8 +103,8 @@ struct DeviceResponse: Encodable {
     }
 
     init(_ device: Device) {
-        token = device.token.hex
-        topic = device.topic
+        token = device.token.value
+        topic = device.app
         environment = device.environment?.rawValue
         locale = device.locale
         createdAt = Timestamp.iso8601(device.createdAt)

@@ -39,10 +39,10 @@ enum WireValidation {
             else {
                 throw ValidationError(.invalidField, field: "topic", "topic must be a bundle id (letters, digits, '.', '-', '_')")
             }
-            registration.topic = topic
+            registration.app = topic
         }
         if let environment = body.environment {
-            guard let value = APNsEnvironment(rawValue: environment) else {
+            guard let value = PushEnvironment(rawValue: environment) else {
                 throw ValidationError(.invalidField, field: "environment", "environment must be production or sandbox")
             }
             registration.environment = value

@@ -19,8 +19,8 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     init(_ registration: DeviceRegistration, at now: Int64) {
-        token = registration.token.hex
-        topic = registration.topic
+        token = registration.token.value
+        topic = registration.app
         environment = registration.environment?.rawValue
         locale = registration.locale
         createdAt = now
@@ -29,8 +29,8 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
 
     var device: Device {
         Device(
-            token: DeviceToken(trustedHex: token), topic: topic,
-            environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
+            token: DeviceToken(trusted: token), app: topic,
+            environment: environment.flatMap(PushEnvironment.init(rawValue:)),
             locale: locale, createdAt: createdAt, registeredAt: registeredAt)
     }
 }

@@ -58,15 +58,15 @@ struct SubscriptionStoreContract {
         arguments: SubscriptionStoreImplementation.available)
     func registrationFactsMerge(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
-        try await store.register(DeviceRegistration(token: token, topic: "fi.example.app", environment: .sandbox, locale: "fi-FI"), at: 1)
+        try await store.register(DeviceRegistration(token: token, app: "fi.example.app", environment: .sandbox, locale: "fi-FI"), at: 1)
         try await store.register(DeviceRegistration(token: token), at: 2)
         var device = try #require(try await store.device(token))
-        #expect(device.topic == "fi.example.app")
+        #expect(device.app == "fi.example.app")
         #expect(device.environment == .sandbox)
         #expect(device.locale == "fi-FI")
         try await store.register(DeviceRegistration(token: token, environment: .production, locale: "sv-FI"), at: 3)
         device = try #require(try await store.device(token))
-        #expect(device.topic == "fi.example.app")
+        #expect(device.app == "fi.example.app")
         #expect(device.environment == .production)
         #expect(device.locale == "sv-FI")
     }
@@ -106,11 +106,11 @@ struct SubscriptionStoreContract {
         arguments: SubscriptionStoreImplementation.available)
     func subscribeKeepsRegistration(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
-        try await store.register(DeviceRegistration(token: token, topic: "fi.example.app"), at: 10)
+        try await store.register(DeviceRegistration(token: token, app: "fi.example.app"), at: 10)
         _ = try await store.subscribe(token, to: try Self.place(), at: 20)
         let device = try #require(try await store.device(token))
         #expect(device.registeredAt == 10)
-        #expect(device.topic == "fi.example.app")
+        #expect(device.app == "fi.example.app")
     }
 
     @Test(

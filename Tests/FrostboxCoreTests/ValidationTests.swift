@@ -11,7 +11,7 @@ struct ValidationTests {
             ("<ABCDEF01 23456789 ABCDEF01 23456789>", "abcdef0123456789abcdef0123456789"),
         ])
     func tokenNormalises(raw: String, hex: String) throws {
-        #expect(try DeviceToken(raw).hex == hex)
+        #expect(try DeviceToken(raw).value == hex)
     }
 
     @Test(
@@ -26,7 +26,7 @@ struct ValidationTests {
 
     @Test("a 200-digit token is the longest accepted")
     func longestToken() throws {
-        #expect(try DeviceToken(String(repeating: "ab", count: 100)).hex.count == 200)
+        #expect(try DeviceToken(String(repeating: "ab", count: 100)).value.count == 200)
     }
 
     @Test("tokens log redacted: first 6 and last 4 digits")
@@ -34,7 +34,7 @@ struct ValidationTests {
         let token = try DeviceToken("0123456789abcdef0123456789abcdef")
         #expect(token.redacted == "012345…cdef")
         #expect("\(token)" == "012345…cdef")
-        #expect(!"\(token)".contains(token.hex))
+        #expect(!"\(token)".contains(token.value))
     }
 
     @Test(

@@ -21,7 +21,7 @@ struct StorageUnavailableTests {
     func readOnlyWrites() async throws {
         let logs = RecordingLogHandler.Store()
         let store = ReadOnlyStore()
-        try await store.base.register(DeviceRegistration(token: DeviceToken(trustedHex: Self.token)), at: 1)
+        try await store.base.register(DeviceRegistration(token: DeviceToken(trusted: Self.token)), at: 1)
         let api = FrostboxAPI(
             groups: FrostboxApplication.publicRoutes(
                 subscriptions: store, places: InMemoryPlaceIndex([]), clock: { 1_700_000_000 }, ready: { true }))
