@@ -89,8 +89,8 @@ extension FrostboxApplication {
                     workers: workers.map { $0[run.id] ?? [] })
             }
             return AdminStats(
-                devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes, places: counts.places,
-                outboxPending: counts.outboxPending, forecastsCached: counts.forecastsCached, recentRuns: recent)
+                devices: counts.devices, devicesByPlatform: counts.devicesByPlatform, subscriptions: counts.subscriptions, boxes: counts.boxes,
+                places: counts.places, outboxPending: counts.outboxPending, forecastsCached: counts.forecastsCached, recentRuns: recent)
         }
     }
 

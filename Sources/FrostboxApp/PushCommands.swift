@@ -13,13 +13,16 @@ public enum PushCommands {
     /// Sends one test alert to `token` for app `bundleID` (its own environment, or sandbox)
     /// and returns the outcome; the connections are closed before it returns.
     public static func pushTest(
-        config: FrostboxSettings, bundleID: String, token: String, sandbox: Bool, logger: Logger
+        config: FrostboxSettings, platform: DevicePlatform = .ios, bundleID: String, token: String, sandbox: Bool, logger: Logger
     ) async throws -> PushOutcome {
         let device: DeviceToken
         do {
-            device = try DeviceToken(token)
+            device = try DeviceToken(token, platform: platform)
         } catch {
             throw Failure(description: "--token: \(error.message)")
+        }
+        guard platform == .ios else {
+            throw Failure(description: "no FCM app is configured: Android devices are only logged (fcm.apps in the configuration file)")
         }
         let push: PushComponents
         do {
@@ -56,16 +59,16 @@ public enum PushCommands {
 
     /// `pushTest`, as the command prints it.
     public static func pushTestReport(
-        config: FrostboxSettings, bundleID: String, token: String, sandbox: Bool, logger: Logger
+        config: FrostboxSettings, platform: DevicePlatform = .ios, app: String, token: String, sandbox: Bool, logger: Logger
     ) async throws -> Report {
-        Report(outcome: try await pushTest(config: config, bundleID: bundleID, token: token, sandbox: sandbox, logger: logger))
+        Report(outcome: try await pushTest(config: config, platform: platform, bundleID: app, token: token, sandbox: sandbox, logger: logger))
     }
 
     /// One line for a person: what became of the push.
     public static func describe(_ outcome: PushOutcome) -> String {
         switch outcome {
         case .delivered(let messageID):
-            return "delivered (apns-id \(messageID))"
+            return "delivered (message id \(messageID))"
         case .invalidToken(let reason, let unregisteredAtMilliseconds):
             if let unregisteredAtMilliseconds {
                 let date = Date(timeIntervalSince1970: TimeInterval(unregisteredAtMilliseconds) / 1000)

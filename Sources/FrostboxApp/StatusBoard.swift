@@ -78,7 +78,8 @@ extension FrostboxApplication {
         let report = components.operations.report.snapshot()
         return StatusSummary(
             generatedAt: now,
-            counts: .init(devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes),
+            counts: .init(
+                devices: counts.devices, devicesByPlatform: counts.devicesByPlatform, subscriptions: counts.subscriptions, boxes: counts.boxes),
             runs: runs.map(StatusSummary.Run.init),
             quota: .init(usage: try await ledger.usage(at: now), hold: try await ledger.activeHold(at: now)),
             outbox: .init(pending: counts.outboxPending, pendingByClass: counts.outboxPendingByClass, runs: runs),

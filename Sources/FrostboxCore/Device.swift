@@ -37,11 +37,12 @@ public struct DeviceRegistration: Sendable, Hashable {
     public var environment: PushEnvironment?
     public var locale: String?
 
+    /// `platform` nil: the one the token's form says (`DeviceToken.formPlatform`).
     public init(
-        token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil, locale: String? = nil
+        token: DeviceToken, platform: DevicePlatform? = nil, app: String? = nil, environment: PushEnvironment? = nil, locale: String? = nil
     ) {
         self.token = token
-        self.platform = platform
+        self.platform = platform ?? token.formPlatform
         self.app = app
         self.environment = environment
         self.locale = locale

@@ -36,6 +36,7 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
                 return true
             }
             device.registeredAt = now
+            device.platform = registration.platform
             device.app = registration.app ?? device.app
             device.environment = registration.environment ?? device.environment
             device.locale = registration.locale ?? device.locale

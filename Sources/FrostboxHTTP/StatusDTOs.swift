@@ -27,13 +27,21 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
     /// Row counts of the main tables.
     public struct Counts: Sendable, Encodable, Equatable {
         public var devices: Int
+        /// Devices by platform (`ios`, `android`).
+        public var devicesByPlatform: [String: Int]
         public var subscriptions: Int
         public var boxes: Int
 
-        public init(devices: Int, subscriptions: Int, boxes: Int) {
+        public init(devices: Int, devicesByPlatform: [String: Int] = [:], subscriptions: Int, boxes: Int) {
             self.devices = devices
+            self.devicesByPlatform = devicesByPlatform
             self.subscriptions = subscriptions
             self.boxes = boxes
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case devices, subscriptions, boxes
+            case devicesByPlatform = "devices_by_platform"
         }
     }
 

@@ -15,7 +15,8 @@ enum PostgresMigrations {
     static let lockKey: Int64 = 0x4672_6f73_7462_6f78
 
     static let all: [(name: String, sql: [String])] = [
-        ("p1-initial", initial + sharedRuns + notifyOrder + subscribeFunction)
+        ("p1-initial", initial + sharedRuns + notifyOrder + subscribeFunction),
+        ("p2-device-platform", devicePlatform),
     ]
 
     /// The subscribed boxes in the order a run asks for them: boxes whose last fetch failed or

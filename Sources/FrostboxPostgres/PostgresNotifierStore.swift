@@ -46,14 +46,14 @@ public struct PostgresNotifierStore: NotifierStore {
         let rows = try await database.query(
             """
             SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
-                   s.all_clear, d.topic, d.environment
+                   s.all_clear, d.topic, d.environment, d.platform
             FROM subscription AS s JOIN device AS d ON d.token = s.token
             WHERE s.box = ANY(\(boxes.map(\.key)))
             ORDER BY s.box, s.token COLLATE "C", s.id
             """)
         var result: [GeoBox: [SubscribedPlace]] = [:]
-        for try await (key, id, token, name, unit, rule, frostRisk, freeze, hardFreeze, allClear, topic, environment) in rows.decode(
-            (Int64, Int64, String, String, String, String?, Double?, Double?, Double?, Bool, String?, String?).self)
+        for try await (key, id, token, name, unit, rule, frostRisk, freeze, hardFreeze, allClear, topic, environment, platform) in rows.decode(
+            (Int64, Int64, String, String, String, String?, Double?, Double?, Double?, Bool, String?, String?, String).self)
         {
             guard let box = GeoBox(key: key) else { continue }
             result[box, default: []].append(
@@ -61,7 +61,8 @@ public struct PostgresNotifierStore: NotifierStore {
                     subscriptionID: id, token: DeviceToken(trusted: token), name: name,
                     unit: TemperatureUnit(rawValue: unit) ?? .celsius,
                     settings: AlertSettings(rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear),
-                    app: topic, environment: environment.flatMap(PushEnvironment.init(rawValue:))))
+                    platform: DevicePlatform(rawValue: platform) ?? .ios, app: topic,
+                    environment: environment.flatMap(PushEnvironment.init(rawValue:))))
         }
         return result
     }

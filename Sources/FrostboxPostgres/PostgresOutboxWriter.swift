@@ -125,18 +125,18 @@ enum PostgresOutboxWriter {
     static func read(on connection: PostgresConnection, _ condition: PostgresQuery, logger: Logger) async throws -> [OutboxEntry] {
         typealias Row = (
             id: Int64, token: String, box: Int64, night: Int32, level: Int16, kind: String, pushID: Int64,
-            messageID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64
+            messageID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64, platform: String
         )
         var rows: [Row] = []
         let query = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
                     SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
-                           o.attempts, o.created_at
+                           o.attempts, o.created_at, d.platform
                     FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                     """ + " " + condition.sql, binds: condition.binds),
             logger: logger)
-        for try await row in query.decode((Int64, String, Int64, Int32, Int16, String, Int64, String?, String?, String?, Int32, Int64).self) {
+        for try await row in query.decode((Int64, String, Int64, Int32, Int16, String, Int64, String?, String?, String?, Int32, Int64, String).self) {
             rows.append(row)
         }
         var pushes: [Int64: OutboxPush] = [:]
@@ -163,7 +163,7 @@ enum PostgresOutboxWriter {
             let token = DeviceToken(trusted: row.token)
             let event = FrostEvent(box: box, night: night, level: level)
             let notification = push.notification(
-                token: token, event: event, storedMessageID: row.messageID, app: row.topic,
+                token: token, event: event, storedMessageID: row.messageID, platform: DevicePlatform(rawValue: row.platform) ?? .ios, app: row.topic,
                 environment: row.environment.flatMap(PushEnvironment.init(rawValue:)))
             return OutboxEntry(id: row.id, event: event, kind: kind, notification: notification, attempts: Int(row.attempts), createdAt: row.createdAt)
         }

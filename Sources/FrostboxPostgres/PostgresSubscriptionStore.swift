@@ -19,9 +19,10 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
         // Facts the client did not send keep their stored value; `xmax = 0` only on a new row.
         let rows = try await database.query(
             """
-            INSERT INTO device (token, topic, environment, locale, created_at, registered_at)
-            VALUES (\(registration.token.value), \(registration.app), \(registration.environment?.rawValue), \(registration.locale), \(now), \(now))
-            ON CONFLICT (token) DO UPDATE SET registered_at = excluded.registered_at,
+            INSERT INTO device (token, platform, topic, environment, locale, created_at, registered_at)
+            VALUES (\(registration.token.value), \(registration.platform.rawValue), \(registration.app), \(registration.environment?.rawValue),
+                    \(registration.locale), \(now), \(now))
+            ON CONFLICT (token) DO UPDATE SET registered_at = excluded.registered_at, platform = excluded.platform,
                 topic = COALESCE(excluded.topic, device.topic),
                 environment = COALESCE(excluded.environment, device.environment),
                 locale = COALESCE(excluded.locale, device.locale)
@@ -33,10 +34,13 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
 
     public func device(_ token: DeviceToken) async throws -> Device? {
         let rows = try await database.query(
-            "SELECT topic, environment, locale, created_at, registered_at FROM device WHERE token = \(token.value)")
-        for try await (topic, environment, locale, createdAt, registeredAt) in rows.decode((String?, String?, String?, Int64, Int64).self) {
+            "SELECT platform, topic, environment, locale, created_at, registered_at FROM device WHERE token = \(token.value)")
+        for try await (platform, topic, environment, locale, createdAt, registeredAt) in rows.decode(
+            (String, String?, String?, String?, Int64, Int64).self)
+        {
             return Device(
-                token: token, app: topic, environment: environment.flatMap(PushEnvironment.init(rawValue:)), locale: locale,
+                token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: topic,
+                environment: environment.flatMap(PushEnvironment.init(rawValue:)), locale: locale,
                 createdAt: createdAt, registeredAt: registeredAt)
         }
         return nil

@@ -6,6 +6,7 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "device"
 
     var token: String
+    var platform: String
     var topic: String?
     var environment: String?
     var locale: String?
@@ -13,13 +14,14 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     var registeredAt: Int64
 
     enum CodingKeys: String, CodingKey {
-        case token, topic, environment, locale
+        case token, platform, topic, environment, locale
         case createdAt = "created_at"
         case registeredAt = "registered_at"
     }
 
     init(_ registration: DeviceRegistration, at now: Int64) {
         token = registration.token.value
+        platform = registration.platform.rawValue
         topic = registration.app
         environment = registration.environment?.rawValue
         locale = registration.locale
@@ -28,8 +30,9 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     var device: Device {
-        Device(
-            token: DeviceToken(trusted: token), app: topic,
+        let token = DeviceToken(trusted: token)
+        return Device(
+            token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: topic,
             environment: environment.flatMap(PushEnvironment.init(rawValue:)),
             locale: locale, createdAt: createdAt, registeredAt: registeredAt)
     }

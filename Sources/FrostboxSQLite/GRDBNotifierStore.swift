@@ -40,7 +40,7 @@ public struct GRDBNotifierStore: NotifierStore {
                 db,
                 sql: """
                     SELECT s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
-                           s.all_clear, d.topic, d.environment
+                           s.all_clear, d.topic, d.environment, d.platform
                     FROM subscription AS s JOIN device AS d ON d.token = s.token
                     WHERE s.box = ?
                     ORDER BY s.token, s.id
@@ -59,7 +59,7 @@ public struct GRDBNotifierStore: NotifierStore {
                                 rule: statement.optionalText(4), frostRiskC: statement.optionalDouble(5),
                                 freezeC: statement.optionalDouble(6), hardFreezeC: statement.optionalDouble(7),
                                 allClear: statement.int64(8) != 0),
-                            app: statement.optionalText(9),
+                            platform: DevicePlatform(rawValue: statement.text(11)) ?? .ios, app: statement.optionalText(9),
                             environment: statement.optionalText(10).flatMap(PushEnvironment.init(rawValue:))))
                 }
                 if !places.isEmpty { result[box] = places }

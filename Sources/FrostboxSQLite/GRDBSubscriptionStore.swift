@@ -101,12 +101,13 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
         // Facts the client did not send keep their stored value (COALESCE with the old row).
         let update = try db.cachedStatement(
             sql: """
-                UPDATE device SET registered_at = ?,
+                UPDATE device SET registered_at = ?, platform = ?,
                     topic = COALESCE(?, topic), environment = COALESCE(?, environment), locale = COALESCE(?, locale)
                 WHERE token = ?
                 """)
         try update.execute(arguments: [
-            now, registration.app, registration.environment?.rawValue, registration.locale, registration.token.value,
+            now, registration.platform.rawValue, registration.app, registration.environment?.rawValue, registration.locale,
+            registration.token.value,
         ])
         if db.changesCount > 0 { return false }
         try insertDevice(db, registration, at: now)
@@ -116,11 +117,12 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
     static func insertDevice(_ db: Database, _ registration: DeviceRegistration, at now: Int64) throws {
         let insert = try db.cachedStatement(
             sql: """
-                INSERT INTO device (token, topic, environment, locale, created_at, registered_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO device (token, platform, topic, environment, locale, created_at, registered_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
         try insert.execute(arguments: [
-            registration.token.value, registration.app, registration.environment?.rawValue, registration.locale, now, now,
+            registration.token.value, registration.platform.rawValue, registration.app, registration.environment?.rawValue,
+            registration.locale, now, now,
         ])
     }
 

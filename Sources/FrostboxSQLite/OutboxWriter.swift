@@ -76,7 +76,7 @@ enum OutboxReader {
             db,
             sql: """
                 SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
-                       o.attempts, o.created_at
+                       o.attempts, o.created_at, d.platform
                 FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                 WHERE o.status = 'pending' AND o.id > ? AND o.id <= ?
                 ORDER BY o.id LIMIT ?
@@ -109,7 +109,8 @@ enum OutboxReader {
             let event = FrostEvent(box: box, night: night, level: level)
             let environment: String? = row[9]
             let notification = push.notification(
-                token: token, event: event, storedMessageID: row[7], app: row[8], environment: environment.flatMap(PushEnvironment.init(rawValue:)))
+                token: token, event: event, storedMessageID: row[7], platform: DevicePlatform(rawValue: row[12]) ?? .ios, app: row[8],
+                environment: environment.flatMap(PushEnvironment.init(rawValue:)))
             return OutboxEntry(id: id, event: event, kind: kind, notification: notification, attempts: row[10], createdAt: row[11])
         }
     }

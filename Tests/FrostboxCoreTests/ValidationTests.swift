@@ -15,13 +15,41 @@ struct ValidationTests {
     }
 
     @Test(
-        "bad tokens are refused",
+        "bad APNs tokens are refused for iOS",
         arguments: [
             "", "abc", "abcdef012345678", "abcdef0123456789a", "ghijklmnopqrstuv", String(repeating: "ab", count: 101), "abcdef01-23456789", "<>",
             "0123456789abcdef\n",
         ])
     func badTokens(raw: String) {
-        #expect(throws: ValidationError.self) { try DeviceToken(raw) }
+        #expect(throws: ValidationError.self) { try DeviceToken(raw, platform: .ios) }
+    }
+
+    @Test(
+        "FCM registration tokens: kept exactly as sent, 1–4,096 of A–Z a–z 0–9 _ : -",
+        arguments: ["fJ3kX9:APA91bH_q-1", "a", String(repeating: "Ab9_:-", count: 682) + "abcd", "0123456789ABCDEF"])
+    func fcmTokens(raw: String) throws {
+        let token = try DeviceToken(raw, platform: .android)
+        #expect(token.value == raw)
+    }
+
+    @Test(
+        "bad FCM tokens are refused for Android",
+        arguments: ["", "has space", "slash/", "pädd", "a\n", String(repeating: "a", count: 4097), "<abcd>"])
+    func badFCMTokens(raw: String) {
+        #expect(throws: ValidationError.self) { try DeviceToken(raw, platform: .android) }
+    }
+
+    @Test("a token whose platform is not said: an APNs token when it is one (normalised), otherwise an FCM token; garbage is refused")
+    func tokenOfEitherPlatform() throws {
+        #expect(try DeviceToken("<ABCDEF01 23456789>").value == "abcdef0123456789")
+        #expect(try DeviceToken("<ABCDEF01 23456789>").formPlatform == .ios)
+        #expect(try DeviceToken("fJ3kX9:APA91bH_q-1").value == "fJ3kX9:APA91bH_q-1")
+        #expect(try DeviceToken("fJ3kX9:APA91bH_q-1").formPlatform == .android)
+        // Odd-length hex is no APNs token, but is an FCM token's form.
+        #expect(try DeviceToken("abc").formPlatform == .android)
+        for bad in ["", "a b!", "<>", "x/y", String(repeating: "a", count: 4097)] {
+            #expect(throws: ValidationError.self, "\(bad)") { try DeviceToken(bad) }
+        }
     }
 
     @Test("a 200-digit token is the longest accepted")

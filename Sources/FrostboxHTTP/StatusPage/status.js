@@ -383,7 +383,11 @@
 
   function renderSummary(summary) {
     const counts = summary.counts;
-    $("#counts").textContent = `${number(counts.devices)} devices · ${number(counts.subscriptions)} subscriptions · ${number(counts.boxes)} boxes`;
+    const platforms = Object.entries(counts.devices_by_platform || {})
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([platform, count]) => `${number(count)} ${platform === "ios" ? "iOS" : platform === "android" ? "Android" : platform}`);
+    const byPlatform = platforms.length > 1 ? ` (${platforms.join(", ")})` : "";
+    $("#counts").textContent = `${number(counts.devices)} devices${byPlatform} · ${number(counts.subscriptions)} subscriptions · ${number(counts.boxes)} boxes`;
     $("#updated").textContent = `updated ${time(summary.generated_at)}`;
     renderRuns(summary.runs);
     renderQuota(summary.quota);
