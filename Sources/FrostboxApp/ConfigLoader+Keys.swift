@@ -90,6 +90,8 @@ enum ConfigKeys {
         if let burst = try r.int("limits.rate_limit.burst", in: 0...1_000_000) { config.rateLimit.burst = burst }
         if let rate = try r.double("limits.rate_limit.per_second", in: 0.000_001...1_000_000) { config.rateLimit.refillPerSecond = rate }
         if let clients = try r.int("limits.rate_limit.max_clients", in: 10...10_000_000) { config.rateLimit.maximumClients = clients }
+        if let perHour = try r.int("limits.new_boxes_per_hour", in: 0...1_000_000) { config.newBoxesPerHour = perHour }
+        if let prefix = try r.int("limits.new_boxes_ipv6_prefix", in: 16...128) { config.newBoxesIPv6Prefix = prefix }
         if try r.bool("limits.rate_limit.trust_forwarded_for") == true {
             throw r.fail(
                 "limits.rate_limit.trust_forwarded_for",

@@ -45,6 +45,11 @@ public struct FrostboxSettings: Sendable {
     public var metricsToken: AdminToken?
     /// Per-client token bucket on the API (`burst` 0 disables it).
     public var rateLimit = RateLimitSettings()
+    /// Places in boxes nobody subscribed to before that one client may add per hour
+    /// (`limits.new_boxes_per_hour`; 0 disables the limit).
+    public var newBoxesPerHour = 60
+    /// The IPv6 network a client is counted by for `newBoxesPerHour` (`limits.new_boxes_ipv6_prefix`).
+    public var newBoxesIPv6Prefix = 56
     /// Longest time a request may take to be answered (body read included); 503 after it.
     public var requestTimeout: Duration = .seconds(15)
     /// An HTTP connection idle this long is closed.

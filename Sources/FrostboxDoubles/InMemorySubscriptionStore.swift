@@ -92,6 +92,10 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
         state.withLock { state in state.subscriptions.filter { $0.token == token } }
     }
 
+    public func hasSubscriptions(in box: GeoBox) async throws -> Bool {
+        state.withLock { state in state.subscriptions.contains { $0.box == box } }
+    }
+
     @discardableResult
     public func deleteDevice(_ token: DeviceToken) async throws -> Bool {
         state.withLock { state in

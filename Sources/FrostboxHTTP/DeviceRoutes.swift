@@ -10,10 +10,13 @@ public struct DeviceRoutes: Sendable {
     let store: any SubscriptionStore
     /// Epoch seconds now (injected so tests control time).
     let clock: @Sendable () -> Int64
+    /// How many boxes nobody subscribed to before a client may start; nil: no limit.
+    let newPlaces: NewPlaceLimit?
 
-    public init(store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64) {
+    public init(store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64, newPlaces: NewPlaceLimit? = nil) {
         self.store = store
         self.clock = clock
+        self.newPlaces = newPlaces
     }
 
     public func add(to routes: RouteBuilder) {
@@ -45,7 +48,7 @@ public struct DeviceRoutes: Sendable {
                     name: body.location.name, unit: body.location.unit, settings: nil)
                 return (token, new)
             }
-            let change = try await subscribe(token, new, logger: context.logger)
+            let change = try await subscribe(token, new, request: request, context: context)
             // The existing app expects 201 whether or not the location was already there.
             return JSONResponse.deviceData(.created, SubscriptionResponse(change.subscription, created: change.created))
         }
@@ -117,7 +120,7 @@ public struct DeviceRoutes: Sendable {
                     latitude: body.latitude, longitude: body.longitude, name: body.name, unit: body.unit,
                     settings: body.settings)
             }
-            let change = try await subscribe(token, new, logger: context.logger)
+            let change = try await subscribe(token, new, request: request, context: context)
             return JSONResponse.deviceData(change.created ? .created : .ok, SubscriptionResponse(change.subscription, created: change.created))
         }
 
@@ -133,7 +136,19 @@ public struct DeviceRoutes: Sendable {
         }
     }
 
-    func subscribe(_ token: DeviceToken, _ new: NewSubscription, logger: Logger) async throws -> SubscriptionChange {
+    func subscribe(
+        _ token: DeviceToken, _ new: NewSubscription, request: Request, context: FrostboxRequestContext
+    ) async throws -> SubscriptionChange {
+        let logger = context.logger
+        if let newPlaces, try await !store.hasSubscriptions(in: new.coordinate.box),
+            let retryAfter = newPlaces.acquire(peer: context.remoteAddress, forwardedFor: request.headers[values: .xForwardedFor])
+        {
+            var headers = HTTPFields()
+            headers[.retryAfter] = String(retryAfter)
+            throw APIError(
+                .tooManyRequests, code: "too_many_new_places",
+                "this client has added too many places where nobody subscribed before; retry after \(retryAfter) s", headers: headers)
+        }
         do {
             let change = try await store.subscribe(token, to: new, at: clock())
             logger.debug(

@@ -94,6 +94,10 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
         return result
     }
 
+    public func hasSubscriptions(in box: GeoBox) async throws -> Bool {
+        try await database.query("SELECT EXISTS (SELECT 1 FROM subscription WHERE box = \(box.key))").single(Bool.self) ?? false
+    }
+
     @discardableResult
     public func deleteDevice(_ token: DeviceToken) async throws -> Bool {
         // Subscriptions and outbox rows go with it: ON DELETE CASCADE.

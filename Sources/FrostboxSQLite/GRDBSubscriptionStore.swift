@@ -86,6 +86,12 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
         }
     }
 
+    public func hasSubscriptions(in box: GeoBox) async throws -> Bool {
+        try await database.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM subscription WHERE box = ?)", arguments: [box.key]) ?? false
+        }
+    }
+
     @discardableResult
     public func deleteDevice(_ token: DeviceToken) async throws -> Bool {
         // Subscriptions (and anything else keyed by the device) go with it: ON DELETE CASCADE.

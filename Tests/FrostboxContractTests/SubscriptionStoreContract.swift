@@ -71,6 +71,18 @@ struct SubscriptionStoreContract {
         #expect(device.locale == "sv-FI")
     }
 
+    @Test("a box has subscriptions while any device subscribes there", arguments: SubscriptionStoreImplementation.available)
+    func boxHasSubscriptions(_ implementation: SubscriptionStoreImplementation) async throws {
+        let store = try await implementation.make(in: directory)
+        let home = try Coordinate(latitude: 60.17, longitude: 24.94)
+        #expect(try await store.hasSubscriptions(in: home.box) == false)
+        let change = try await store.subscribe(token, to: NewSubscription(coordinate: home, name: try PlaceName("Home")), at: 1)
+        #expect(try await store.hasSubscriptions(in: home.box))
+        #expect(try await store.hasSubscriptions(in: try Coordinate(latitude: 61.5, longitude: 23.75).box) == false)
+        try await store.unsubscribe(token, id: change.subscription.id)
+        #expect(try await store.hasSubscriptions(in: home.box) == false)
+    }
+
     @Test("an unknown device is nil, not an error", arguments: SubscriptionStoreImplementation.available)
     func unknownDevice(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)

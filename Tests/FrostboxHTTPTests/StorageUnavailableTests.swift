@@ -88,5 +88,6 @@ struct ReadOnlyStore: SubscriptionStore {
     func unsubscribe(_ token: DeviceToken, at coordinate: Coordinate, named name: PlaceName) async throws -> Int { throw Self.refused }
     func unsubscribe(_ token: DeviceToken, id: Int64) async throws -> Bool { throw Self.refused }
     func subscriptions(of token: DeviceToken) async throws -> [Subscription] { try await base.subscriptions(of: token) }
+    func hasSubscriptions(in box: GeoBox) async throws -> Bool { try await base.hasSubscriptions(in: box) }
     func deleteDevice(_ token: DeviceToken) async throws -> Bool { throw Self.refused }
 }
