@@ -173,7 +173,7 @@ let package = Package(
             name: "FrostboxApp",
             dependencies: [
                 "FrostboxCore", "FrostboxSQLite", "FrostboxPostgres", "FrostboxGeoNames", "FrostboxOpenMeteo", "FrostboxForecasting",
-                "FrostboxAPNs", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport",
+                "FrostboxAPNs", "FrostboxFCM", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -352,7 +352,7 @@ let package = Package(
             name: "FrostboxAppTests",
             dependencies: [
                 "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "MockOpenMeteo", "FrostboxAPNs", "FrostboxPlaceImport",
-                "FrostboxOpenMeteo",
+                "FrostboxOpenMeteo", "MockFCM",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -116,6 +116,7 @@ enum ConfigKeys {
         try readNotifier(&r, into: &config)
         try readForecast(&r, into: &config, logger: logger)
         try readAPNs(&r, into: &config.push, logger: logger)
+        try readFCM(&r, into: &config.fcm, logger: logger)
         return config
     }
 

@@ -74,11 +74,12 @@ public enum FrostboxApplication {
             places = GRDBPlaceIndex(database: placesDatabase)
             operations = OperationsComponents(config: config)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
-            do throws(APNsConfigurationError) {
-                pushComponents = try PushComponents(settings: config.demo ? PushSettings() : config.push, logger: logger)
+            do throws(PushConfigurationError) {
+                pushComponents = try PushComponents(
+                    settings: config.demo ? PushSettings() : config.push, fcm: config.demo ? FCMSettings() : config.fcm, logger: logger)
             } catch {
                 // Start-up stops on it like on any other configuration error (exit 78).
-                throw ConfigurationError(key: nil, source: "APNs apps", error.message)
+                throw ConfigurationError(key: nil, source: "push apps", error.message)
             }
             push = operations.metered(
                 pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections },

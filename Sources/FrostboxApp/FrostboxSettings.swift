@@ -77,6 +77,8 @@ public struct FrostboxSettings: Sendable {
     /// APNs apps (bundle id → `.p8` key or client certificate, environment or host) and the
     /// default app, or a JSON apps file (`apns.apps_file`). None: pushes are only logged.
     public var push = PushSettings()
+    /// The FCM apps Android devices' alerts go through (`fcm.*`); none: they are logged.
+    public var fcm = FCMSettings()
 
     // MARK: Demo
     /// `frostbox serve --demo`: forecasts come from the built-in frost scenario

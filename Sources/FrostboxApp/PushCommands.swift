@@ -3,7 +3,7 @@ import FrostboxAPNs
 import FrostboxCore
 import Logging
 
-/// `frostbox push-test`: one test alert to one device through the configured APNs app.
+/// `frostbox push-test`: one test alert to one device through a configured APNs or FCM app.
 public enum PushCommands {
     /// Why a push test could not be sent at all.
     public struct Failure: Error, CustomStringConvertible {
@@ -21,24 +21,33 @@ public enum PushCommands {
         } catch {
             throw Failure(description: "--token: \(error.message)")
         }
-        guard platform == .ios else {
-            throw Failure(description: "no FCM app is configured: Android devices are only logged (fcm.apps in the configuration file)")
-        }
         let push: PushComponents
         do {
-            push = try PushComponents(settings: config.push, logger: logger)
+            push = try PushComponents(settings: config.push, fcm: config.fcm, logger: logger)
         } catch {
             throw Failure(description: error.message)
         }
-        guard push.apps.contains(where: { $0.bundleID == bundleID }) else {
-            let configured = push.apps.map(\.bundleID).joined(separator: ", ")
-            throw Failure(
-                description: configured.isEmpty
-                    ? "no APNs app is configured (apns.apps in the configuration file, or a JSON apps file: apns.apps_file, --apps-file)"
-                    : "app \(bundleID) is not configured (configured: \(configured))")
+        switch platform {
+        case .ios:
+            guard push.apps.contains(where: { $0.bundleID == bundleID }) else {
+                let configured = push.apps.map(\.bundleID).joined(separator: ", ")
+                throw Failure(
+                    description: configured.isEmpty
+                        ? "no APNs app is configured (apns.apps in the configuration file, or a JSON apps file: apns.apps_file, --apps-file)"
+                        : "app \(bundleID) is not configured (configured: \(configured))")
+            }
+        case .android:
+            guard push.fcmApps.contains(where: { $0.settings.packageName == bundleID }) else {
+                let configured = push.fcmApps.map(\.settings.packageName).joined(separator: ", ")
+                throw Failure(
+                    description: configured.isEmpty
+                        ? "no FCM app is configured (fcm.apps in the configuration file)"
+                        : "Android app \(bundleID) is not configured (configured: \(configured))")
+            }
         }
         let notification = PushNotification(
-            token: device, platform: .ios, app: bundleID, environment: sandbox ? .sandbox : nil, messageID: UUID().uuidString.lowercased(),
+            token: device, platform: platform, app: bundleID, environment: platform == .ios && sandbox ? .sandbox : nil,
+            messageID: UUID().uuidString.lowercased(),
             collapseID: "frostbox-push-test", priority: .immediate,
             content: AlertContent(
                 title: "Frostbox", body: "Test notification: pushes reach this device.", sound: "default", group: "frostbox-test"))

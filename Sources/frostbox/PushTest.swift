@@ -9,10 +9,11 @@ extension DevicePlatform: ExpressibleByArgument {}
 
 struct PushTest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "push-test", abstract: "Send one test alert through a configured APNs app and print what became of it.",
-        discussion: "Apps come from the configuration (apns.apps in the YAML file, FROSTBOX_APNS_… variables, or apns.apps_file).")
+        commandName: "push-test", abstract: "Send one test alert through a configured APNs or FCM app and print what became of it.",
+        discussion:
+            "Apps come from the configuration (apns.apps in the YAML file, FROSTBOX_APNS_… variables, or apns.apps_file; fcm.apps for Android).")
 
-    @Option(help: "Bundle id of a configured APNs app.") var app: String
+    @Option(help: "Bundle id of a configured APNs app, or package name of a configured FCM app (with --platform android).") var app: String
     @Option(help: "Device token: hex for ios, the FCM registration token for android.") var token: String
     @Option(help: "The device's platform: ios (APNs) or android (FCM).") var platform: DevicePlatform = .ios
     @Flag(help: "Send to the sandbox gateway (development builds of the app).") var sandbox = false
