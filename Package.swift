@@ -320,6 +320,15 @@ let package = Package(
             ],
             path: "tools/bench-push"
         ),
+        // FCM adapter throughput against the same sink (its /token and messages:send).
+        .executableTarget(
+            name: "bench-fcm",
+            dependencies: [
+                "FrostboxFCM", "FrostboxCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "tools/bench-fcm"
+        ),
 
         // MARK: Tests
         // Building blocks of the planning and notifier tests (a forecast, tokens, places), one copy.
