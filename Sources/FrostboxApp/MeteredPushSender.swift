@@ -42,7 +42,7 @@ public struct MeteredPushSender: PushSender {
         let platforms = batch.map(\.platform)
         return base.send(batch).observed { index, outcome in
             let elapsed = ContinuousClock.now - start
-            report.pushFinished(outcome, after: elapsed)
+            report.pushFinished(outcome, platform: platforms.indices.contains(index) ? platforms[index] : .ios, after: elapsed)
             inFlight.record(streamsInFlight())
             connections.record(openConnections())
             latency.recordNanoseconds(elapsed.inNanoseconds)

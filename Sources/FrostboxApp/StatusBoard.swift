@@ -86,7 +86,8 @@ extension FrostboxApplication {
             apns: .init(
                 connections: components.pushComponents.openConnections, sent: report.sent, confirmed: report.confirmed,
                 failed: report.failed, inFlight: report.inFlight,
-                averageConfirmMs: (report.averageConfirmMilliseconds * 10).rounded() / 10, outcomes: report.outcomes),
+                averageConfirmMs: (report.averageConfirmMilliseconds * 10).rounded() / 10, outcomes: report.outcomes,
+                outcomesByPlatform: report.outcomesByPlatform),
             places: .init(stored: try await components.placesDatabase.placeCount(), newestModified: try await components.placesDatabase.newestModified()))
     }
 }

@@ -128,7 +128,7 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
         }
     }
 
-    /// The APNs side since this process started.
+    /// The push gateways (APNs, FCM) since this process started.
     public struct APNs: Sendable, Encodable, Equatable {
         /// Open HTTP/2 connections to APNs.
         public var connections: Int
@@ -139,8 +139,14 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
         public var averageConfirmMs: Double
         /// Outcomes by class (`delivered`, `temporary`, `permanent`, `invalid-token`, `auth`).
         public var outcomes: [String: Int]
+        /// The same by platform (`ios`, `android`).
+        public var outcomesByPlatform: [String: [String: Int]]
 
-        public init(connections: Int, sent: Int, confirmed: Int, failed: Int, inFlight: Int, averageConfirmMs: Double, outcomes: [String: Int]) {
+        public init(
+            connections: Int, sent: Int, confirmed: Int, failed: Int, inFlight: Int, averageConfirmMs: Double, outcomes: [String: Int],
+            outcomesByPlatform: [String: [String: Int]] = [:]
+        ) {
+            self.outcomesByPlatform = outcomesByPlatform
             self.connections = connections
             self.sent = sent
             self.confirmed = confirmed

@@ -95,11 +95,30 @@ struct MetricsTests {
         #expect(text.contains(#"frostbox_apns_streams_in_flight 0"#))
         #expect(text.contains(#"frostbox_apns_connections 3"#))
         let totals = report.snapshot()
+        #expect(totals.outcomesByPlatform == ["ios": ["delivered": 2, "invalid-token": 1]])
         #expect(totals.sent == 3)
         #expect(totals.confirmed == 2)
         #expect(totals.failed == 1)
         #expect(totals.resent == 0)
         #expect(totals.inFlight == 0)
+    }
+
+    @Test("a mixed batch is counted by platform: the push counter's platform label and the report's outcomes by platform")
+    func byPlatform() async throws {
+        let telemetry = FrostboxTelemetry()
+        let report = OperationsReport()
+        let sender = MeteredPushSender(RecordingPushSender(), report: report, metrics: telemetry.factory)
+        let pushes = [
+            PushNotification(token: try DeviceToken(Self.token), messageID: UUID().uuidString, content: AlertContent()),
+            PushNotification(token: DeviceToken(trusted: "fcm:one"), platform: .android, messageID: UUID().uuidString, content: AlertContent()),
+            PushNotification(token: DeviceToken(trusted: "fcm:two"), platform: .android, messageID: UUID().uuidString, content: AlertContent()),
+        ]
+        let outcomes = await sender.send(pushes).collect(into: 0) { count, _, _ in count += 1 }
+        #expect(outcomes == 3)
+        #expect(report.snapshot().outcomesByPlatform == ["ios": ["delivered": 1], "android": ["delivered": 2]])
+        let text = String(decoding: telemetry.render(), as: UTF8.self)
+        #expect(text.contains(#"frostbox_push_total{outcome="delivered",platform="android"} 2"#))
+        #expect(text.contains(#"frostbox_push_total{outcome="delivered",platform="ios"} 1"#))
     }
 
     @Test("with the transport's count, the streams-in-flight gauge shows the HTTP/2 streams awaiting an answer")
