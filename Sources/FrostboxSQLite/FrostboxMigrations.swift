@@ -20,6 +20,7 @@ public enum FrostboxMigrations {
         ("v6-notify-run-degraded", v6NotifyRunDegraded),
         ("v7-outbox-fan-out", v7OutboxFanOut),
         ("v8-places-own-file", v8PlacesOwnFile),
+        ("v9-model-runs", v9ModelRuns),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its
