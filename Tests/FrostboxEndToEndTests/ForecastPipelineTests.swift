@@ -54,12 +54,15 @@ struct ForecastPipelineTests {
         }
     }
 
-    @Test("frostbox forecast's report: fetched first, from the cache within the TTL")
+    @Test("frostbox forecast's report: fetched first with the model run it came from, then from the cache while the model has no new run")
     func forecastReport() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-forecast-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let mock = MockOpenMeteo(scenario: MockScenario(frost: [FrostSpot(latitude: 60.19, longitude: 25.01, minimumC: -3.5)]), logger: Self.quiet)
+        // Helsinki is in best_match's ICON-EU region: its latest run, out for an hour.
+        let now = Int64(Date().timeIntervalSince1970)
+        mock.runs.publish(.init(domain: "dwd_icon_eu", initialisedAt: now - 9_000, availableAt: now - 3_600))
         try await mock.withRunning { baseURL in
             let database = directory.appendingPathComponent("frostbox.sqlite").path
             let arguments = ["forecast", "--near", "60.19,25.01", "--base-url", baseURL, "--db", database]
@@ -68,6 +71,7 @@ struct ForecastPipelineTests {
             let firstLines = first.output.split(separator: "\n").map(String.init)
             #expect(firstLines.first == "box 60.20#25.00 (centre 60.2, 25.0)")
             #expect(firstLines.count > 1 && firstLines[1].hasPrefix("source fetched"), "\(first.output)")
+            #expect(firstLines.count > 2 && firstLines[2].hasPrefix("runs icon_eu "), "\(first.output)")
             #expect(firstLines.contains { $0.contains("hard-freeze") })
             #expect(firstLines.contains("requests 1, weight 1.0"), "\(first.output)")
             let second = try await CommandLineTests.frostboxAsync(arguments, in: directory)
