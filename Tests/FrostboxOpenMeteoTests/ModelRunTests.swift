@@ -14,7 +14,8 @@ struct ModelRunTests {
     static let berlin = row(30, latitude: 52.5, longitude: 13.4)
     static let chicago = row(20, latitude: 41.9, longitude: -87.6)
 
-    static func meta(_ h: MockHarness, timeout: Double = 5) -> OpenMeteoMetaClient {
+    /// A metadata client; generous deadlines unless a test wants a timeout (a loaded machine must not make answers late).
+    static func meta(_ h: MockHarness, timeout: Double = 60) -> OpenMeteoMetaClient {
         var configuration = h.client.configuration
         configuration.metaTimeoutSeconds = timeout
         return OpenMeteoMetaClient(httpClient: { [http = h.http] in http }, configuration: configuration, logger: quiet)
@@ -22,7 +23,7 @@ struct ModelRunTests {
 
     static func provider(
         _ h: MockHarness, models: ForecastModels, ledger: InMemoryQuotaLedger, cache: InMemoryForecastCache = InMemoryForecastCache(),
-        metaTimeout: Double = 5, logger: Logger = quiet
+        metaTimeout: Double = 60, logger: Logger = quiet
     ) -> CachedForecastProvider {
         let board = ModelRunBoard(source: meta(h, timeout: metaTimeout), logger: logger)
         return CachedForecastProvider(
