@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "frostbox", targets: ["frostbox"]),
         .executable(name: "mock-open-meteo", targets: ["mock-open-meteo"]),
         .executable(name: "mock-apns", targets: ["mock-apns"]),
+        .executable(name: "mock-fcm", targets: ["mock-fcm"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -104,6 +105,20 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FrostboxFCM",
+            dependencies: [
+                "FrostboxCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                // RSA (RS256) for the service account's OAuth2 assertion.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "FrostboxHTTP",
             dependencies: [
                 "FrostboxCore",
@@ -158,7 +173,7 @@ let package = Package(
             name: "FrostboxApp",
             dependencies: [
                 "FrostboxCore", "FrostboxSQLite", "FrostboxPostgres", "FrostboxGeoNames", "FrostboxOpenMeteo", "FrostboxForecasting",
-                "FrostboxAPNs", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport",
+                "FrostboxAPNs", "FrostboxFCM", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -257,6 +272,35 @@ let package = Package(
             path: "tools/mock-apns"
         ),
 
+        .target(
+            name: "MockFCM",
+            // Hummingbird over HTTP/2 + TLS: FCM is a plain request/answer API, so the double acts
+            // per request (validation, error bodies, Retry-After, hanging), not per frame.
+            dependencies: [
+                // The self-signed loopback certificate, made the one way the APNs double makes it.
+                "MockAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "tools/MockFCM"
+        ),
+        .executableTarget(
+            name: "mock-fcm",
+            dependencies: [
+                "MockFCM",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/mock-fcm"
+        ),
+
         // MARK: Places tools (synthetic GeoNames dump, search latency benchmark)
         .executableTarget(name: "geonames-generator", dependencies: ["FrostboxCore"], path: "tools/geonames-generator"),
         .executableTarget(
@@ -284,6 +328,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "tools/bench-push"
+        ),
+        // FCM adapter throughput against the same sink (its /token and messages:send).
+        .executableTarget(
+            name: "bench-fcm",
+            dependencies: [
+                "FrostboxFCM", "FrostboxCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "tools/bench-fcm"
         ),
 
         // MARK: Tests
@@ -317,7 +370,7 @@ let package = Package(
             name: "FrostboxAppTests",
             dependencies: [
                 "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "MockOpenMeteo", "FrostboxAPNs", "FrostboxPlaceImport",
-                "FrostboxOpenMeteo",
+                "FrostboxOpenMeteo", "MockFCM",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -335,13 +388,21 @@ let package = Package(
         .testTarget(
             name: "FrostboxAPNsTests",
             dependencies: [
-                "FrostboxAPNs", "FrostboxCore", "MockAPNs", "FrostboxDoubles",
+                "FrostboxAPNs", "FrostboxCore", "MockAPNs", "FrostboxDoubles", "FrostboxFixtures",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "FrostboxFCMTests",
+            dependencies: [
+                "FrostboxFCM", "MockFCM", "FrostboxCore", "FrostboxFixtures",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -8,7 +8,7 @@ public struct APNsAppSettings: Sendable {
     /// Token or certificate credentials.
     public var credentials: APNsCredentials
     /// The environment for devices that did not say which one they use.
-    public var environment: APNsEnvironment
+    public var environment: PushEnvironment
     /// Replaces Apple's gateways (both environments) with one host:port, for tests and staging.
     public var customEndpoint: APNsEndpoint?
     /// PEM file with the certificate(s) to trust for `customEndpoint` instead of the system
@@ -16,7 +16,7 @@ public struct APNsAppSettings: Sendable {
     public var trustedCertificatesPath: String?
 
     public init(
-        bundleID: String, credentials: APNsCredentials, environment: APNsEnvironment = .production,
+        bundleID: String, credentials: APNsCredentials, environment: PushEnvironment = .production,
         customEndpoint: APNsEndpoint? = nil, trustedCertificatesPath: String? = nil
     ) {
         self.bundleID = bundleID
@@ -27,7 +27,7 @@ public struct APNsAppSettings: Sendable {
     }
 
     /// The gateway for a device in `environment` (nil: the app's own).
-    public func endpoint(for environment: APNsEnvironment?) -> APNsEndpoint {
+    public func endpoint(for environment: PushEnvironment?) -> APNsEndpoint {
         customEndpoint ?? .apple(environment ?? self.environment)
     }
 }

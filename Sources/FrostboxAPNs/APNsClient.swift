@@ -10,11 +10,11 @@ import Synchronization
 /// processed (GOAWAY, REFUSED_STREAM) the transport itself resends at once; an expired
 /// provider token is renewed and the push retried once; any other 403 stops all sending for
 /// the app.
-public final class APNsClient: PushSender {
+public final class APNsClient: Sendable {
     /// The app's bundle id, sent as `apns-topic`.
     public let bundleID: String
-    private let defaultEnvironment: APNsEnvironment
-    private let transports: [APNsEnvironment: APNsTransport]
+    private let defaultEnvironment: PushEnvironment
+    private let transports: [PushEnvironment: APNsTransport]
     private let payloads: APNsPayloadEncoder
     private let issuer: APNsProviderTokenIssuer?
     private let retryPolicy: APNsRetryPolicy
@@ -24,7 +24,7 @@ public final class APNsClient: PushSender {
     private let stoppedReason = Mutex<String?>(nil)
 
     init(
-        app: APNsAppSettings, transports: [APNsEnvironment: APNsTransport], payloads: APNsPayloadEncoder,
+        app: APNsAppSettings, transports: [PushEnvironment: APNsTransport], payloads: APNsPayloadEncoder,
         issuer: APNsProviderTokenIssuer?,
         retryPolicy: APNsRetryPolicy, sleep: @escaping @Sendable (Duration) async throws -> Void,
         random: @escaping @Sendable () -> Double, logger: Logger
@@ -45,6 +45,7 @@ public final class APNsClient: PushSender {
     /// Why sending for this app stopped (a 403 other than an expired token), or nil.
     public var stopped: String? { stoppedReason.withLock { $0 } }
 
+    /// Sends one push and says what became of it.
     public func send(_ notification: PushNotification) async -> PushOutcome {
         if let reason = stopped {
             return .authFailure(reason: reason)
@@ -79,8 +80,8 @@ public final class APNsClient: PushSender {
 
             let temporaryReason: String
             switch await transport.post(path: request.path, fields: request.fields, authorization: token?.bearer, body: request.body) {
-            case .response(let status, let apnsID, let body):
-                switch APNsVerdict.judge(status: status, apnsID: apnsID, body: body, sentID: notification.apnsID) {
+            case .response(let status, let messageID, let body):
+                switch APNsVerdict.judge(status: status, messageID: messageID, body: body, sentID: notification.messageID) {
                 case .final(.authFailure(let reason)):
                     return stop(reason: reason)
                 case .final(let outcome):

@@ -63,7 +63,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         case .headers(let headers):
             let status = headers.headers.first(name: ":status").flatMap { Int($0) }
             transport.connectionHeaders(
-                id, stream: stream, status: status, apnsID: headers.headers.first(name: "apns-id"), endStream: headers.endStream)
+                id, stream: stream, status: status, messageID: headers.headers.first(name: "apns-id"), endStream: headers.endStream)
         case .data(let data):
             creditConnectionWindow(data.data.readableBytes + (data.paddingBytes ?? 0))
             if case .byteBuffer(let bytes) = data.data {

@@ -19,7 +19,7 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     public static let sandbox = APNsEndpoint(host: "api.sandbox.push.apple.com")
 
     /// Apple's gateway for `environment`.
-    public static func apple(_ environment: APNsEnvironment) -> APNsEndpoint {
+    public static func apple(_ environment: PushEnvironment) -> APNsEndpoint {
         switch environment {
         case .production: .production
         case .sandbox: .sandbox

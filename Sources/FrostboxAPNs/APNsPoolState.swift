@@ -144,8 +144,8 @@ struct APNsPoolState {
     }
 
     /// A HEADERS frame of an answer.
-    mutating func headers(_ id: APNsConnectionID, stream: Int32, status: Int?, apnsID: String?, endStream: Bool, now: Int64) -> [Action] {
-        guard let event = connections[id]?.book.headers(stream: stream, status: status, apnsID: apnsID, endStream: endStream) else {
+    mutating func headers(_ id: APNsConnectionID, stream: Int32, status: Int?, messageID: String?, endStream: Bool, now: Int64) -> [Action] {
+        guard let event = connections[id]?.book.headers(stream: stream, status: status, messageID: messageID, endStream: endStream) else {
             return []
         }
         return handle(event, on: id, now: now)
@@ -242,9 +242,9 @@ struct APNsPoolState {
     private mutating func handle(_ event: APNsStreamBook.Event, on id: APNsConnectionID, now: Int64) -> [Action] {
         var actions: [Action]
         switch event {
-        case .answered(let request, let status, let apnsID, let body):
+        case .answered(let request, let status, let messageID, let body):
             resends[request] = nil
-            actions = [.complete(request, .response(status: status, apnsID: apnsID, body: body))]
+            actions = [.complete(request, .response(status: status, messageID: messageID, body: body))]
         case .failed(let request, let reason):
             resends[request] = nil
             actions = [.complete(request, .failed(reason))]

@@ -3,9 +3,9 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// The push port for a process that serves several apps: each configured bundle id has its
-/// own `APNsClient`, and a push goes to the client named by its `topic` (nil: the default
-/// app). Gateways are shared: one HTTP/2 transport per (endpoint, TLS identity), so apps on
+/// The push port for iOS devices of a process that serves several apps: each configured
+/// bundle id has its own `APNsClient`, and a push goes to the client named by its `app`
+/// (nil: the default app). Gateways are shared: one HTTP/2 transport per (endpoint, TLS identity), so apps on
 /// token auth share connections; one provider token per (team, key), shared by all its apps.
 public final class APNsPushRouter: PushSender {
     /// The app for pushes without a topic.
@@ -63,8 +63,8 @@ public final class APNsPushRouter: PushSender {
             case .certificate(let certificate):
                 identity = certificate
             }
-            var appTransports: [APNsEnvironment: APNsTransport] = [:]
-            for environment in APNsEnvironment.allCases {
+            var appTransports: [PushEnvironment: APNsTransport] = [:]
+            for environment in PushEnvironment.allCases {
                 let endpoint = app.endpoint(for: environment)
                 let key = TransportKey(endpoint: endpoint, identity: identity?.poolKey ?? "", trust: app.trustedCertificatesPath)
                 if transports[key] == nil {
@@ -98,8 +98,16 @@ public final class APNsPushRouter: PushSender {
     /// The client of one app.
     public func client(for bundleID: String) -> APNsClient? { clients[bundleID] }
 
-    public func send(_ notification: PushNotification) async -> PushOutcome {
-        guard let topic = notification.topic ?? defaultBundleID else {
+    /// Sends a batch, each push through its app's client, all of the batch at once.
+    public func send(_ batch: [PushNotification]) -> PushOutcomes {
+        PushOutcomes.concurrently(batch) { await self.route($0) }
+    }
+
+    private func route(_ notification: PushNotification) async -> PushOutcome {
+        guard notification.platform == .ios else {
+            return .permanentFailure(status: 400, reason: "NotAnAPNsDevice")
+        }
+        guard let topic = notification.app ?? defaultBundleID else {
             logger.warning("push without topic and no default app configured", metadata: ["token": "\(notification.token)"])
             return .permanentFailure(status: 400, reason: "MissingTopic")
         }

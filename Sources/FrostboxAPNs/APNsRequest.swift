@@ -24,13 +24,13 @@ struct APNsRequest: Sendable {
         if let collapseID = notification.collapseID, collapseID.utf8.count > maximumCollapseIDSize || collapseID.isEmpty {
             return .failure(Refusal(status: 400, reason: "BadCollapseId"))
         }
-        guard UUID(uuidString: notification.apnsID) != nil else {
+        guard UUID(uuidString: notification.messageID) != nil else {
             return .failure(Refusal(status: 400, reason: "BadMessageId"))
         }
         if let expiration = notification.expiration, expiration < 0 {
             return .failure(Refusal(status: 400, reason: "BadExpirationDate"))
         }
-        guard let payload = payloads.encode(notification.payload) else {
+        guard let payload = payloads.encode(notification.content) else {
             return .failure(Refusal(status: 400, reason: "PayloadEmpty"))
         }
         guard payload.readableBytes <= maximumPayloadSize else {
@@ -40,10 +40,10 @@ struct APNsRequest: Sendable {
         var fields = HPACKHeaders()
         fields.reserveCapacity(10)
         fields.add(name: "apns-topic", value: topic)
-        fields.add(name: "apns-push-type", value: notification.pushType.rawValue)
+        fields.add(name: "apns-push-type", value: "alert")
         fields.add(name: "apns-priority", value: String(notification.priority.rawValue))
         // Unique per push: kept out of the HPACK dynamic table, which would only churn.
-        fields.add(name: "apns-id", value: notification.apnsID, indexing: .nonIndexable)
+        fields.add(name: "apns-id", value: notification.messageID, indexing: .nonIndexable)
         if let expiration = notification.expiration {
             fields.add(name: "apns-expiration", value: String(expiration))
         }
@@ -51,7 +51,7 @@ struct APNsRequest: Sendable {
             fields.add(name: "apns-collapse-id", value: collapseID)
         }
         fields.add(name: "content-type", value: "application/json")
-        return .success(APNsRequest(path: "/3/device/" + notification.token.hex, fields: fields, body: payload))
+        return .success(APNsRequest(path: "/3/device/" + notification.token.value, fields: fields, body: payload))
     }
 
     /// A push refused locally, with the status and reason APNs would have answered.
@@ -62,11 +62,12 @@ struct APNsRequest: Sendable {
 
 }
 
-/// Encodes payloads to JSON once each: the alerts of one box, night and level that name the
-/// same places in the same unit are one payload, so thousands of pushes share one encoding.
+/// Encodes alert contents to APNs payload JSON once each: the alerts of one box, night and
+/// level that name the same places in the same unit are one content, so thousands of pushes
+/// share one encoding.
 /// Bounded: when `capacity` distinct payloads are held, the cache starts over.
 final class APNsPayloadEncoder: Sendable {
-    private let cache = Mutex<[PushPayload: ByteBuffer]>([:])
+    private let cache = Mutex<[AlertContent: ByteBuffer]>([:])
     let capacity: Int
 
     init(capacity: Int = 4096) {
@@ -75,15 +76,15 @@ final class APNsPayloadEncoder: Sendable {
 
     /// The payload's JSON (sorted keys, so the same push is the same bytes on every attempt
     /// and every run), or nil when it cannot be encoded.
-    func encode(_ payload: PushPayload) -> ByteBuffer? {
-        if let bytes = cache.withLock({ $0[payload] }) { return bytes }
+    func encode(_ content: AlertContent) -> ByteBuffer? {
+        if let bytes = cache.withLock({ $0[content] }) { return bytes }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(payload) else { return nil }
+        guard let data = try? encoder.encode(APNsPayload(content)) else { return nil }
         let bytes = ByteBuffer(bytes: data)
         cache.withLock { cache in
             if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
-            cache[payload] = bytes
+            cache[content] = bytes
         }
         return bytes
     }
@@ -131,9 +132,9 @@ enum APNsVerdict: Sendable, Equatable {
     case temporary(String)
 
     /// Apple's status table (HTTP/2 provider API, "Handling notification responses").
-    static func judge(status: Int, apnsID: String?, body: ByteBuffer?, sentID: String) -> APNsVerdict {
+    static func judge(status: Int, messageID: String?, body: ByteBuffer?, sentID: String) -> APNsVerdict {
         if status == 200 {
-            return .final(.delivered(apnsID: apnsID ?? sentID))
+            return .final(.delivered(messageID: messageID ?? sentID))
         }
         let error = APNsErrorBody.parse(body)
         let reason = error.reason ?? "HTTP \(status)"

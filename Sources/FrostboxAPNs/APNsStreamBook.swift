@@ -10,7 +10,7 @@ struct APNsStreamBook {
     /// What a frame did to a request.
     enum Event: Equatable {
         /// The gateway's complete answer.
-        case answered(APNsRequestID, status: Int, apnsID: String?, body: ByteBuffer?)
+        case answered(APNsRequestID, status: Int, messageID: String?, body: ByteBuffer?)
         /// Certainly not processed (REFUSED_STREAM, or above a GOAWAY's last stream id): send
         /// it again, elsewhere, without counting an attempt, by its original deadline.
         case refused(APNsRequestID, deadline: Int64)
@@ -22,7 +22,7 @@ struct APNsStreamBook {
         let request: APNsRequestID
         let deadline: Int64
         var status: Int?
-        var apnsID: String?
+        var messageID: String?
         var body: ByteBuffer?
     }
 
@@ -72,11 +72,11 @@ struct APNsStreamBook {
     }
 
     /// A HEADERS frame of the answer on `stream` (the first carries `:status`).
-    mutating func headers(stream: Int32, status: Int?, apnsID: String?, endStream: Bool) -> Event? {
+    mutating func headers(stream: Int32, status: Int?, messageID: String?, endStream: Bool) -> Event? {
         guard var entry = open[stream] else { return nil }
         if entry.status == nil {
             entry.status = status
-            entry.apnsID = apnsID
+            entry.messageID = messageID
         }
         if endStream { return finish(stream, entry) }
         open[stream] = entry
@@ -105,7 +105,7 @@ struct APNsStreamBook {
     mutating func reset(stream: Int32, code: HTTP2ErrorCode) -> Event? {
         guard let entry = open.removeValue(forKey: stream) else { return nil }
         if let status = entry.status, code == .noError {
-            return .answered(entry.request, status: status, apnsID: entry.apnsID, body: entry.body)
+            return .answered(entry.request, status: status, messageID: entry.messageID, body: entry.body)
         }
         if code == .refusedStream && entry.status == nil {
             return .refused(entry.request, deadline: entry.deadline)
@@ -158,7 +158,7 @@ struct APNsStreamBook {
         guard let status = entry.status else {
             return .failed(entry.request, reason: "answer without :status")
         }
-        return .answered(entry.request, status: status, apnsID: entry.apnsID, body: entry.body)
+        return .answered(entry.request, status: status, messageID: entry.messageID, body: entry.body)
     }
 }
 

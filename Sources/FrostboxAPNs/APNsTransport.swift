@@ -10,7 +10,7 @@ import Synchronization
 /// What one HTTP/2 exchange with a gateway gave.
 enum APNsExchange: Sendable, Equatable {
     /// The gateway answered.
-    case response(status: Int, apnsID: String?, body: ByteBuffer?)
+    case response(status: Int, messageID: String?, body: ByteBuffer?)
     /// The request certainly was not processed, even after being sent again on other
     /// connections (refused streams, GOAWAY cuts): resend later.
     case unprocessed(String)
@@ -285,9 +285,9 @@ final class APNsTransport: @unchecked Sendable {
         run(pool.settings(id, maxConcurrentStreams: maxConcurrentStreams, now: now()))
     }
 
-    func connectionHeaders(_ id: APNsConnectionID, stream: Int32, status: Int?, apnsID: String?, endStream: Bool) {
+    func connectionHeaders(_ id: APNsConnectionID, stream: Int32, status: Int?, messageID: String?, endStream: Bool) {
         loop.assertInEventLoop()
-        run(pool.headers(id, stream: stream, status: status, apnsID: apnsID, endStream: endStream, now: now()))
+        run(pool.headers(id, stream: stream, status: status, messageID: messageID, endStream: endStream, now: now()))
     }
 
     func connectionData(_ id: APNsConnectionID, stream: Int32, bytes: ByteBuffer, endStream: Bool) {

@@ -2,8 +2,8 @@ import Foundation
 import FrostboxCore
 import Logging
 
-/// The push port when no APNs credentials are configured: logs what would have been sent
-/// (token redacted) and reports it delivered, so a quick-start install runs end to end.
+/// The push port for a platform with no credentials configured: logs what would have been
+/// sent (token redacted) and reports it delivered, so a quick-start install runs end to end.
 public struct LogOnlyPushSender: PushSender {
     private let logger: Logger
 
@@ -11,19 +11,23 @@ public struct LogOnlyPushSender: PushSender {
         self.logger = logger
     }
 
-    public func send(_ notification: PushNotification) async -> PushOutcome {
-        let alert = notification.payload.aps.alert
+    public func send(_ batch: [PushNotification]) -> PushOutcomes {
+        PushOutcomes(batch.map(log))
+    }
+
+    private func log(_ notification: PushNotification) -> PushOutcome {
+        let content = notification.content
         logger.info(
-            "push (log only: no APNs app configured)",
+            "push (log only: no credentials configured for this platform)",
             metadata: [
                 "token": "\(notification.token.redacted)",
-                "apns.topic": "\(notification.topic ?? "(default)")",
-                "apns-id": "\(notification.apnsID)",
-                "push-type": "\(notification.pushType.rawValue)",
-                "title": "\(alert?.title ?? alert?.titleLocKey ?? "-")",
-                "body": "\(alert?.body ?? alert?.locKey ?? "-")",
+                "platform": "\(notification.platform)",
+                "app": "\(notification.app ?? "(default)")",
+                "message-id": "\(notification.messageID)",
+                "title": "\(content.title ?? content.titleLocKey ?? "-")",
+                "body": "\(content.body ?? content.bodyLocKey ?? "-")",
                 "collapse-id": "\(notification.collapseID ?? "-")",
             ])
-        return .delivered(apnsID: notification.apnsID)
+        return .delivered(messageID: notification.messageID)
     }
 }

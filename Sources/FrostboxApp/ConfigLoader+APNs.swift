@@ -75,8 +75,8 @@ extension ConfigKeys {
             throw r.fail("\(base).bundle_id", "must be a bundle id (letters, digits, '.', '-', '_')")
         }
         var app = PushAppSettings(bundleID: bundleID)
-        if let environment = try r.choice("\(base).environment", APNsEnvironment.allCases.map(\.rawValue)) {
-            app.environment = APNsEnvironment(rawValue: environment) ?? .production
+        if let environment = try r.choice("\(base).environment", PushEnvironment.allCases.map(\.rawValue)) {
+            app.environment = PushEnvironment(rawValue: environment) ?? .production
         }
         func path(_ field: String, secret: Bool) throws(ConfigurationError) -> String? {
             guard let value = try r.string("\(base).\(field)"), !value.isEmpty else { return nil }

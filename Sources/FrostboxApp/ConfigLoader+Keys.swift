@@ -91,7 +91,21 @@ enum ConfigKeys {
         if let burst = try r.int("limits.rate_limit.burst", in: 0...1_000_000) { config.rateLimit.burst = burst }
         if let rate = try r.double("limits.rate_limit.per_second", in: 0.000_001...1_000_000) { config.rateLimit.refillPerSecond = rate }
         if let clients = try r.int("limits.rate_limit.max_clients", in: 10...10_000_000) { config.rateLimit.maximumClients = clients }
-        if let trust = try r.bool("limits.rate_limit.trust_forwarded_for") { config.rateLimit.trustForwardedFor = trust }
+        if let perHour = try r.int("limits.new_boxes_per_hour", in: 0...1_000_000) { config.newBoxesPerHour = perHour }
+        if let prefix = try r.int("limits.new_boxes_ipv6_prefix", in: 16...128) { config.newBoxesIPv6Prefix = prefix }
+        if try r.bool("limits.rate_limit.trust_forwarded_for") == true {
+            throw r.fail(
+                "limits.rate_limit.trust_forwarded_for",
+                "trusted any peer's X-Forwarded-For and is replaced by limits.rate_limit.trusted_proxies: list your reverse proxies' "
+                    + "addresses or networks (e.g. [127.0.0.1, ::1] for a proxy on this host)")
+        }
+        if let entries = try r.list("limits.rate_limit.trusted_proxies") {
+            switch TrustedProxies.parse(entries) {
+            case .success(let proxies): config.rateLimit.trustedProxies = proxies
+            case .failure(let bad):
+                throw r.fail("limits.rate_limit.trusted_proxies", "\"\(bad.entry)\" is not an IP address or network such as 10.0.0.0/8")
+            }
+        }
 
         // admin, metrics
         config.adminToken = try readToken(&r, "admin.token", file: "admin.token_file", logger: logger)
@@ -103,6 +117,7 @@ enum ConfigKeys {
         try readNotifier(&r, into: &config)
         try readForecast(&r, into: &config, logger: logger)
         try readAPNs(&r, into: &config.push, logger: logger)
+        try readFCM(&r, into: &config.fcm, logger: logger)
         return config
     }
 

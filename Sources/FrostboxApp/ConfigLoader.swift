@@ -222,6 +222,20 @@ extension ConfigLoader {
             return config.string(forKey: ConfigKey(key), isSecret: secret)
         }
 
+        /// A list: a YAML sequence in the file, or comma-separated text (environment, command
+        /// line, or a scalar in the file); nil when no source sets `key`.
+        mutating func list(_ key: String) throws(ConfigurationError) -> [String]? {
+            known.insert(key)
+            if fileKeys[key] == .sequence, sources.overrides[key] == nil, sources.environment[Self.environmentName(key)] == nil {
+                guard let values = config.stringArray(forKey: ConfigKey(key)) else {
+                    throw fail(key, "must be a list of text values")
+                }
+                return values
+            }
+            guard let raw = try string(key) else { return nil }
+            return raw.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+
         func fail(_ key: String, _ message: String) -> ConfigurationError {
             ConfigurationError(key: key, source: source(of: key), message)
         }

@@ -100,7 +100,7 @@ public enum DeviceDatabase: Sendable {
         case .postgres(let database):
             let counts = try await database.statistics()
             return DatabaseStatistics(
-                devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes,
+                devices: counts.devices, devicesByPlatform: counts.devicesByPlatform, subscriptions: counts.subscriptions, boxes: counts.boxes,
                 forecastsCached: counts.forecastsCached, outboxPendingByClass: counts.outboxPendingByClass)
         }
     }

@@ -89,8 +89,8 @@ extension FrostboxApplication {
                     freshByRun: run.forecastsFreshByRun, forecastRequests: run.forecastRequests, workers: workers.map { $0[run.id] ?? [] })
             }
             return AdminStats(
-                devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes, places: counts.places,
-                outboxPending: counts.outboxPending, forecastsCached: counts.forecastsCached, recentRuns: recent)
+                devices: counts.devices, devicesByPlatform: counts.devicesByPlatform, subscriptions: counts.subscriptions, boxes: counts.boxes,
+                places: counts.places, outboxPending: counts.outboxPending, forecastsCached: counts.forecastsCached, recentRuns: recent)
         }
     }
 

@@ -40,6 +40,8 @@ public enum FrostboxApplication {
         public let pushComponents: PushComponents
         /// The configured rule preset without per-subscription overrides: the status map's verdicts.
         public let alertRule: FrostRule
+        /// How many new boxes one client may start per hour (`limits.new_boxes_per_hour`); nil: no limit.
+        public let newPlaces: NewPlaceLimit?
 
         /// Opens the database `config` names (PostgreSQL when `database.url` is set) and wires
         /// the components over it.
@@ -64,14 +66,20 @@ public enum FrostboxApplication {
             subscriptions = database.subscriptions(maximumPerDevice: config.maximumSubscriptionsPerDevice)
             clock = { Int64(Date().timeIntervalSince1970) }
             alertRule = FrostRule.presets[config.alertRule] ?? .default
+            newPlaces =
+                config.newBoxesPerHour > 0
+                ? NewPlaceLimit(
+                    perHour: config.newBoxesPerHour, ipv6PrefixLength: config.newBoxesIPv6Prefix, trustedProxies: config.rateLimit.trustedProxies)
+                : nil
             places = GRDBPlaceIndex(database: placesDatabase)
             operations = OperationsComponents(config: config)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
-            do throws(APNsConfigurationError) {
-                pushComponents = try PushComponents(settings: config.demo ? PushSettings() : config.push, logger: logger)
+            do throws(PushConfigurationError) {
+                pushComponents = try PushComponents(
+                    settings: config.demo ? PushSettings() : config.push, fcm: config.demo ? FCMSettings() : config.fcm, logger: logger)
             } catch {
                 // Start-up stops on it like on any other configuration error (exit 78).
-                throw ConfigurationError(key: nil, source: "APNs apps", error.message)
+                throw ConfigurationError(key: nil, source: "push apps", error.message)
             }
             push = operations.metered(
                 pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections },
@@ -93,7 +101,7 @@ public enum FrostboxApplication {
         return FrostboxAPI(
             groups: publicRoutes(
                 subscriptions: components.subscriptions, places: components.places, clock: components.clock,
-                ready: { await database.isReady() }
+                ready: { await database.isReady() }, newPlaces: components.newPlaces
             )
                 + operationsRoutes(
                     components.operations,
@@ -110,11 +118,11 @@ public enum FrostboxApplication {
     /// any implementation of their ports: the live adapters here, in-memory doubles in tests.
     public static func publicRoutes(
         subscriptions: any SubscriptionStore, places: any PlaceIndex, clock: @escaping @Sendable () -> Int64,
-        ready: @escaping @Sendable () async -> Bool
+        ready: @escaping @Sendable () async -> Bool, newPlaces: NewPlaceLimit? = nil
     ) -> [FrostboxAPI.RouteGroup] {
         [
             HealthRoutes(ready: ready).add(to:),
-            DeviceRoutes(store: subscriptions, clock: clock).add(to:),
+            DeviceRoutes(store: subscriptions, clock: clock, newPlaces: newPlaces).add(to:),
             PlaceRoutes(index: places).add(to:),
         ]
     }

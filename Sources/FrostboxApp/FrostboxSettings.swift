@@ -45,6 +45,11 @@ public struct FrostboxSettings: Sendable {
     public var metricsToken: AdminToken?
     /// Per-client token bucket on the API (`burst` 0 disables it).
     public var rateLimit = RateLimitSettings()
+    /// Places in boxes nobody subscribed to before that one client may add per hour
+    /// (`limits.new_boxes_per_hour`; 0 disables the limit).
+    public var newBoxesPerHour = 60
+    /// The IPv6 network a client is counted by for `newBoxesPerHour` (`limits.new_boxes_ipv6_prefix`).
+    public var newBoxesIPv6Prefix = 56
     /// Longest time a request may take to be answered (body read included); 503 after it.
     public var requestTimeout: Duration = .seconds(15)
     /// An HTTP connection idle this long is closed.
@@ -72,6 +77,8 @@ public struct FrostboxSettings: Sendable {
     /// APNs apps (bundle id → `.p8` key or client certificate, environment or host) and the
     /// default app, or a JSON apps file (`apns.apps_file`). None: pushes are only logged.
     public var push = PushSettings()
+    /// The FCM apps Android devices' alerts go through (`fcm.*`); none: they are logged.
+    public var fcm = FCMSettings()
 
     // MARK: Demo
     /// `frostbox serve --demo`: forecasts come from the built-in frost scenario

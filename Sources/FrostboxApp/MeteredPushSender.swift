@@ -1,7 +1,7 @@
 import FrostboxCore
 import Metrics
 
-/// A `PushSender` decorator that measures every push: attempts by outcome, latency, streams in
+/// A `PushSender` decorator that measures every push: attempts by outcome and platform, latency (from the batch's hand-over), streams in
 /// flight, and the periodic report's totals. The wrapped sender does the work; alerts by level
 /// and class, and resends (from each outbox entry's attempts), are counted by the notifier,
 /// which knows the entry.
@@ -32,18 +32,29 @@ public struct MeteredPushSender: PushSender {
         inFlight = Gauge(label: FrostboxMetrics.Name.pushStreamsInFlight, factory: metrics)
     }
 
-    public func send(_ notification: PushNotification) async -> PushOutcome {
+    public func send(_ batch: [PushNotification]) -> PushOutcomes {
         let start = ContinuousClock.now
-        report.pushStarted()
+        let report = self.report
+        for _ in batch { report.pushStarted() }
         inFlight.record(streamsInFlight())
-        let outcome = await base.send(notification)
-        let elapsed = ContinuousClock.now - start
-        report.pushFinished(outcome, after: elapsed)
-        inFlight.record(streamsInFlight())
-        connections.record(openConnections())
-        latency.recordNanoseconds(elapsed.inNanoseconds)
-        Counter(label: FrostboxMetrics.Name.pushes, dimensions: [(FrostboxMetrics.Label.outcome, outcome.failureClass)], factory: factory)
+        let (inFlight, connections, latency, factory) = (self.inFlight, self.connections, self.latency, self.factory)
+        let (streamsInFlight, openConnections) = (self.streamsInFlight, self.openConnections)
+        let platforms = batch.map(\.platform)
+        return base.send(batch).observed { index, outcome in
+            let elapsed = ContinuousClock.now - start
+            report.pushFinished(outcome, platform: platforms.indices.contains(index) ? platforms[index] : .ios, after: elapsed)
+            inFlight.record(streamsInFlight())
+            connections.record(openConnections())
+            latency.recordNanoseconds(elapsed.inNanoseconds)
+            Counter(
+                label: FrostboxMetrics.Name.pushes,
+                dimensions: [
+                    (FrostboxMetrics.Label.outcome, outcome.failureClass),
+                    (FrostboxMetrics.Label.platform, platforms.indices.contains(index) ? platforms[index].rawValue : "unknown"),
+                ],
+                factory: factory
+            )
             .increment()
-        return outcome
+        }
     }
 }

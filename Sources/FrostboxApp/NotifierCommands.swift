@@ -60,7 +60,7 @@ public enum NotifierCommands {
 
     /// One line per planned alert: device (redacted), event and text.
     public static func describe(_ entry: OutboxEntry) -> String {
-        let alert = entry.notification.payload.aps.alert
-        return "would send to \(entry.token.redacted) [\(entry.kind.rawValue) \(entry.event)]: \(alert?.title ?? "") — \(alert?.body ?? "")"
+        let content = entry.notification.content
+        return "would send to \(entry.token.redacted) [\(entry.kind.rawValue) \(entry.event)]: \(content.title ?? "") — \(content.body ?? "")"
     }
 }

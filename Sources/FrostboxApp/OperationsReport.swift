@@ -23,6 +23,8 @@ public final class OperationsReport: Sendable {
         public var confirmNanoseconds: Int64 = 0
         /// Answers by outcome class (`delivered`, `temporary`, `invalid-token`…), for the status page.
         public var outcomes: [String: Int] = [:]
+        /// The same by platform (`ios`, `android`).
+        public var outcomesByPlatform: [String: [String: Int]] = [:]
 
         /// Mean time from sending to APNs' confirmation, milliseconds (0 before any).
         public var averageConfirmMilliseconds: Double {
@@ -42,11 +44,12 @@ public final class OperationsReport: Sendable {
         }
     }
 
-    /// The sender answered `outcome` after `elapsed`.
-    public func pushFinished(_ outcome: PushOutcome, after elapsed: Duration) {
+    /// The sender answered `outcome` for a push to a `platform` device after `elapsed`.
+    public func pushFinished(_ outcome: PushOutcome, platform: DevicePlatform = .ios, after elapsed: Duration) {
         state.withLock {
             $0.inFlight -= 1
             $0.outcomes[outcome.failureClass, default: 0] += 1
+            $0.outcomesByPlatform[platform.rawValue, default: [:]][outcome.failureClass, default: 0] += 1
             if case .delivered = outcome {
                 $0.confirmed += 1
                 $0.confirmNanoseconds += elapsed.inNanoseconds

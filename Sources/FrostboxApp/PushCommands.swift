@@ -3,7 +3,7 @@ import FrostboxAPNs
 import FrostboxCore
 import Logging
 
-/// `frostbox push-test`: one test alert to one device through the configured APNs app.
+/// `frostbox push-test`: one test alert to one device through a configured APNs or FCM app.
 public enum PushCommands {
     /// Why a push test could not be sent at all.
     public struct Failure: Error, CustomStringConvertible {
@@ -13,34 +13,44 @@ public enum PushCommands {
     /// Sends one test alert to `token` for app `bundleID` (its own environment, or sandbox)
     /// and returns the outcome; the connections are closed before it returns.
     public static func pushTest(
-        config: FrostboxSettings, bundleID: String, token: String, sandbox: Bool, logger: Logger
+        config: FrostboxSettings, platform: DevicePlatform = .ios, bundleID: String, token: String, sandbox: Bool, logger: Logger
     ) async throws -> PushOutcome {
         let device: DeviceToken
         do {
-            device = try DeviceToken(token)
+            device = try DeviceToken(token, platform: platform)
         } catch {
             throw Failure(description: "--token: \(error.message)")
         }
         let push: PushComponents
         do {
-            push = try PushComponents(settings: config.push, logger: logger)
+            push = try PushComponents(settings: config.push, fcm: config.fcm, logger: logger)
         } catch {
             throw Failure(description: error.message)
         }
-        guard push.apps.contains(where: { $0.bundleID == bundleID }) else {
-            let configured = push.apps.map(\.bundleID).joined(separator: ", ")
-            throw Failure(
-                description: configured.isEmpty
-                    ? "no APNs app is configured (apns.apps in the configuration file, or a JSON apps file: apns.apps_file, --apps-file)"
-                    : "app \(bundleID) is not configured (configured: \(configured))")
+        switch platform {
+        case .ios:
+            guard push.apps.contains(where: { $0.bundleID == bundleID }) else {
+                let configured = push.apps.map(\.bundleID).joined(separator: ", ")
+                throw Failure(
+                    description: configured.isEmpty
+                        ? "no APNs app is configured (apns.apps in the configuration file, or a JSON apps file: apns.apps_file, --apps-file)"
+                        : "app \(bundleID) is not configured (configured: \(configured))")
+            }
+        case .android:
+            guard push.fcmApps.contains(where: { $0.settings.packageName == bundleID }) else {
+                let configured = push.fcmApps.map(\.settings.packageName).joined(separator: ", ")
+                throw Failure(
+                    description: configured.isEmpty
+                        ? "no FCM app is configured (fcm.apps in the configuration file)"
+                        : "Android app \(bundleID) is not configured (configured: \(configured))")
+            }
         }
         let notification = PushNotification(
-            token: device, topic: bundleID, environment: sandbox ? .sandbox : nil, apnsID: UUID().uuidString.lowercased(),
-            collapseID: "frostbox-push-test", pushType: .alert, priority: .immediate,
-            payload: PushPayload(
-                aps: APSPayload(
-                    alert: .init(title: "Frostbox", body: "Test notification: pushes reach this device."), sound: "default",
-                    threadID: "frostbox-test")))
+            token: device, platform: platform, app: bundleID, environment: platform == .ios && sandbox ? .sandbox : nil,
+            messageID: UUID().uuidString.lowercased(),
+            collapseID: "frostbox-push-test", priority: .immediate,
+            content: AlertContent(
+                title: "Frostbox", body: "Test notification: pushes reach this device.", sound: "default", group: "frostbox-test"))
         let outcome = await push.sender.send(notification)
         await push.shutdown()
         return outcome
@@ -58,16 +68,16 @@ public enum PushCommands {
 
     /// `pushTest`, as the command prints it.
     public static func pushTestReport(
-        config: FrostboxSettings, bundleID: String, token: String, sandbox: Bool, logger: Logger
+        config: FrostboxSettings, platform: DevicePlatform = .ios, app: String, token: String, sandbox: Bool, logger: Logger
     ) async throws -> Report {
-        Report(outcome: try await pushTest(config: config, bundleID: bundleID, token: token, sandbox: sandbox, logger: logger))
+        Report(outcome: try await pushTest(config: config, platform: platform, bundleID: app, token: token, sandbox: sandbox, logger: logger))
     }
 
     /// One line for a person: what became of the push.
     public static func describe(_ outcome: PushOutcome) -> String {
         switch outcome {
-        case .delivered(let apnsID):
-            return "delivered (apns-id \(apnsID))"
+        case .delivered(let messageID):
+            return "delivered (message id \(messageID))"
         case .invalidToken(let reason, let unregisteredAtMilliseconds):
             if let unregisteredAtMilliseconds {
                 let date = Date(timeIntervalSince1970: TimeInterval(unregisteredAtMilliseconds) / 1000)

@@ -1,12 +1,14 @@
 import Foundation
 import FrostboxAPNs
 import FrostboxCore
+import FrostboxFCM
 import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// The push capability of a Frostbox process: the APNs router over the configured apps, or
-/// the log-only sink when none is configured. Key and certificate files are read (and
+/// The push capability of a Frostbox process: iOS devices through the APNs router over the
+/// configured apps, Android devices through the FCM router over its apps, and a platform
+/// with no app configured through the log-only sink. Key and certificate files are read (and
 /// checked) when this is made; connections open on the first push, so commands that never
 /// push open none. `shutdown()` closes them (`serve` does it on the way out).
 public final class PushComponents: Sendable {
@@ -15,11 +17,37 @@ public final class PushComponents: Sendable {
     /// The app for pushes without a topic.
     public let defaultApp: String?
     private let settings: PushSettings
-    private let logger: Logger
+    let logger: Logger
     private let router = Mutex<APNsPushRouter?>(nil)
     private let logOnly: LogOnlyPushSender
+    /// The configured Android apps, keys loaded; empty means Android alerts are only logged.
+    public let fcmApps: [FCMApp]
+    private let fcmSettings: FCMSettings
+    private let fcmRouter = Mutex<FCMPushRouter?>(nil)
 
-    public init(settings: PushSettings, logger: Logger) throws(APNsConfigurationError) {
+    public convenience init(settings: PushSettings, fcm: FCMSettings = FCMSettings(), logger: Logger) throws(PushConfigurationError) {
+        var fcmApps: [FCMApp] = []
+        for app in fcm.apps {
+            for secret in app.secretPaths { SecretFile.warnIfOpen(secret, logger: logger) }
+            do throws(FCMConfigurationError) {
+                fcmApps.append(try app.load())
+            } catch {
+                throw .fcm(error)
+            }
+        }
+        if fcmApps.isEmpty {
+            logger.notice("no FCM app configured: Android devices' pushes are only logged (set fcm.apps to send them)")
+        }
+        do throws(APNsConfigurationError) {
+            try self.init(apns: settings, fcmApps: fcmApps, fcm: fcm, logger: logger)
+        } catch {
+            throw .apns(error)
+        }
+    }
+
+    private init(apns settings: PushSettings, fcmApps: [FCMApp], fcm: FCMSettings, logger: Logger) throws(APNsConfigurationError) {
+        self.fcmApps = fcmApps
+        self.fcmSettings = fcm
         let resolved = try settings.resolved()
         var apps: [APNsAppSettings] = []
         for app in resolved.apps {
@@ -48,9 +76,24 @@ public final class PushComponents: Sendable {
         }
     }
 
-    /// The sender to push through.
+    /// The sender to push through: iOS devices through APNs, Android devices through FCM,
+    /// each through the log-only sink when its platform has no app configured.
     public var sender: any PushSender {
-        apps.isEmpty ? logOnly : Sender(components: self)
+        PushSenderByPlatform([
+            .ios: apps.isEmpty ? logOnly : Sender(components: self), .android: fcmApps.isEmpty ? logOnly : AndroidSender(components: self),
+        ])
+    }
+
+    /// The FCM router, made on first use.
+    func fcmPushRouter() throws(FCMConfigurationError) -> FCMPushRouter {
+        try fcmRouter.withLock { (router: inout FCMPushRouter?) throws(FCMConfigurationError) -> FCMPushRouter in
+            if let router { return router }
+            let made = try FCMPushRouter(
+                apps: fcmApps, defaultPackageName: fcmSettings.defaultApp, settings: fcmSettings.connection, retryPolicy: fcmSettings.retry,
+                clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+            router = made
+            return made
+        }
     }
 
     /// The APNs router, made on first use.
@@ -71,8 +114,13 @@ public final class PushComponents: Sendable {
     /// HTTP/2 streams open now over every APNs connection (0 for the log-only sink).
     public var streamsInFlight: Int { router.withLock { $0 }?.streamsInFlight ?? 0 }
 
-    /// Closes the APNs connections, if any were opened.
+    /// Closes the APNs and FCM connections, if any were opened.
     public func shutdown() async {
+        let fcm = fcmRouter.withLock { router in
+            defer { router = nil }
+            return router
+        }
+        await fcm?.shutdown()
         let opened = router.withLock { router in
             defer { router = nil }
             return router
@@ -85,23 +133,53 @@ public final class PushComponents: Sendable {
         if let opened = router.withLock({ $0 }) {
             Task { await opened.shutdown() }
         }
+        if let opened = fcmRouter.withLock({ $0 }) {
+            Task { await opened.shutdown() }
+        }
     }
 
     /// Sends through the router, made on first push.
     private struct Sender: PushSender {
         let components: PushComponents
 
-        func send(_ notification: PushNotification) async -> PushOutcome {
-            let router: APNsPushRouter
+        func send(_ batch: [PushNotification]) -> PushOutcomes {
             do {
-                router = try components.apnsRouter()
+                return try components.apnsRouter().send(batch)
             } catch {
                 components.logger.critical("APNs client could not start", metadata: ["error": "\(error)"])
-                return .authFailure(reason: "APNsClientUnavailable")
+                return PushOutcomes(batch.map { _ in .authFailure(reason: "APNsClientUnavailable") })
             }
-            return await router.send(notification)
         }
     }
+}
+
+/// Sends Android devices' pushes through the FCM router, made on first push.
+private struct AndroidSender: PushSender {
+    let components: PushComponents
+
+    func send(_ batch: [PushNotification]) -> PushOutcomes {
+        do {
+            return try components.fcmPushRouter().send(batch)
+        } catch {
+            components.logger.critical("FCM client could not start", metadata: ["error": "\(error.message)"])
+            return PushOutcomes(batch.map { _ in .authFailure(reason: "FCMClientUnavailable") })
+        }
+    }
+}
+
+/// Why the push capability could not be configured.
+public enum PushConfigurationError: Error, CustomStringConvertible {
+    case apns(APNsConfigurationError)
+    case fcm(FCMConfigurationError)
+
+    public var message: String {
+        switch self {
+        case .apns(let error): error.message
+        case .fcm(let error): error.message
+        }
+    }
+
+    public var description: String { message }
 }
 
 /// Closes the APNs connections after the services that push have stopped.

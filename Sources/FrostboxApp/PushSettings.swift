@@ -38,7 +38,7 @@ public struct PushAppSettings: Sendable, Codable, Hashable {
     /// The bundle id (`apns-topic`).
     public var bundleID: String
     /// `production` or `sandbox`: the gateway for devices that did not say.
-    public var environment: APNsEnvironment = .production
+    public var environment: PushEnvironment = .production
     /// `host:port` replacing Apple's gateways (the mock, a staging proxy).
     public var host: String?
     /// PEM certificate(s) to trust for `host` instead of the system roots.
@@ -53,7 +53,7 @@ public struct PushAppSettings: Sendable, Codable, Hashable {
     public var p12Path: String?
     public var p12PassphraseFile: String?
 
-    public init(bundleID: String, environment: APNsEnvironment = .production) {
+    public init(bundleID: String, environment: PushEnvironment = .production) {
         self.bundleID = bundleID
         self.environment = environment
     }
@@ -74,7 +74,7 @@ public struct PushAppSettings: Sendable, Codable, Hashable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         bundleID = try container.decode(String.self, forKey: .bundleID)
-        environment = try container.decodeIfPresent(APNsEnvironment.self, forKey: .environment) ?? .production
+        environment = try container.decodeIfPresent(PushEnvironment.self, forKey: .environment) ?? .production
         host = try container.decodeIfPresent(String.self, forKey: .host)
         trustedCertificatesPath = try container.decodeIfPresent(String.self, forKey: .trustedCertificatesPath)
         keyPath = try container.decodeIfPresent(String.self, forKey: .keyPath)

@@ -78,14 +78,16 @@ extension FrostboxApplication {
         let report = components.operations.report.snapshot()
         return StatusSummary(
             generatedAt: now,
-            counts: .init(devices: counts.devices, subscriptions: counts.subscriptions, boxes: counts.boxes),
+            counts: .init(
+                devices: counts.devices, devicesByPlatform: counts.devicesByPlatform, subscriptions: counts.subscriptions, boxes: counts.boxes),
             runs: runs.map(StatusSummary.Run.init),
             quota: .init(usage: try await ledger.usage(at: now), hold: try await ledger.activeHold(at: now), runs: runs, now: now),
             outbox: .init(pending: counts.outboxPending, pendingByClass: counts.outboxPendingByClass, runs: runs),
             apns: .init(
                 connections: components.pushComponents.openConnections, sent: report.sent, confirmed: report.confirmed,
                 failed: report.failed, inFlight: report.inFlight,
-                averageConfirmMs: (report.averageConfirmMilliseconds * 10).rounded() / 10, outcomes: report.outcomes),
+                averageConfirmMs: (report.averageConfirmMilliseconds * 10).rounded() / 10, outcomes: report.outcomes,
+                outcomesByPlatform: report.outcomesByPlatform),
             places: .init(stored: try await components.placesDatabase.placeCount(), newestModified: try await components.placesDatabase.newestModified()))
     }
 }

@@ -35,21 +35,24 @@ public struct SubscribedPlace: Sendable, Hashable {
     public var name: String
     public var unit: TemperatureUnit
     public var settings: AlertSettings
-    /// The device's APNs topic (nil: the configured default app).
-    public var topic: String?
-    /// The device's APNs environment (nil: the configured default).
-    public var environment: APNsEnvironment?
+    /// The device's platform.
+    public var platform: DevicePlatform
+    /// The device's app: bundle id or package name (nil: the platform's configured default app).
+    public var app: String?
+    /// The device's APNs environment (nil: the configured default; iOS only).
+    public var environment: PushEnvironment?
 
     public init(
-        subscriptionID: Int64, token: DeviceToken, name: String, unit: TemperatureUnit, settings: AlertSettings = .default, topic: String? = nil,
-        environment: APNsEnvironment? = nil
+        subscriptionID: Int64, token: DeviceToken, name: String, unit: TemperatureUnit, settings: AlertSettings = .default,
+        platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil
     ) {
         self.subscriptionID = subscriptionID
         self.token = token
         self.name = name
         self.unit = unit
         self.settings = settings
-        self.topic = topic
+        self.platform = platform
+        self.app = app
         self.environment = environment
     }
 }
@@ -76,11 +79,12 @@ public enum RelativeNight: Sendable, Hashable {
 }
 
 /// An alert decided by planning: one device, one box, one event. Turned into a push by
-/// `notification(apnsID:)` (see `PlannedAlert+Payload.swift`).
+/// `notification(messageID:)` (see `PlannedAlert+Payload.swift`).
 public struct PlannedAlert: Sendable, Hashable {
     public var token: DeviceToken
-    public var topic: String?
-    public var environment: APNsEnvironment?
+    public var platform: DevicePlatform
+    public var app: String?
+    public var environment: PushEnvironment?
     public var event: FrostEvent
     public var kind: AlertKind
     /// The device's place names in this box that the alert is about, oldest subscription first.
@@ -96,11 +100,13 @@ public struct PlannedAlert: Sendable, Hashable {
     public var relativeNight: RelativeNight
 
     public init(
-        token: DeviceToken, topic: String? = nil, environment: APNsEnvironment? = nil, event: FrostEvent, kind: AlertKind, places: [String],
+        token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil, event: FrostEvent, kind: AlertKind,
+        places: [String],
         unit: TemperatureUnit, minimumC: Double?, coldestAt: LocalDateTime?, windowEnd: Int64, relativeNight: RelativeNight
     ) {
         self.token = token
-        self.topic = topic
+        self.platform = platform
+        self.app = app
         self.environment = environment
         self.event = event
         self.kind = kind
@@ -290,7 +296,7 @@ public struct AlertPlanner: Sendable {
         }
         let first = c.places[named[0]]
         return PlannedAlert(
-            token: first.token, topic: first.topic, environment: first.environment,
+            token: first.token, platform: first.platform, app: first.app, environment: first.environment,
             event: FrostEvent(box: c.box, night: c.night, level: level), kind: kind, places: names,
             unit: first.unit, minimumC: minimum, coldestAt: coldestAt, windowEnd: windowEnd, relativeNight: c.relative)
     }

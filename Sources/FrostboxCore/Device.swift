@@ -1,29 +1,27 @@
-/// Which APNs environment a device's token belongs to.
-public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
-    case production
-    case sandbox
-}
-
 /// A registered device: its token and the optional app facts it told us.
 public struct Device: Sendable, Hashable {
     public var token: DeviceToken
-    /// The app's bundle id (APNs topic); nil means the configured default app.
-    public var topic: String?
-    /// nil means the app's configured environment.
-    public var environment: APNsEnvironment?
+    /// Which gateway its pushes go through.
+    public var platform: DevicePlatform
+    /// The app's bundle id (iOS) or package name (Android); nil means the platform's
+    /// configured default app.
+    public var app: String?
+    /// iOS only; nil means the app's configured environment.
+    public var environment: PushEnvironment?
     /// BCP 47 locale, e.g. `fi-FI`, for localised alerts.
     public var locale: String?
     /// Epoch seconds of the first registration.
     public var createdAt: Int64
-    /// Epoch seconds of the latest registration (used against APNs 410 timestamps).
+    /// Epoch seconds of the latest registration (a gateway's word that a token died earlier does not prune a device registered since).
     public var registeredAt: Int64
 
     public init(
-        token: DeviceToken, topic: String? = nil, environment: APNsEnvironment? = nil,
+        token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil,
         locale: String? = nil, createdAt: Int64, registeredAt: Int64
     ) {
         self.token = token
-        self.topic = topic
+        self.platform = platform
+        self.app = app
         self.environment = environment
         self.locale = locale
         self.createdAt = createdAt
@@ -34,13 +32,18 @@ public struct Device: Sendable, Hashable {
 /// What a client may say about its device when registering.
 public struct DeviceRegistration: Sendable, Hashable {
     public var token: DeviceToken
-    public var topic: String?
-    public var environment: APNsEnvironment?
+    public var platform: DevicePlatform
+    public var app: String?
+    public var environment: PushEnvironment?
     public var locale: String?
 
-    public init(token: DeviceToken, topic: String? = nil, environment: APNsEnvironment? = nil, locale: String? = nil) {
+    /// `platform` nil: the one the token's form says (`DeviceToken.formPlatform`).
+    public init(
+        token: DeviceToken, platform: DevicePlatform? = nil, app: String? = nil, environment: PushEnvironment? = nil, locale: String? = nil
+    ) {
         self.token = token
-        self.topic = topic
+        self.platform = platform ?? token.formPlatform
+        self.app = app
         self.environment = environment
         self.locale = locale
     }

@@ -1,20 +1,79 @@
-/// An APNs device token: even-length hex of 16–200 digits, stored lower case. Accepts upper
-/// case and the `<abcd ef01>` form iOS prints.
+/// A device's push token, in the form its gateway knows it: for APNs even-length hex of
+/// 16–200 digits, stored lower case (upper case and the `<abcd ef01>` form iOS prints are
+/// accepted); for FCM an opaque registration token of up to 4,096 characters from
+/// `A–Z a–z 0–9 _ : -`, kept exactly as sent.
 public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// Lower-case hex digits.
-    public let hex: String
+    /// The token as the gateway knows it.
+    public let value: String
 
     public static let minimumLength = 16
     public static let maximumLength = 200
+    /// Longest FCM registration token accepted (FCM documents none; 4 KB bounds it).
+    public static let maximumFCMLength = 4096
 
-    /// Validates and normalises a token as sent by a client.
+    /// Validates and normalises a token whose platform the client did not say (lookups, and
+    /// the routes where a token alone names a device): an APNs token when it is one, otherwise
+    /// an FCM registration token.
     public init(_ raw: String) throws(ValidationError) {
-        var digits = ""
-        digits.reserveCapacity(raw.utf8.count)
+        if let hex = Self.apnsForm(raw) {
+            value = hex
+        } else if Self.isFCMForm(raw) {
+            value = raw
+        } else {
+            throw ValidationError(
+                .invalidToken, field: "token",
+                "token must be an APNs device token (an even number of hex digits, \(Self.minimumLength)–\(Self.maximumLength) long) "
+                    + "or an FCM registration token (1–\(Self.maximumFCMLength) characters of A–Z a–z 0–9 _ : -)")
+        }
+    }
+
+    /// Validates a token as its platform's: hex for iOS (APNs), opaque for Android (FCM).
+    public init(_ raw: String, platform: DevicePlatform) throws(ValidationError) {
+        switch platform {
+        case .ios:
+            guard let hex = Self.apnsForm(raw) else {
+                if raw.utf8.contains(where: { !Self.isHexOrSpace($0) && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: ">") }) {
+                    throw ValidationError(
+                        .invalidToken, field: "token",
+                        "token must be hexadecimal digits (an APNs device token; send \"platform\": \"android\" for an FCM token)")
+                }
+                throw ValidationError(
+                    .invalidToken, field: "token",
+                    "token must be an even number of hex digits, \(Self.minimumLength)–\(Self.maximumLength) long")
+            }
+            value = hex
+        case .android:
+            guard Self.isFCMForm(raw) else {
+                throw ValidationError(
+                    .invalidToken, field: "token",
+                    "an FCM registration token must be 1–\(Self.maximumFCMLength) characters of A–Z a–z 0–9 _ : -")
+            }
+            value = raw
+        }
+    }
+
+    /// For values read back from our own storage.
+    public init(trusted value: String) { self.value = value }
+
+    /// The platform the token's form says: iOS for an APNs token (hex), Android otherwise.
+    public var formPlatform: DevicePlatform { Self.apnsForm(value) == value ? .ios : .android }
+
+    /// The form safe for logs: first 6 and last 4 characters.
+    public var redacted: String { "\(value.prefix(6))…\(value.suffix(4))" }
+
+    /// Never the whole token: string interpolation of a token is the redacted form.
+    public var description: String { redacted }
+
+    public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.value < rhs.value }
+
+    /// The lower-case hex digits of an APNs token as clients send it, or nil when it is not one.
+    private static func apnsForm(_ raw: String) -> String? {
         var trimmed = Substring(raw)
         if trimmed.first == "<" && trimmed.last == ">" && trimmed.count >= 2 {
             trimmed = trimmed.dropFirst().dropLast()
         }
+        var digits = ""
+        digits.reserveCapacity(trimmed.utf8.count)
         for byte in trimmed.utf8 {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"):
@@ -24,25 +83,31 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
             case UInt8(ascii: " "):
                 continue
             default:
-                throw ValidationError(.invalidToken, field: "token", "token must be hexadecimal digits")
+                return nil
             }
         }
-        guard digits.count >= Self.minimumLength, digits.count <= Self.maximumLength, digits.count % 2 == 0 else {
-            throw ValidationError(
-                .invalidToken, field: "token",
-                "token must be an even number of hex digits, \(Self.minimumLength)–\(Self.maximumLength) long")
-        }
-        self.hex = digits
+        guard digits.utf8.count >= minimumLength, digits.utf8.count <= maximumLength, digits.utf8.count % 2 == 0 else { return nil }
+        return digits
     }
 
-    /// For values read back from our own storage.
-    public init(trustedHex: String) { self.hex = trustedHex }
+    private static func isHexOrSpace(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: " "): true
+        default: false
+        }
+    }
 
-    /// The form safe for logs: first 6 and last 4 hex digits.
-    public var redacted: String { "\(hex.prefix(6))…\(hex.suffix(4))" }
-
-    /// Never the whole token: string interpolation of a token is the redacted form.
-    public var description: String { redacted }
-
-    public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.hex < rhs.hex }
+    /// Whether `raw` is an FCM registration token's form.
+    private static func isFCMForm(_ raw: String) -> Bool {
+        let count = raw.utf8.count
+        guard count >= 1, count <= maximumFCMLength else { return false }
+        return raw.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"):
+                true
+            default: false
+            }
+        }
+    }
 }

@@ -35,11 +35,11 @@ public enum FrostboxMetrics {
         // Alerts and push
         /// Counter: alerts planned by a notify run, by `level` (the alert class).
         public static let alertsPlanned = "frostbox_alerts_planned_total"
-        /// Counter: alerts APNs accepted, by `level`.
+        /// Counter: alerts the push gateways accepted, by `level`.
         public static let alertsDelivered = "frostbox_alerts_delivered_total"
         /// Counter: alerts that failed for good, by `level` and `class` (`PushOutcome.failureClass`).
         public static let alertsFailed = "frostbox_alerts_failed_total"
-        /// Counter: device tokens removed because APNs said they are dead.
+        /// Counter: device tokens removed because a push gateway said they are dead.
         public static let tokensPruned = "frostbox_tokens_pruned_total"
         /// Counter: push attempts, by `outcome` (`PushOutcome.failureClass`).
         public static let pushes = "frostbox_push_total"
@@ -74,6 +74,7 @@ public enum FrostboxMetrics {
         public static let result = "result"
         public static let window = "window"
         public static let model = "model"
+        public static let platform = "platform"
     }
 
     /// The route label used for requests that matched no route, so unknown paths never become
@@ -95,9 +96,9 @@ public enum FrostboxMetrics {
         Name.forecastRunChecks: "Model run metadata requests (meta.json; not charged to the quota).",
         Name.forecastModelRuns: "New weather model runs seen, by model.",
         Name.alertsPlanned: "Alerts planned by notify runs, by level.",
-        Name.alertsDelivered: "Alerts APNs accepted, by level.",
+        Name.alertsDelivered: "Alerts the push gateways (APNs, FCM) accepted, by level.",
         Name.alertsFailed: "Alerts that failed, by level and failure class.",
-        Name.tokensPruned: "Device tokens removed because APNs said they are no longer valid.",
+        Name.tokensPruned: "Device tokens removed because a push gateway said they are no longer valid.",
         Name.pushes: "Push attempts, by outcome.",
         Name.pushDuration: "Time from handing a push to the sender to its outcome.",
         Name.pushStreamsInFlight: "HTTP/2 streams to APNs awaiting an answer (pushes handed over and unanswered, without APNs).",

@@ -4,8 +4,8 @@ public struct OutboxEntry: Sendable, Hashable {
     public var id: Int64
     public var event: FrostEvent
     public var kind: AlertKind
-    /// The exact request to send, apns-id and collapse-id included; a resend is the same
-    /// request. Planned alerts carry the apns-id derived from device and event.
+    /// The exact push to send, message id and collapse id included; a resend is the same
+    /// request. Planned alerts carry the message id derived from device and event.
     public var notification: PushNotification
     /// Sends tried so far, over all runs.
     public var attempts: Int
@@ -59,8 +59,8 @@ public enum DeliveryFailureClass: String, Sendable, Hashable, Codable, CaseItera
 
 /// What became of one send of an outbox entry.
 public enum OutboxOutcome: Sendable, Hashable {
-    /// Accepted by APNs at `at` (UTC epoch seconds) with the apns-id it answered.
-    case delivered(at: Int64, apnsID: String)
+    /// Accepted by the gateway at `at` (UTC epoch seconds) with the message id it answered.
+    case delivered(at: Int64, messageID: String)
     /// Not delivered. Classes that `keepsEntryPending` leave the entry pending; others end it.
     case failed(DeliveryFailureClass, reason: String, at: Int64)
 }

@@ -93,14 +93,15 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
 
     /// The status of a run that went through to its end, from its counts: `failed` when boxes
     /// failed and none got a forecast, or pushes failed and none was delivered; `degraded`
-    /// when some boxes or pushes failed; else `completed`. Boxes left out by the quota budget
-    /// (asked for first next run), pushes to tokens APNs no longer knows (pruned) and entries
-    /// whose frost window ended are not failures of the run.
+    /// when some boxes or pushes failed, or boxes were left out because the quota budget did
+    /// not cover them (their subscribers got no fresh verdict this run; they are asked for
+    /// first next run; a dry run leaves out what is not cached by design); else `completed`. Pushes to tokens the gateway no longer knows
+    /// (pruned) and entries whose frost window ended are not failures of the run.
     public var outcome: Status {
         let pushFailures = (failed[.temporary] ?? 0) + (failed[.permanent] ?? 0) + (failed[.auth] ?? 0)
         if boxesFailed > 0 && forecastsCached + forecastsFetched == 0 { return .failed }
         if pushFailures > 0 && alertsDelivered == 0 { return .failed }
-        if boxesFailed > 0 || pushFailures > 0 { return .degraded }
+        if boxesFailed > 0 || pushFailures > 0 || (boxesLeftOut > 0 && !dryRun) { return .degraded }
         return .completed
     }
 

@@ -1,45 +1,43 @@
 extension PlannedAlert {
-    /// The push for this alert, with the `apns-id` derived from its device and event
-    /// (`FrostEvent.apnsID(for:)`), so that a resend after a crash is the same request.
+    /// The push for this alert, with the message id derived from its device and event
+    /// (`FrostEvent.messageID(for:)`), so that a resend after a crash is the same request.
     public func notification() -> PushNotification {
-        notification(apnsID: event.apnsID(for: token))
+        notification(messageID: event.messageID(for: token))
     }
 
-    /// The push for this alert with a given `apns-id`.
-    public func notification(apnsID: String) -> PushNotification {
+    /// The push for this alert with a given message id.
+    public func notification(messageID: String) -> PushNotification {
         let text = self.text
-        let alert = APSPayload.Alert(
+        let content = AlertContent(
             title: text.title, body: text.body,
             titleLocKey: titleLocKey, titleLocArgs: nil,
-            locKey: bodyLocKey, locArgs: locArgs)
-        let aps = APSPayload(
-            alert: alert,
+            bodyLocKey: bodyLocKey, bodyLocArgs: locArgs,
             sound: kind == .allClear ? nil : "default",
-            threadID: threadID,
-            interruptionLevel: interruptionLevel)
-        let frost = PushPayload.FrostData(
-            box: event.box.description, night: event.night.description, level: event.level.description,
-            minimumC: minimumC.map { ($0 * 10).rounded() / 10 })
+            group: threadID,
+            interruption: interruptionLevel,
+            frost: FrostData(
+                box: event.box.description, night: event.night.description, level: event.level.description,
+                minimumC: minimumC.map { ($0 * 10).rounded() / 10 }))
         return PushNotification(
-            token: token, topic: topic, environment: environment, apnsID: apnsID,
-            collapseID: collapseID, pushType: .alert,
+            token: token, platform: platform, app: app, environment: environment, messageID: messageID,
+            collapseID: collapseID,
             priority: kind == .allClear ? .throttled : .immediate,
-            expiration: windowEnd, payload: PushPayload(aps: aps, frost: frost))
+            expiration: windowEnd, content: content)
     }
 
-    /// `apns-collapse-id`: one per device, box and night, so an escalation or all-clear
+    /// The collapse id (APNs `apns-collapse-id`, FCM `collapse_key`): one per device, box and night, so an escalation or all-clear
     /// replaces the earlier alert on the lock screen. At most 27 bytes (APNs allows 64).
     public var collapseID: String { "frost-\(event.box.key)-\(event.night.compactNumber)" }
 
-    /// `thread-id`: one notification group per box.
+    /// The notification group (APNs `thread-id`, FCM `tag`): one per box.
     public var threadID: String { "frost-box-\(event.box)" }
 
-    /// `interruption-level`: time-sensitive from freeze up, quiet for the all-clear.
-    public var interruptionLevel: String {
+    /// How strongly the alert may interrupt: time-sensitive from freeze up, passive for the all-clear.
+    public var interruptionLevel: InterruptionLevel {
         switch (kind, event.level) {
-        case (.allClear, _): "passive"
-        case (_, .freeze), (_, .hardFreeze): "time-sensitive"
-        default: "active"
+        case (.allClear, _): .passive
+        case (_, .freeze), (_, .hardFreeze): .timeSensitive
+        default: .active
         }
     }
 

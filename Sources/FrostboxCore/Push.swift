@@ -1,155 +1,149 @@
-/// APNs push type (`apns-push-type`).
-public enum PushType: String, Sendable, Hashable, Codable {
-    case alert
-    case background
+/// The platform a device's app runs on, which decides the gateway its pushes go through:
+/// Apple's APNs for `ios`, Google's FCM for `android`.
+public enum DevicePlatform: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    case ios
+    case android
+
+    public var description: String { rawValue }
 }
 
-/// APNs priority (`apns-priority`): 10 sends now, 5 lets the device save power.
+/// Which delivery environment an iOS device's token belongs to (APNs' production or
+/// sandbox gateway). Android devices have one environment and leave it nil.
+public enum PushEnvironment: String, Sendable, Codable, CaseIterable {
+    case production
+    case sandbox
+}
+
+/// How urgently a push is delivered: `immediate` now (APNs priority 10, FCM `HIGH`),
+/// `throttled` when the device chooses, to save power (APNs 5, FCM `NORMAL`).
 public enum PushPriority: Int, Sendable, Hashable, Codable {
     case immediate = 10
     case throttled = 5
 }
 
-/// The `aps` dictionary of a push payload.
-public struct APSPayload: Sendable, Hashable, Codable {
-    /// The visible alert, with localisation keys so the app can translate.
-    public struct Alert: Sendable, Hashable, Codable {
-        public var title: String?
-        public var body: String?
-        public var titleLocKey: String?
-        public var titleLocArgs: [String]?
-        public var locKey: String?
-        public var locArgs: [String]?
+/// How strongly an alert may interrupt: `passive` (no sound or wake), `active` (the
+/// default), `timeSensitive` (through Focus modes, for alerts that need acting on now).
+public enum InterruptionLevel: String, Sendable, Hashable, Codable {
+    case passive
+    case active
+    case timeSensitive = "time-sensitive"
+}
 
-        /// The JSON key names (APNs'), used by every encoder of the payload.
-        public enum CodingKeys: String, CodingKey {
-            case title, body
-            case titleLocKey = "title-loc-key"
-            case titleLocArgs = "title-loc-args"
-            case locKey = "loc-key"
-            case locArgs = "loc-args"
-        }
+/// Frostbox's own data on an alert, so the app can show details without parsing text.
+public struct FrostData: Sendable, Hashable {
+    public var box: String
+    public var night: String
+    public var level: String
+    public var minimumC: Double?
 
-        public init(
-            title: String? = nil, body: String? = nil, titleLocKey: String? = nil, titleLocArgs: [String]? = nil, locKey: String? = nil,
-            locArgs: [String]? = nil
-        ) {
-            self.title = title
-            self.body = body
-            self.titleLocKey = titleLocKey
-            self.titleLocArgs = titleLocArgs
-            self.locKey = locKey
-            self.locArgs = locArgs
-        }
-    }
-
-    public var alert: Alert?
-    public var sound: String?
-    public var threadID: String?
-    /// `passive`, `active`, `time-sensitive`, `critical`.
-    public var interruptionLevel: String?
-    public var contentAvailable: Int?
-
-    /// The JSON key names (APNs'), used by every encoder of the payload.
-    public enum CodingKeys: String, CodingKey {
-        case alert, sound
-        case threadID = "thread-id"
-        case interruptionLevel = "interruption-level"
-        case contentAvailable = "content-available"
-    }
-
-    public init(alert: Alert? = nil, sound: String? = nil, threadID: String? = nil, interruptionLevel: String? = nil, contentAvailable: Int? = nil) {
-        self.alert = alert
-        self.sound = sound
-        self.threadID = threadID
-        self.interruptionLevel = interruptionLevel
-        self.contentAvailable = contentAvailable
+    public init(box: String, night: String, level: String, minimumC: Double?) {
+        self.box = box
+        self.night = night
+        self.level = level
+        self.minimumC = minimumC
     }
 }
 
-/// A push payload: `aps` plus Frostbox's own data for the app.
-public struct PushPayload: Sendable, Hashable, Codable {
-    /// Frostbox's custom data, so the app can show details without parsing text.
-    public struct FrostData: Sendable, Hashable, Codable {
-        public var box: String
-        public var night: String
-        public var level: String
-        public var minimumC: Double?
-
-        /// The JSON key names, used by every encoder of the payload.
-        public enum CodingKeys: String, CodingKey {
-            case box, night, level
-            case minimumC = "minimum_c"
-        }
-
-        public init(box: String, night: String, level: String, minimumC: Double?) {
-            self.box = box
-            self.night = night
-            self.level = level
-            self.minimumC = minimumC
-        }
-    }
-
-    public var aps: APSPayload
+/// What an alert says, decided once by the core and rendered by each gateway's adapter for
+/// its wire: the English text, localisation keys with their arguments (so the app can
+/// translate), sound, grouping, how strongly it may interrupt, and the frost data.
+public struct AlertContent: Sendable, Hashable {
+    public var title: String?
+    public var body: String?
+    public var titleLocKey: String?
+    public var titleLocArgs: [String]?
+    public var bodyLocKey: String?
+    public var bodyLocArgs: [String]?
+    /// `default` for the platform's alert sound; nil for none.
+    public var sound: String?
+    /// Alerts with the same group are shown together (APNs `thread-id`, FCM `tag`).
+    public var group: String?
+    public var interruption: InterruptionLevel?
     public var frost: FrostData?
 
-    /// The JSON key names, used by every encoder of the payload.
-    public enum CodingKeys: String, CodingKey {
-        case aps, frost
-    }
-
-    public init(aps: APSPayload, frost: FrostData? = nil) {
-        self.aps = aps
+    public init(
+        title: String? = nil, body: String? = nil, titleLocKey: String? = nil, titleLocArgs: [String]? = nil, bodyLocKey: String? = nil,
+        bodyLocArgs: [String]? = nil, sound: String? = nil, group: String? = nil, interruption: InterruptionLevel? = nil, frost: FrostData? = nil
+    ) {
+        self.title = title
+        self.body = body
+        self.titleLocKey = titleLocKey
+        self.titleLocArgs = titleLocArgs
+        self.bodyLocKey = bodyLocKey
+        self.bodyLocArgs = bodyLocArgs
+        self.sound = sound
+        self.group = group
+        self.interruption = interruption
         self.frost = frost
     }
 }
 
-/// One notification to one device, with every APNs header value decided up front so that a
-/// resend after a crash is byte-for-byte the same request.
+/// One alert to one device, with everything decided up front so that a resend after a crash
+/// is the same request, byte for byte, on either platform.
 public struct PushNotification: Sendable, Hashable {
     public var token: DeviceToken
-    /// The app's bundle id (`apns-topic`); nil means the configured default app.
-    public var topic: String?
-    /// nil means the app's configured environment.
-    public var environment: APNsEnvironment?
-    /// `apns-id`: a UUID (canonical text) generated once per alert and kept with it.
-    public var apnsID: String
-    /// `apns-collapse-id`, at most 64 bytes.
+    public var platform: DevicePlatform
+    /// The app: its bundle id on iOS (APNs topic), its package name on Android; nil means
+    /// the platform's configured default app.
+    public var app: String?
+    /// iOS only; nil means the app's configured environment.
+    public var environment: PushEnvironment?
+    /// A UUID (canonical text) generated once per alert and kept with it: APNs' `apns-id`,
+    /// the `alert_id` of FCM's data.
+    public var messageID: String
+    /// Replaces an earlier alert with the same id on the device; at most 64 bytes.
     public var collapseID: String?
-    public var pushType: PushType
     public var priority: PushPriority
-    /// `apns-expiration`, UTC epoch seconds (0: deliver now or never).
+    /// UTC epoch seconds after which the alert is worthless (0: deliver now or never).
     public var expiration: Int64?
-    public var payload: PushPayload
+    public var content: AlertContent
 
     public init(
-        token: DeviceToken, topic: String? = nil, environment: APNsEnvironment? = nil, apnsID: String, collapseID: String? = nil, pushType: PushType = .alert,
-        priority: PushPriority = .immediate, expiration: Int64? = nil, payload: PushPayload
+        token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil, messageID: String,
+        collapseID: String? = nil, priority: PushPriority = .immediate, expiration: Int64? = nil, content: AlertContent
     ) {
         self.token = token
-        self.topic = topic
+        self.platform = platform
+        self.app = app
         self.environment = environment
-        self.apnsID = apnsID
+        self.messageID = messageID
         self.collapseID = collapseID
-        self.pushType = pushType
         self.priority = priority
         self.expiration = expiration
-        self.payload = payload
+        self.content = content
     }
+
+    /// The platform and app the push goes to ("" for the platform's default app): the unit a
+    /// refused credential stops.
+    public var destination: PushDestination { PushDestination(platform: platform, app: app ?? "") }
+}
+
+/// A platform's app, "" being the platform's configured default.
+public struct PushDestination: Sendable, Hashable, CustomStringConvertible {
+    public var platform: DevicePlatform
+    public var app: String
+
+    public init(platform: DevicePlatform, app: String) {
+        self.platform = platform
+        self.app = app
+    }
+
+    public var description: String { "\(platform)/\(app.isEmpty ? "default" : app)" }
 }
 
 /// What became of a push. Temporary failures have already been retried by the sender.
 public enum PushOutcome: Sendable, Hashable {
-    /// 200: accepted by APNs, with the `apns-id` it answered.
-    case delivered(apnsID: String)
-    /// 400 BadDeviceToken, 410 Unregistered/ExpiredToken: the token is dead. `unregisteredAtMilliseconds`
-    /// is the 410 timestamp (UTC epoch milliseconds) when APNs gave one.
+    /// Accepted by the gateway, with the message id it answered (APNs' `apns-id`, FCM's
+    /// message name).
+    case delivered(messageID: String)
+    /// The token is dead (APNs 410 or BadDeviceToken, FCM UNREGISTERED or a refused token).
+    /// `unregisteredAtMilliseconds` is when the gateway says it died (UTC epoch ms), if it says.
     case invalidToken(reason: String, unregisteredAtMilliseconds: Int64?)
-    /// Other 400s, 413: not retried; the reason is kept.
+    /// Refused for good (a bad request, too large, another sender's token); the reason is kept.
     case permanentFailure(status: Int, reason: String)
-    /// 403 other than an expired provider token: sending for that app is stopped.
+    /// The gateway refused our credentials: sending for that app is stopped.
     case authFailure(reason: String)
-    /// 429, 5xx, connection errors, timeouts that outlived the sender's retries.
+    /// Rate limits, server errors, lost connections and timeouts that outlived the sender's retries.
     case temporaryFailure(reason: String)
 
     /// A short class name for metrics and run summaries.
@@ -164,8 +158,19 @@ public enum PushOutcome: Sendable, Hashable {
     }
 }
 
-/// The push capability: delivers one notification and says what became of it.
+/// The push capability, for every platform: takes a batch of pushes in one call and reports
+/// what became of each as the answers come back.
 public protocol PushSender: Sendable {
-    /// Sends `notification`, retrying temporary failures within the sender's own limits.
-    func send(_ notification: PushNotification) async -> PushOutcome
+    /// Sends every push of `batch`, retrying temporary failures within the sender's own
+    /// limits. The returned sequence yields exactly one outcome per push (by its index in
+    /// `batch`), in the order they complete, and then ends.
+    func send(_ batch: [PushNotification]) -> PushOutcomes
+}
+
+extension PushSender {
+    /// Sends one push and waits for its outcome.
+    public func send(_ notification: PushNotification) async -> PushOutcome {
+        for await result in send([notification]) { return result.outcome }
+        return .temporaryFailure(reason: "no outcome")
+    }
 }

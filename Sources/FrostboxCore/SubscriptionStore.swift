@@ -24,6 +24,10 @@ public protocol SubscriptionStore: Sendable {
     /// The device's subscriptions, oldest first.
     func subscriptions(of token: DeviceToken) async throws -> [Subscription]
 
+    /// Whether any device subscribes to a place in `box` (a subscription there costs no new
+    /// forecast).
+    func hasSubscriptions(in box: GeoBox) async throws -> Bool
+
     /// Removes the device and everything stored about it; false when it was unknown.
     @discardableResult
     func deleteDevice(_ token: DeviceToken) async throws -> Bool

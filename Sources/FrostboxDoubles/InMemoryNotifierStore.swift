@@ -11,7 +11,7 @@ public final class InMemoryNotifierStore: NotifierStore {
         public var entry: OutboxEntry
         public var status: Status
         public var deliveredAt: Int64?
-        public var deliveredAPNsID: String?
+        public var deliveredMessageID: String?
         public var failure: DeliveryFailureClass?
         public var failureReason: String?
         public var runID: Int64?
@@ -32,8 +32,9 @@ public final class InMemoryNotifierStore: NotifierStore {
 
     struct DeviceFacts: Sendable {
         var registeredAt: Int64
-        var topic: String?
-        var environment: APNsEnvironment?
+        var platform: DevicePlatform
+        var app: String?
+        var environment: PushEnvironment?
     }
 
     struct State: Sendable {
@@ -68,15 +69,19 @@ public final class InMemoryNotifierStore: NotifierStore {
     // MARK: Seeding and inspection (tests)
 
     /// Registers (or re-registers) a device at `registeredAt`.
-    public func register(_ token: DeviceToken, at registeredAt: Int64, topic: String? = nil, environment: APNsEnvironment? = nil) {
-        state.withLock { $0.devices[token] = DeviceFacts(registeredAt: registeredAt, topic: topic, environment: environment) }
+    public func register(
+        _ token: DeviceToken, at registeredAt: Int64, platform: DevicePlatform? = nil, app: String? = nil, environment: PushEnvironment? = nil
+    ) {
+        state.withLock {
+            $0.devices[token] = DeviceFacts(registeredAt: registeredAt, platform: platform ?? token.formPlatform, app: app, environment: environment)
+        }
     }
 
     /// Adds a subscription (registering its device at 0 when unknown); returns its id.
     @discardableResult
     public func subscribe(_ token: DeviceToken, box: GeoBox, name: String, unit: TemperatureUnit = .celsius, settings: AlertSettings = .default) -> Int64 {
         state.withLock { state in
-            if state.devices[token] == nil { state.devices[token] = DeviceFacts(registeredAt: 0) }
+            if state.devices[token] == nil { state.devices[token] = DeviceFacts(registeredAt: 0, platform: token.formPlatform) }
             let id = state.nextSubscriptionID
             state.nextSubscriptionID += 1
             state.places.append((box, SubscribedPlace(subscriptionID: id, token: token, name: name, unit: unit, settings: settings)))
@@ -126,7 +131,8 @@ public final class InMemoryNotifierStore: NotifierStore {
             for (box, place) in state.places where wanted.contains(box) {
                 var place = place
                 let device = state.devices[place.token]
-                place.topic = device?.topic
+                place.platform = device?.platform ?? place.token.formPlatform
+                place.app = device?.app
                 place.environment = device?.environment
                 result[box, default: []].append(place)
             }
@@ -199,10 +205,10 @@ public final class InMemoryNotifierStore: NotifierStore {
                 var row = state.outbox[index]
                 row.entry.attempts += 1
                 switch outcome {
-                case .delivered(let at, let apnsID):
+                case .delivered(let at, let messageID):
                     row.status = .delivered
                     row.deliveredAt = at
-                    row.deliveredAPNsID = apnsID
+                    row.deliveredMessageID = messageID
                     row.failure = nil
                     row.failureReason = nil
                 case .failed(let failure, let reason, _):

@@ -36,7 +36,8 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
                 return true
             }
             device.registeredAt = now
-            device.topic = registration.topic ?? device.topic
+            device.platform = registration.platform
+            device.app = registration.app ?? device.app
             device.environment = registration.environment ?? device.environment
             device.locale = registration.locale ?? device.locale
             state.devices[registration.token] = device
@@ -91,6 +92,10 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
         state.withLock { state in state.subscriptions.filter { $0.token == token } }
     }
 
+    public func hasSubscriptions(in box: GeoBox) async throws -> Bool {
+        state.withLock { state in state.subscriptions.contains { $0.box == box } }
+    }
+
     @discardableResult
     public func deleteDevice(_ token: DeviceToken) async throws -> Bool {
         state.withLock { state in
@@ -102,7 +107,7 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
 
     static func newDevice(_ registration: DeviceRegistration, at now: Int64) -> Device {
         Device(
-            token: registration.token, topic: registration.topic, environment: registration.environment,
+            token: registration.token, platform: registration.platform, app: registration.app, environment: registration.environment,
             locale: registration.locale, createdAt: now, registeredAt: now)
     }
 

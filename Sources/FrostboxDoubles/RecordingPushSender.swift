@@ -2,13 +2,15 @@ import FrostboxCore
 import Synchronization
 
 /// A `PushSender` that records every notification and answers from a script: per token, a
-/// queue of outcomes used one per send, then `.delivered` with the notification's apns-id.
+/// queue of outcomes used one per send, then `.delivered` with the notification's message id.
+/// The pushes of a batch are sent concurrently; `batchSizes` records each batch handed over.
 ///
 /// With `holdUntilInFlight: n`, each send waits until `n` sends are in flight at once (or
 /// `release()` is called), so a test can see whether a caller keeps more than `n` going.
 public final class RecordingPushSender: PushSender {
     struct State: Sendable {
         var sent: [PushNotification] = []
+        var batchSizes: [Int] = []
         var scripts: [DeviceToken: [PushOutcome]] = [:]
         var inFlight = 0
         var maximumInFlight = 0
@@ -31,6 +33,9 @@ public final class RecordingPushSender: PushSender {
     /// Every notification sent, in the order the sends started.
     public var sent: [PushNotification] { state.withLock { $0.sent } }
 
+    /// The size of each batch handed over, in order.
+    public var batchSizes: [Int] { state.withLock { $0.batchSizes } }
+
     /// The most sends that were in flight at the same time.
     public var maximumInFlight: Int { state.withLock { $0.maximumInFlight } }
 
@@ -44,7 +49,12 @@ public final class RecordingPushSender: PushSender {
         for continuation in waiting { continuation.resume() }
     }
 
-    public func send(_ notification: PushNotification) async -> PushOutcome {
+    public func send(_ batch: [PushNotification]) -> PushOutcomes {
+        state.withLock { $0.batchSizes.append(batch.count) }
+        return PushOutcomes.concurrently(batch) { await self.sendOne($0) }
+    }
+
+    private func sendOne(_ notification: PushNotification) async -> PushOutcome {
         let outcome = state.withLock { state -> PushOutcome in
             state.sent.append(notification)
             state.inFlight += 1
@@ -54,7 +64,7 @@ public final class RecordingPushSender: PushSender {
                 state.scripts[notification.token] = queue
                 return next
             }
-            return .delivered(apnsID: notification.apnsID)
+            return .delivered(messageID: notification.messageID)
         }
         if let holdUntilInFlight {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

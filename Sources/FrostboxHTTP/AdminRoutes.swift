@@ -120,6 +120,8 @@ public struct AdminToken: Sendable, CustomStringConvertible {
 public struct AdminStats: Sendable, Encodable, Equatable {
     /// Registered devices.
     public var devices: Int
+    /// Registered devices by platform (`ios`, `android`).
+    public var devicesByPlatform: [String: Int]
     /// Subscriptions over all devices.
     public var subscriptions: Int
     /// Distinct forecast boxes the subscriptions fall in.
@@ -134,10 +136,11 @@ public struct AdminStats: Sendable, Encodable, Equatable {
     public var recentRuns: [AdminRunSummary]
 
     public init(
-        devices: Int, subscriptions: Int, boxes: Int, places: Int, outboxPending: Int = 0, forecastsCached: Int = 0,
-        recentRuns: [AdminRunSummary] = []
+        devices: Int, devicesByPlatform: [String: Int] = [:], subscriptions: Int, boxes: Int, places: Int, outboxPending: Int = 0,
+        forecastsCached: Int = 0, recentRuns: [AdminRunSummary] = []
     ) {
         self.devices = devices
+        self.devicesByPlatform = devicesByPlatform
         self.subscriptions = subscriptions
         self.boxes = boxes
         self.places = places
@@ -148,6 +151,7 @@ public struct AdminStats: Sendable, Encodable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case devices, subscriptions, boxes, places
+        case devicesByPlatform = "devices_by_platform"
         case outboxPending = "outbox_pending"
         case forecastsCached = "forecasts_cached"
         case recentRuns = "recent_runs"
@@ -274,6 +278,8 @@ struct NotifyStarted: Encodable {
 /// The body of `POST /admin/push-test`.
 struct PushTestBody: Decodable {
     let token: String
+    let platform: String?
+    let app: String?
     let topic: String?
     let environment: String?
     let title: String?
@@ -281,24 +287,23 @@ struct PushTestBody: Decodable {
 
     func notification() throws(ValidationError) -> PushNotification {
         let registration = try WireValidation.registration(
-            token: try WireValidation.token(token), body: DeviceBody(topic: topic, environment: environment, locale: nil))
+            rawToken: token, body: DeviceBody(platform: platform, app: app, topic: topic, environment: environment, locale: nil))
         for (field, value) in [("title", title), ("body", body)] {
             if let value, value.unicodeScalars.count > 200 || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 throw ValidationError(.invalidField, field: field, "\(field) must be at most 200 characters without control characters")
             }
         }
-        let alert = APSPayload.Alert(title: title ?? "Frostbox test", body: body ?? "Push delivery works.")
         return PushNotification(
-            token: registration.token, topic: registration.topic, environment: registration.environment,
-            apnsID: UUID().uuidString.lowercased(), pushType: .alert, priority: .immediate, expiration: 0,
-            payload: PushPayload(aps: APSPayload(alert: alert, sound: "default")))
+            token: registration.token, platform: registration.platform, app: registration.app, environment: registration.environment,
+            messageID: UUID().uuidString.lowercased(), priority: .immediate, expiration: 0,
+            content: AlertContent(title: title ?? "Frostbox test", body: body ?? "Push delivery works.", sound: "default"))
     }
 }
 
 /// The answer of `POST /admin/push-test`: what APNs made of the push.
 struct PushTestResult: Encodable {
     let outcome: String
-    let apnsID: String
+    let messageID: String
     let status: Int?
     let reason: String?
     let token: String
@@ -307,20 +312,20 @@ struct PushTestResult: Encodable {
         self.outcome = outcome.failureClass
         token = notification.token.redacted
         switch outcome {
-        case .delivered(let apnsID):
-            self.apnsID = apnsID
+        case .delivered(let messageID):
+            self.messageID = messageID
             status = 200
             reason = nil
         case .invalidToken(let reason, _):
-            apnsID = notification.apnsID
+            messageID = notification.messageID
             status = nil
             self.reason = reason
         case .permanentFailure(let status, let reason):
-            apnsID = notification.apnsID
+            messageID = notification.messageID
             self.status = status
             self.reason = reason
         case .authFailure(let reason), .temporaryFailure(let reason):
-            apnsID = notification.apnsID
+            messageID = notification.messageID
             status = nil
             self.reason = reason
         }
@@ -328,6 +333,6 @@ struct PushTestResult: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case outcome, status, reason, token
-        case apnsID = "apns_id"
+        case messageID = "apns_id"
     }
 }

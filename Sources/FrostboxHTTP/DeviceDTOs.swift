@@ -4,6 +4,8 @@ import FrostboxCore
 /// `{"token": "…"}`: the legacy `/register` body.
 struct RegisterBody: Decodable {
     let token: String
+    /// `ios` (absent) or `android`.
+    let platform: String?
 }
 
 /// The legacy `/add_location` and `/remove_location` body.
@@ -15,11 +17,18 @@ struct LegacyLocationBody: Decodable {
         let unit: String?
     }
     let token: String
+    /// `ios` (absent) or `android`.
+    let platform: String?
     let location: Location
 }
 
 /// The optional body of `PUT /v1/devices/{token}`.
 struct DeviceBody: Decodable {
+    /// `ios` (absent) or `android`.
+    let platform: String?
+    /// The bundle id (iOS) or package name (Android).
+    let app: String?
+    /// The older name of `app`, for iOS apps.
     let topic: String?
     let environment: String?
     let locale: String?
@@ -90,6 +99,9 @@ struct SubscriptionResponse: Encodable {
 /// A device as answered to clients.
 struct DeviceResponse: Encodable {
     let token: String
+    let platform: String
+    let app: String?
+    /// `app` under its older name, kept for existing iOS clients.
     let topic: String?
     let environment: String?
     let locale: String?
@@ -97,14 +109,16 @@ struct DeviceResponse: Encodable {
     let registeredAt: String
 
     enum CodingKeys: String, CodingKey {
-        case token, topic, environment, locale
+        case token, platform, app, topic, environment, locale
         case createdAt = "created_at"
         case registeredAt = "registered_at"
     }
 
     init(_ device: Device) {
-        token = device.token.hex
-        topic = device.topic
+        token = device.token.value
+        platform = device.platform.rawValue
+        app = device.app
+        topic = device.app
         environment = device.environment?.rawValue
         locale = device.locale
         createdAt = Timestamp.iso8601(device.createdAt)

@@ -10,10 +10,13 @@ public struct DeviceRoutes: Sendable {
     let store: any SubscriptionStore
     /// Epoch seconds now (injected so tests control time).
     let clock: @Sendable () -> Int64
+    /// How many boxes nobody subscribed to before a client may start; nil: no limit.
+    let newPlaces: NewPlaceLimit?
 
-    public init(store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64) {
+    public init(store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64, newPlaces: NewPlaceLimit? = nil) {
         self.store = store
         self.clock = clock
+        self.newPlaces = newPlaces
     }
 
     public func add(to routes: RouteBuilder) {
@@ -26,8 +29,12 @@ public struct DeviceRoutes: Sendable {
     func addLegacy(to routes: RouteBuilder) {
         routes.on(.post, "/register") { request, context in
             let body = try await JSONBody.decode(RegisterBody.self, from: request, context: context)
-            let token = try Self.validated { () throws(ValidationError) in try WireValidation.token(body.token) }
-            let created = try await store.register(DeviceRegistration(token: token), at: clock())
+            let registration = try Self.validated { () throws(ValidationError) in
+                let platform = try WireValidation.platform(body.platform)
+                return DeviceRegistration(token: try DeviceToken(body.token, platform: platform), platform: platform)
+            }
+            let token = registration.token
+            let created = try await store.register(registration, at: clock())
             context.logger.debug("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
             return JSONResponse.deviceData(.created, ["status": "registered"])
         }
@@ -35,13 +42,13 @@ public struct DeviceRoutes: Sendable {
         routes.on(.post, "/add_location") { request, context in
             let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)
             let (token, new) = try Self.validated { () throws(ValidationError) in
-                let token = try WireValidation.token(body.token)
+                let token = try DeviceToken(body.token, platform: try WireValidation.platform(body.platform))
                 let new = try WireValidation.newSubscription(
                     latitude: body.location.latitude, longitude: body.location.longitude,
                     name: body.location.name, unit: body.location.unit, settings: nil)
                 return (token, new)
             }
-            let change = try await subscribe(token, new, logger: context.logger)
+            let change = try await subscribe(token, new, request: request, context: context)
             // The existing app expects 201 whether or not the location was already there.
             return JSONResponse.deviceData(.created, SubscriptionResponse(change.subscription, created: change.created))
         }
@@ -49,7 +56,7 @@ public struct DeviceRoutes: Sendable {
         routes.on(.post, "/remove_location") { request, context in
             let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)
             let (token, coordinate, name) = try Self.validated { () throws(ValidationError) in
-                let token = try WireValidation.token(body.token)
+                let token = try DeviceToken(body.token, platform: try WireValidation.platform(body.platform))
                 _ = try TemperatureUnit(parsing: body.location.unit)
                 let coordinate = try Coordinate(latitude: body.location.latitude.value, longitude: body.location.longitude.value)
                 return (token, coordinate, try PlaceName(body.location.name))
@@ -63,11 +70,11 @@ public struct DeviceRoutes: Sendable {
     /// `/v1/devices/{token}`: register or update, read, delete.
     func addDevices(to routes: RouteBuilder) {
         routes.on(.put, "/v1/devices/{token}") { request, context in
-            let token = try Self.pathToken(context)
             let body = try await JSONBody.decodeIfPresent(DeviceBody.self, from: request, context: context)
             let registration = try Self.validated { () throws(ValidationError) in
-                try WireValidation.registration(token: token, body: body)
+                try WireValidation.registration(rawToken: Self.rawPathToken(context), body: body)
             }
+            let token = registration.token
             let created = try await store.register(registration, at: clock())
             guard let device = try await store.device(token) else {
                 throw APIError.notFound("device \(token.redacted) vanished while registering")
@@ -113,7 +120,7 @@ public struct DeviceRoutes: Sendable {
                     latitude: body.latitude, longitude: body.longitude, name: body.name, unit: body.unit,
                     settings: body.settings)
             }
-            let change = try await subscribe(token, new, logger: context.logger)
+            let change = try await subscribe(token, new, request: request, context: context)
             return JSONResponse.deviceData(change.created ? .created : .ok, SubscriptionResponse(change.subscription, created: change.created))
         }
 
@@ -129,7 +136,19 @@ public struct DeviceRoutes: Sendable {
         }
     }
 
-    func subscribe(_ token: DeviceToken, _ new: NewSubscription, logger: Logger) async throws -> SubscriptionChange {
+    func subscribe(
+        _ token: DeviceToken, _ new: NewSubscription, request: Request, context: FrostboxRequestContext
+    ) async throws -> SubscriptionChange {
+        let logger = context.logger
+        if let newPlaces, try await !store.hasSubscriptions(in: new.coordinate.box),
+            let retryAfter = newPlaces.acquire(peer: context.remoteAddress, forwardedFor: request.headers[values: .xForwardedFor])
+        {
+            var headers = HTTPFields()
+            headers[.retryAfter] = String(retryAfter)
+            throw APIError(
+                .tooManyRequests, code: "too_many_new_places",
+                "this client has added too many places where nobody subscribed before; retry after \(retryAfter) s", headers: headers)
+        }
         do {
             let change = try await store.subscribe(token, to: new, at: clock())
             logger.debug(
@@ -142,8 +161,13 @@ public struct DeviceRoutes: Sendable {
     }
 
     static func pathToken(_ context: FrostboxRequestContext) throws -> DeviceToken {
+        let raw = rawPathToken(context)
+        return try validated { () throws(ValidationError) in try WireValidation.token(raw) }
+    }
+
+    static func rawPathToken(_ context: FrostboxRequestContext) -> String {
         let raw = context.parameters.get("token") ?? ""
-        return try validated { () throws(ValidationError) in try WireValidation.token(raw.removingPercentEncoding ?? raw) }
+        return raw.removingPercentEncoding ?? raw
     }
 
     /// Runs core validation, answering its failure as a 400.

@@ -43,14 +43,10 @@ public struct RateLimitMiddleware: RouterMiddleware {
         }
     }
 
-    /// The client's address: the transport's peer, or the last `X-Forwarded-For` hop when the
-    /// server is configured to sit behind a trusted proxy.
+    /// The client's address: the transport's peer, or for a request from a trusted proxy the
+    /// right-most `X-Forwarded-For` address that is not a trusted proxy (`TrustedProxies`).
     func clientAddress(_ request: Request, _ context: Context) -> String? {
-        if limiter.settings.trustForwardedFor, let forwarded = request.headers[values: .xForwardedFor].last {
-            let last = forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
-            if let last, !last.isEmpty { return last }
-        }
-        return context.remoteAddress
+        limiter.settings.trustedProxies.client(peer: context.remoteAddress, forwardedFor: request.headers[values: .xForwardedFor])
     }
 }
 

@@ -10,14 +10,14 @@ public struct RateLimitSettings: Sendable, Equatable {
     public var refillPerSecond: Double
     /// Most clients remembered at once; beyond it idle clients are forgotten first (bounded memory).
     public var maximumClients: Int
-    /// Use the last `X-Forwarded-For` address as the client (only behind a trusted proxy).
-    public var trustForwardedFor: Bool
+    /// The reverse proxies whose `X-Forwarded-For` names the client; none by default.
+    public var trustedProxies: TrustedProxies
 
-    public init(burst: Int = 60, refillPerSecond: Double = 1, maximumClients: Int = 10_000, trustForwardedFor: Bool = false) {
+    public init(burst: Int = 60, refillPerSecond: Double = 1, maximumClients: Int = 10_000, trustedProxies: TrustedProxies = TrustedProxies()) {
         self.burst = burst
         self.refillPerSecond = refillPerSecond
         self.maximumClients = maximumClients
-        self.trustForwardedFor = trustForwardedFor
+        self.trustedProxies = trustedProxies
     }
 
     /// Whether requests are limited at all.

@@ -27,13 +27,21 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
     /// Row counts of the main tables.
     public struct Counts: Sendable, Encodable, Equatable {
         public var devices: Int
+        /// Devices by platform (`ios`, `android`).
+        public var devicesByPlatform: [String: Int]
         public var subscriptions: Int
         public var boxes: Int
 
-        public init(devices: Int, subscriptions: Int, boxes: Int) {
+        public init(devices: Int, devicesByPlatform: [String: Int] = [:], subscriptions: Int, boxes: Int) {
             self.devices = devices
+            self.devicesByPlatform = devicesByPlatform
             self.subscriptions = subscriptions
             self.boxes = boxes
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case devices, subscriptions, boxes
+            case devicesByPlatform = "devices_by_platform"
         }
     }
 
@@ -125,7 +133,7 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
         }
     }
 
-    /// The APNs side since this process started.
+    /// The push gateways (APNs, FCM) since this process started.
     public struct APNs: Sendable, Encodable, Equatable {
         /// Open HTTP/2 connections to APNs.
         public var connections: Int
@@ -136,8 +144,14 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
         public var averageConfirmMs: Double
         /// Outcomes by class (`delivered`, `temporary`, `permanent`, `invalid-token`, `auth`).
         public var outcomes: [String: Int]
+        /// The same by platform (`ios`, `android`).
+        public var outcomesByPlatform: [String: [String: Int]]
 
-        public init(connections: Int, sent: Int, confirmed: Int, failed: Int, inFlight: Int, averageConfirmMs: Double, outcomes: [String: Int]) {
+        public init(
+            connections: Int, sent: Int, confirmed: Int, failed: Int, inFlight: Int, averageConfirmMs: Double, outcomes: [String: Int],
+            outcomesByPlatform: [String: [String: Int]] = [:]
+        ) {
+            self.outcomesByPlatform = outcomesByPlatform
             self.connections = connections
             self.sent = sent
             self.confirmed = confirmed

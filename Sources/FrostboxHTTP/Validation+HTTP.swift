@@ -2,8 +2,19 @@ import FrostboxCore
 
 /// Validation of wire values into core types; every failure is a `ValidationError` (400).
 enum WireValidation {
+    /// A token whose platform is not said (lookups): an APNs token when it is one, otherwise
+    /// an FCM registration token.
     static func token(_ raw: String) throws(ValidationError) -> DeviceToken {
         try DeviceToken(raw)
+    }
+
+    /// `platform` as a client sends it; absent is `ios` (what the existing app sends).
+    static func platform(_ raw: String?) throws(ValidationError) -> DevicePlatform {
+        guard let raw else { return .ios }
+        guard let platform = DevicePlatform(rawValue: raw) else {
+            throw ValidationError(.invalidField, field: "platform", "platform must be ios or android")
+        }
+        return platform
     }
 
     static func newSubscription(
@@ -30,19 +41,30 @@ enum WireValidation {
             allClear: body.allClear ?? false)
     }
 
-    static func registration(token: DeviceToken, body: DeviceBody?) throws(ValidationError) -> DeviceRegistration {
-        var registration = DeviceRegistration(token: token)
+    /// The registration a client asks for: the token validated as its platform's (`platform`
+    /// absent is `ios`), the app named by `app` (or its older name `topic`).
+    static func registration(rawToken: String, body: DeviceBody?) throws(ValidationError) -> DeviceRegistration {
+        let platform = try self.platform(body?.platform)
+        var registration = DeviceRegistration(token: try DeviceToken(rawToken, platform: platform), platform: platform)
         guard let body else { return registration }
-        if let topic = body.topic {
-            guard (1...255).contains(topic.utf8.count),
-                topic.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || $0 == "." || $0 == "-" || $0 == "_" })
+        if let app = body.app, let topic = body.topic, app != topic {
+            throw ValidationError(.invalidField, field: "app", "app and topic name the same thing; send one of them")
+        }
+        if let app = body.app ?? body.topic {
+            let field = body.app != nil ? "app" : "topic"
+            guard (1...255).contains(app.utf8.count),
+                app.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || $0 == "." || $0 == "-" || $0 == "_" })
             else {
-                throw ValidationError(.invalidField, field: "topic", "topic must be a bundle id (letters, digits, '.', '-', '_')")
+                throw ValidationError(
+                    .invalidField, field: field, "\(field) must be a bundle id or package name (letters, digits, '.', '-', '_')")
             }
-            registration.topic = topic
+            registration.app = app
+        }
+        if body.environment != nil, platform != .ios {
+            throw ValidationError(.invalidField, field: "environment", "environment applies to iOS devices only")
         }
         if let environment = body.environment {
-            guard let value = APNsEnvironment(rawValue: environment) else {
+            guard let value = PushEnvironment(rawValue: environment) else {
                 throw ValidationError(.invalidField, field: "environment", "environment must be production or sandbox")
             }
             registration.environment = value

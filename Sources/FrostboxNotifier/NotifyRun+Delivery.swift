@@ -12,8 +12,8 @@ extension NotifyRun {
         /// Temporary failures not held for a retry this run (over `maximumHeldRetries`), by
         /// metric level; they stay pending.
         var notHeld: [String: Int] = [:]
-        /// Apps whose credentials APNs refused this run (topic; "" for the default app).
-        var blockedTopics = Set<String>()
+        /// Apps whose credentials their gateway refused this run.
+        var blocked = Set<PushDestination>()
     }
 
     /// Most temporarily failed entries kept in memory for in-run retries; the rest wait in the
@@ -27,7 +27,7 @@ extension NotifyRun {
         var delivered: [String: Int] = [:]
         var failed: [DeliveryFailureClass: [String: Int]] = [:]
         var retry: [OutboxEntry] = []
-        var blockedTopics = Set<String>()
+        var blocked = Set<PushDestination>()
         var pruned = 0
         var resends = 0
         var milliseconds = 0
@@ -56,21 +56,22 @@ extension NotifyRun {
                 logger.warning("push refused", metadata: ["token": "\(entry.token.redacted)", "status": "\(status)", "reason": "\(reason)"])
                 fail(entry, .permanent)
             case .authFailure(let reason):
-                logger.error(
-                    "APNs refused our credentials; holding this app's alerts",
-                    metadata: ["topic": "\(entry.notification.topic ?? "default")", "reason": "\(reason)"])
+                let destination = entry.notification.destination
+                if !blocked.contains(destination) {
+                    logger.error(
+                        "the push gateway refused our credentials; holding this app's alerts",
+                        metadata: ["app": "\(destination)", "reason": "\(reason)"])
+                }
                 fail(entry, .auth)
-                blockedTopics.insert(entry.notification.topic ?? "")
+                blocked.insert(destination)
             }
         }
     }
 
-    /// One send, as a round's task reports it.
+    /// One send, as a chunk's task reports it (its outcome already stored).
     fileprivate struct Sent: Sendable {
         var entry: OutboxEntry
         var outcome: PushOutcome
-        /// What to store; nil when it is stored already.
-        var recorded: OutboxOutcome?
         var pruned: Bool
     }
 
@@ -121,7 +122,7 @@ extension NotifyRun {
     /// One send of each entry (`send`), taken into the run at once.
     func sendRound(_ entries: [OutboxEntry], delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
         guard !entries.isEmpty else { return }
-        apply(try await send(entries, blockedTopics: delivery.blockedTopics, logger: logger), to: &delivery, summary: &summary)
+        apply(try await send(entries, blocked: delivery.blocked, logger: logger), to: &delivery, summary: &summary)
     }
 
     /// Takes a round's outcomes into the summary, the metrics and what delivery carries on
@@ -139,57 +140,74 @@ extension NotifyRun {
         }
         summary.tokensPruned += round.pruned
         if round.pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: round.pruned) }
-        delivery.blockedTopics.formUnion(round.blockedTopics)
+        delivery.blocked.formUnion(round.blocked)
         let room = max(0, Self.maximumHeldRetries - delivery.retry.count)
         delivery.retry += round.retry.prefix(room)
         for entry in round.retry.dropFirst(room) { delivery.notHeld[Self.level(of: entry), default: 0] += 1 }
     }
 
-    /// One send of each entry, at most `concurrency` at once, skipping apps in `blockedTopics`
-    /// (and any whose credentials are refused during the round). Outcomes are stored in
-    /// grouped commits while sending goes on (`OutcomeLog`), all of them durable before the
-    /// round returns; dead tokens are pruned; temporary failures come back for a retry.
-    func send(_ entries: [OutboxEntry], blockedTopics: Set<String>, logger: Logger) async throws -> Round {
+    /// One send of each entry, handed to the push port in chunks with at most `concurrency`
+    /// pushes outstanding (two chunks of half that, so the port always has the next chunk
+    /// while the last answers of one come in), skipping apps in `blocked` (and any whose
+    /// credentials are refused during the round). Outcomes are stored in grouped commits while
+    /// sending goes on (`OutcomeLog`), all of them durable before the round returns; dead
+    /// tokens are pruned; temporary failures come back for a retry. A cancelled round hands
+    /// over no further chunk and waits for the answers of those handed over.
+    func send(_ entries: [OutboxEntry], blocked: Set<PushDestination>, logger: Logger) async throws -> Round {
         let started = ContinuousClock.now
         guard !entries.isEmpty else { return Round() }
-        var round = Round(blockedTopics: blockedTopics)
-        let concurrency = max(1, configuration.concurrency)
+        var round = Round(blocked: blocked)
+        let windows = configuration.concurrency >= 2 ? 2 : 1
+        let chunkSize = max(1, configuration.concurrency / windows)
         let store = self.store
         let push = self.push
         let clock = self.clock
         let outcomes = OutcomeLog(store: store)
+        var next = entries.startIndex
 
-        func handle(_ sent: Sent) {
-            round.take(sent, logger: logger)
-            if let recorded = sent.recorded { outcomes.add(sent.entry.id, recorded) }
+        // The next chunk to hand over: expired entries end here, a stopped app's wait.
+        func nextChunk() -> [OutboxEntry] {
+            var chunk: [OutboxEntry] = []
+            chunk.reserveCapacity(chunkSize)
+            let now = clock()
+            while chunk.count < chunkSize, next < entries.endIndex {
+                let entry = entries[next]
+                next += 1
+                if let expiration = entry.notification.expiration, expiration <= now {
+                    outcomes.add(entry.id, .failed(.expired, reason: "frost window ended before delivery", at: now))
+                    round.fail(entry, .expired)
+                    continue
+                }
+                // A held entry is not sent (no attempt counted) and stays pending; it is
+                // counted as an auth failure, like the one that stopped its app.
+                if round.blocked.contains(entry.notification.destination) {
+                    round.fail(entry, .auth)
+                    continue
+                }
+                // Counted from the entry's own history: sent before, in this run or an earlier one.
+                if entry.attempts > 0 { round.resends += 1 }
+                chunk.append(entry)
+            }
+            return chunk
         }
 
         do {
-            try await withThrowingTaskGroup(of: Sent.self) { group in
+            try await withThrowingTaskGroup(of: [Sent].self) { group in
                 var inFlight = 0
-                for entry in entries {
-                    if let expiration = entry.notification.expiration, expiration <= clock() {
-                        outcomes.add(entry.id, .failed(.expired, reason: "frost window ended before delivery", at: clock()))
-                        round.fail(entry, .expired)
-                        continue
-                    }
-                    if inFlight >= concurrency, let sent = try await group.next() {
+                while next < entries.endIndex, !Task.isCancelled {
+                    if inFlight >= windows, let sent = try await group.next() {
                         inFlight -= 1
-                        handle(sent)
+                        for one in sent { round.take(one, logger: logger) }
                     }
-                    // Checked after waiting for a slot, so an auth failure just in stops the next send.
-                    // A held entry is not sent (no attempt counted) and stays pending; it is
-                    // counted as an auth failure, like the one that stopped its app.
-                    if round.blockedTopics.contains(entry.notification.topic ?? "") {
-                        round.fail(entry, .auth)
-                        continue
-                    }
-                    // Counted from the entry's own history: sent before, in this run or an earlier one.
-                    if entry.attempts > 0 { round.resends += 1 }
-                    group.addTask { try await Self.deliver(entry, push: push, store: store, clock: clock) }
+                    // Taken after waiting for room, so an auth failure just in holds the next chunk.
+                    let chunk = nextChunk()
+                    guard !chunk.isEmpty else { continue }
+                    group.addTask { try await Self.deliver(chunk, push: push, store: store, outcomes: outcomes, clock: clock) }
                     inFlight += 1
                 }
-                while let sent = try await group.next() { handle(sent) }
+                while let sent = try await group.next() {
+                    for one in sent { round.take(one, logger: logger) }
+                }
             }
         } catch {
             // What was sent is still written before the error goes up.
@@ -201,28 +219,50 @@ extension NotifyRun {
         return round
     }
 
-    /// Sends one entry; a dead token's outcome is recorded and its device pruned here (unless
-    /// it registered again after the gateway saw the token die), the rest by the round.
+    /// Hands one chunk to the push port and takes its outcomes as they come: each is added to
+    /// `outcomes` at once; a dead token's is recorded and its device pruned here (unless it
+    /// registered again after the gateway saw the token die). A cancelled run stops the
+    /// port's retries but still takes every answer the port gives.
     private static func deliver(
-        _ entry: OutboxEntry, push: any PushSender, store: any NotifierStore, clock: @escaping @Sendable () -> Int64
-    ) async throws -> Sent {
+        _ chunk: [OutboxEntry], push: any PushSender, store: any NotifierStore, outcomes: OutcomeLog,
+        clock: @escaping @Sendable () -> Int64
+    ) async throws -> [Sent] {
         let sentAt = clock()
-        let outcome = await push.send(entry.notification)
-        guard case .invalidToken(let reason, let unregisteredAtMilliseconds) = outcome else {
-            return Sent(entry: entry, outcome: outcome, recorded: Self.recorded(outcome, at: clock()), pruned: false)
+        let ids = chunk.map(\.id)
+        let taken = await push.send(chunk.map(\.notification)).collect(into: [PushOutcome?](repeating: nil, count: chunk.count)) {
+            taken, index, outcome in
+            guard taken.indices.contains(index), taken[index] == nil else { return }
+            taken[index] = outcome
+            if case .invalidToken = outcome { return }
+            outcomes.add(ids[index], recorded(outcome, at: clock()))
         }
-        // Recorded before the prune, so a device that is kept still shows why its entry ended;
-        // a pruned device takes its entries with it.
-        try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
-        let cutoff = unregisteredAtMilliseconds.map { $0 / 1000 } ?? sentAt
-        let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
-        return Sent(entry: entry, outcome: outcome, recorded: nil, pruned: pruned)
+        var sent: [Sent] = []
+        sent.reserveCapacity(chunk.count)
+        for (entry, outcome) in zip(chunk, taken) {
+            switch outcome {
+            case .invalidToken(let reason, let unregisteredAtMilliseconds):
+                // Recorded before the prune, so a device that is kept still shows why its entry
+                // ended; a pruned device takes its entries with it.
+                try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
+                let cutoff = unregisteredAtMilliseconds.map { $0 / 1000 } ?? sentAt
+                let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
+                sent.append(Sent(entry: entry, outcome: .invalidToken(reason: reason, unregisteredAtMilliseconds: unregisteredAtMilliseconds), pruned: pruned))
+            case .some(let outcome):
+                sent.append(Sent(entry: entry, outcome: outcome, pruned: false))
+            case nil:
+                // A port must answer every push; one it did not is retried, as a lost answer would be.
+                let lost = PushOutcome.temporaryFailure(reason: "no answer from the push port")
+                outcomes.add(entry.id, recorded(lost, at: clock()))
+                sent.append(Sent(entry: entry, outcome: lost, pruned: false))
+            }
+        }
+        return sent
     }
 
     /// What the outbox keeps of a send's outcome at `at`.
     static func recorded(_ outcome: PushOutcome, at: Int64) -> OutboxOutcome {
         switch outcome {
-        case .delivered(let apnsID): .delivered(at: at, apnsID: apnsID)
+        case .delivered(let messageID): .delivered(at: at, messageID: messageID)
         case .invalidToken(let reason, _): .failed(.invalidToken, reason: reason, at: at)
         case .permanentFailure(let status, let reason): .failed(.permanent, reason: "\(status) \(reason)", at: at)
         case .authFailure(let reason): .failed(.auth, reason: reason, at: at)

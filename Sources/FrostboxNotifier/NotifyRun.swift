@@ -161,8 +161,8 @@ struct NotifyRun: Sendable {
                 try await settle()
                 // Told to stop: what is queued but not yet sent waits, durable, for the next run.
                 try Task.checkCancellation()
-                let blocked = delivery.blockedTopics
-                deliveries.addTask { try await self.send(stored, blockedTopics: blocked, logger: logger) }
+                let blocked = delivery.blocked
+                deliveries.addTask { try await self.send(stored, blocked: blocked, logger: logger) }
             }
             try await settle()
         }

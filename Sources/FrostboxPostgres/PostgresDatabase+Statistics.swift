@@ -1,11 +1,11 @@
 import PostgresNIO
 
 extension PostgresDatabase {
-    /// Row counts for `/admin/stats`: devices, subscriptions, distinct boxes, cached
+    /// Row counts for `/admin/stats`: devices (by platform), subscriptions, distinct boxes, cached
     /// forecasts, and pending outbox entries by the class of their last failed send
     /// (`not-sent-yet` when none).
     public func statistics() async throws -> (
-        devices: Int, subscriptions: Int, boxes: Int, forecastsCached: Int, outboxPendingByClass: [String: Int]
+        devices: Int, devicesByPlatform: [String: Int], subscriptions: Int, boxes: Int, forecastsCached: Int, outboxPendingByClass: [String: Int]
     ) {
         let counts = try await query(
             """
@@ -16,7 +16,11 @@ extension PostgresDatabase {
         for try await (d, s, b, c) in counts.decode((Int64, Int64, Int64, Int64).self) {
             (devices, subscriptions, boxes, cached) = (Int(d), Int(s), Int(b), Int(c))
         }
-        return (devices, subscriptions, boxes, cached, try await outboxPendingByClass())
+        var byPlatform: [String: Int] = [:]
+        for try await (platform, count) in try await query("SELECT platform, count(*) FROM device GROUP BY 1").decode((String, Int64).self) {
+            byPlatform[platform] = Int(count)
+        }
+        return (devices, byPlatform, subscriptions, boxes, cached, try await outboxPendingByClass())
     }
 
     /// Alerts waiting in the outbox (the report's queue length).

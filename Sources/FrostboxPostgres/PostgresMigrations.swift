@@ -16,7 +16,8 @@ enum PostgresMigrations {
 
     static let all: [(name: String, sql: [String])] = [
         ("p1-initial", initial + sharedRuns + notifyOrder + subscribeFunction),
-        ("p2-model-runs", modelRuns),
+        ("p2-device-platform", devicePlatform),
+        ("p3-model-runs", modelRuns),
     ]
 
     /// Run-aware forecast caching: each cached forecast keeps the model runs it came from

@@ -46,22 +46,23 @@ public struct PostgresNotifierStore: NotifierStore {
         let rows = try await database.query(
             """
             SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
-                   s.all_clear, d.topic, d.environment
+                   s.all_clear, d.topic, d.environment, d.platform
             FROM subscription AS s JOIN device AS d ON d.token = s.token
             WHERE s.box = ANY(\(boxes.map(\.key)))
             ORDER BY s.box, s.token COLLATE "C", s.id
             """)
         var result: [GeoBox: [SubscribedPlace]] = [:]
-        for try await (key, id, token, name, unit, rule, frostRisk, freeze, hardFreeze, allClear, topic, environment) in rows.decode(
-            (Int64, Int64, String, String, String, String?, Double?, Double?, Double?, Bool, String?, String?).self)
+        for try await (key, id, token, name, unit, rule, frostRisk, freeze, hardFreeze, allClear, topic, environment, platform) in rows.decode(
+            (Int64, Int64, String, String, String, String?, Double?, Double?, Double?, Bool, String?, String?, String).self)
         {
             guard let box = GeoBox(key: key) else { continue }
             result[box, default: []].append(
                 SubscribedPlace(
-                    subscriptionID: id, token: DeviceToken(trustedHex: token), name: name,
+                    subscriptionID: id, token: DeviceToken(trusted: token), name: name,
                     unit: TemperatureUnit(rawValue: unit) ?? .celsius,
                     settings: AlertSettings(rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear),
-                    topic: topic, environment: environment.flatMap(APNsEnvironment.init(rawValue:))))
+                    platform: DevicePlatform(rawValue: platform) ?? .ios, app: topic,
+                    environment: environment.flatMap(PushEnvironment.init(rawValue:))))
         }
         return result
     }
@@ -79,7 +80,7 @@ public struct PostgresNotifierStore: NotifierStore {
                 let level = FrostLevel(rawValue: Int(level)), let kind = AlertKind(rawValue: kind)
             else { continue }
             result[box, default: []].append(
-                AlertedEvent(token: DeviceToken(trustedHex: token), event: FrostEvent(box: box, night: night, level: level), kind: kind))
+                AlertedEvent(token: DeviceToken(trusted: token), event: FrostEvent(box: box, night: night, level: level), kind: kind))
         }
         return result
     }
@@ -155,21 +156,21 @@ public struct PostgresNotifierStore: NotifierStore {
         let logger = logger
         try await database.transaction { [batches] connection in
             for batch in batches where !batch.isEmpty {
-                var ids: [Int64] = [], statuses: [String] = [], times: [Int64] = [], apnsIDs: [String] = []
+                var ids: [Int64] = [], statuses: [String] = [], times: [Int64] = [], messageIDs: [String] = []
                 var classes: [String] = [], reasons: [String] = []
                 for (id, outcome) in batch {
                     ids.append(id)
                     switch outcome {
-                    case .delivered(let at, let apnsID):
+                    case .delivered(let at, let messageID):
                         statuses.append("delivered")
                         times.append(at)
-                        apnsIDs.append(apnsID)
+                        messageIDs.append(messageID)
                         classes.append("")
                         reasons.append("")
                     case .failed(let failure, let reason, let at):
                         statuses.append(failure.keepsEntryPending ? "pending" : "failed")
                         times.append(at)
-                        apnsIDs.append("")
+                        messageIDs.append("")
                         classes.append(failure.rawValue)
                         reasons.append(String(reason.prefix(500)))
                     }
@@ -181,7 +182,7 @@ public struct PostgresNotifierStore: NotifierStore {
                         delivered_apns_id = CASE WHEN u.status = 'delivered' THEN u.apns_id END,
                         failure_class = NULLIF(u.class, ''),
                         failure_reason = CASE WHEN u.status = 'delivered' THEN NULL ELSE u.reason END
-                    FROM unnest(\(ids), \(statuses), \(times), \(apnsIDs), \(classes), \(reasons))
+                    FROM unnest(\(ids), \(statuses), \(times), \(messageIDs), \(classes), \(reasons))
                         AS u(id, status, at, apns_id, class, reason)
                     WHERE o.id = u.id AND o.status = 'pending'
                     """, logger: logger)
@@ -192,7 +193,7 @@ public struct PostgresNotifierStore: NotifierStore {
     public func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool {
         // Subscriptions and outbox rows go with the device: ON DELETE CASCADE.
         try await database.query(
-            "DELETE FROM device WHERE token = \(token.hex) AND registered_at <= \(cutoff) RETURNING id", writes: true
+            "DELETE FROM device WHERE token = \(token.value) AND registered_at <= \(cutoff) RETURNING id", writes: true
         ).collectCount() > 0
     }
 

@@ -37,27 +37,27 @@ enum PostgresOutboxWriter {
             INSERT INTO outbox_push (id, collapse_id, push_type, priority, expiration, payload)
             SELECT id, CASE WHEN has_collapse_id THEN collapse_id END, push_type, priority, NULLIF(expiration, \(noValue)), payload
             FROM unnest(\(pushIDs), \(pushes.map { $0.collapseID != nil }), \(pushes.map { $0.collapseID ?? "" }),
-                        \(pushes.map(\.pushType.rawValue)), \(pushes.map { Int16($0.priority.rawValue) }),
-                        \(pushes.map { $0.expiration ?? noValue }), \(pushes.map(\.payload.outboxJSON)))
+                        \(pushes.map { _ in OutboxPush.alertType }), \(pushes.map { Int16($0.priority.rawValue) }),
+                        \(pushes.map { $0.expiration ?? noValue }), \(pushes.map(\.content.outboxJSON)))
                 AS u(id, has_collapse_id, collapse_id, push_type, priority, expiration, payload)
             """, logger: logger)
 
         let ids = try await nextIDs("outbox", count: entries.count, on: connection, logger: logger)
         var tokens: [String] = [], boxes: [Int64] = [], nights: [Int32] = [], levels: [Int16] = [], kinds: [String] = []
-        var pushColumn: [Int64] = [], apnsIDs: [String] = [], topics: [String] = [], hasTopic: [Bool] = []
+        var pushColumn: [Int64] = [], messageIDs: [String] = [], topics: [String] = [], hasTopic: [Bool] = []
         var environments: [String] = [], attempts: [Int32] = [], created: [Int64] = [], expires: [Int64] = []
         for (index, entry) in entries.enumerated() {
             let n = entry.notification
             let event = entry.event
-            tokens.append(entry.token.hex)
+            tokens.append(entry.token.value)
             boxes.append(event.box.key)
             nights.append(Int32(event.night.compactNumber))
             levels.append(Int16(event.level.rawValue))
             kinds.append(entry.kind.rawValue)
             pushColumn.append(pushIDs[pushOfEntry[index]])
-            apnsIDs.append(entry.storedAPNsID ?? "")
-            topics.append(n.topic ?? "")
-            hasTopic.append(n.topic != nil)
+            messageIDs.append(entry.storedMessageID ?? "")
+            topics.append(n.app ?? "")
+            hasTopic.append(n.app != nil)
             environments.append(n.environment?.rawValue ?? "")
             attempts.append(Int32(clamping: entry.attempts))
             created.append(entry.createdAt)
@@ -70,7 +70,7 @@ enum PostgresOutboxWriter {
             SELECT u.id, d.id, u.box, u.night, u.level, u.kind, u.push_id, NULLIF(u.apns_id, ''),
                    CASE WHEN u.has_topic THEN u.topic END, NULLIF(u.environment, ''), 'pending', u.attempts,
                    u.created_at, u.expires_at, \(runID), \(worker), \(runID)
-            FROM unnest(\(ids), \(tokens), \(boxes), \(nights), \(levels), \(kinds), \(pushColumn), \(apnsIDs), \(topics),
+            FROM unnest(\(ids), \(tokens), \(boxes), \(nights), \(levels), \(kinds), \(pushColumn), \(messageIDs), \(topics),
                         \(hasTopic), \(environments), \(attempts), \(created), \(expires))
                 AS u(id, token, box, night, level, kind, push_id, apns_id, topic, has_topic, environment, attempts,
                      created_at, expires_at)
@@ -125,18 +125,18 @@ enum PostgresOutboxWriter {
     static func read(on connection: PostgresConnection, _ condition: PostgresQuery, logger: Logger) async throws -> [OutboxEntry] {
         typealias Row = (
             id: Int64, token: String, box: Int64, night: Int32, level: Int16, kind: String, pushID: Int64,
-            apnsID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64
+            messageID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64, platform: String
         )
         var rows: [Row] = []
         let query = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
                     SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
-                           o.attempts, o.created_at
+                           o.attempts, o.created_at, d.platform
                     FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                     """ + " " + condition.sql, binds: condition.binds),
             logger: logger)
-        for try await row in query.decode((Int64, String, Int64, Int32, Int16, String, Int64, String?, String?, String?, Int32, Int64).self) {
+        for try await row in query.decode((Int64, String, Int64, Int32, Int16, String, Int64, String?, String?, String?, Int32, Int64, String).self) {
             rows.append(row)
         }
         var pushes: [Int64: OutboxPush] = [:]
@@ -160,11 +160,11 @@ enum PostgresOutboxWriter {
                 let level = FrostLevel(rawValue: Int(row.level)), let kind = AlertKind(rawValue: row.kind),
                 let push = pushes[row.pushID]
             else { throw PostgresStoreError("outbox row \(row.id) holds values this version cannot read") }
-            let token = DeviceToken(trustedHex: row.token)
+            let token = DeviceToken(trusted: row.token)
             let event = FrostEvent(box: box, night: night, level: level)
             let notification = push.notification(
-                token: token, event: event, storedAPNsID: row.apnsID, topic: row.topic,
-                environment: row.environment.flatMap(APNsEnvironment.init(rawValue:)))
+                token: token, event: event, storedMessageID: row.messageID, platform: DevicePlatform(rawValue: row.platform) ?? .ios, app: row.topic,
+                environment: row.environment.flatMap(PushEnvironment.init(rawValue:)))
             return OutboxEntry(id: row.id, event: event, kind: kind, notification: notification, attempts: Int(row.attempts), createdAt: row.createdAt)
         }
     }

@@ -19,9 +19,10 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
         // Facts the client did not send keep their stored value; `xmax = 0` only on a new row.
         let rows = try await database.query(
             """
-            INSERT INTO device (token, topic, environment, locale, created_at, registered_at)
-            VALUES (\(registration.token.hex), \(registration.topic), \(registration.environment?.rawValue), \(registration.locale), \(now), \(now))
-            ON CONFLICT (token) DO UPDATE SET registered_at = excluded.registered_at,
+            INSERT INTO device (token, platform, topic, environment, locale, created_at, registered_at)
+            VALUES (\(registration.token.value), \(registration.platform.rawValue), \(registration.app), \(registration.environment?.rawValue),
+                    \(registration.locale), \(now), \(now))
+            ON CONFLICT (token) DO UPDATE SET registered_at = excluded.registered_at, platform = excluded.platform,
                 topic = COALESCE(excluded.topic, device.topic),
                 environment = COALESCE(excluded.environment, device.environment),
                 locale = COALESCE(excluded.locale, device.locale)
@@ -33,10 +34,13 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
 
     public func device(_ token: DeviceToken) async throws -> Device? {
         let rows = try await database.query(
-            "SELECT topic, environment, locale, created_at, registered_at FROM device WHERE token = \(token.hex)")
-        for try await (topic, environment, locale, createdAt, registeredAt) in rows.decode((String?, String?, String?, Int64, Int64).self) {
+            "SELECT platform, topic, environment, locale, created_at, registered_at FROM device WHERE token = \(token.value)")
+        for try await (platform, topic, environment, locale, createdAt, registeredAt) in rows.decode(
+            (String, String?, String?, String?, Int64, Int64).self)
+        {
             return Device(
-                token: token, topic: topic, environment: environment.flatMap(APNsEnvironment.init(rawValue:)), locale: locale,
+                token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: topic,
+                environment: environment.flatMap(PushEnvironment.init(rawValue:)), locale: locale,
                 createdAt: createdAt, registeredAt: registeredAt)
         }
         return nil
@@ -49,7 +53,7 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
         let rows = try await database.query(
             """
             SELECT * FROM frostbox_subscribe(
-                \(token.hex), \(new.coordinate.latitude), \(new.coordinate.longitude), \(new.coordinate.box.key), \(new.name.value),
+                \(token.value), \(new.coordinate.latitude), \(new.coordinate.longitude), \(new.coordinate.box.key), \(new.name.value),
                 \(new.unit.rawValue), \(now), \(s.rule), \(s.frostRiskC), \(s.freezeC), \(s.hardFreezeC), \(s.allClear),
                 \(Int32(clamping: maximumSubscriptionsPerDevice)))
             """, writes: true)
@@ -65,7 +69,7 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
         let rows = try await database.query(
             """
             DELETE FROM subscription
-            WHERE token = \(token.hex) AND name = \(name.value)
+            WHERE token = \(token.value) AND name = \(name.value)
               AND abs(latitude - \(coordinate.latitude)) <= 1e-6 AND abs(longitude - \(coordinate.longitude)) <= 1e-6
             RETURNING id
             """, writes: true)
@@ -77,24 +81,28 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     @discardableResult
     public func unsubscribe(_ token: DeviceToken, id: Int64) async throws -> Bool {
         let rows = try await database.query(
-            "DELETE FROM subscription WHERE id = \(id) AND token = \(token.hex) RETURNING id", writes: true)
+            "DELETE FROM subscription WHERE id = \(id) AND token = \(token.value) RETURNING id", writes: true)
         for try await _ in rows.decode(Int64.self) { return true }
         return false
     }
 
     public func subscriptions(of token: DeviceToken) async throws -> [Subscription] {
         let rows = try await database.query(
-            "SELECT \(unescaped: Self.columns) FROM subscription WHERE token = \(token.hex) ORDER BY id")
+            "SELECT \(unescaped: Self.columns) FROM subscription WHERE token = \(token.value) ORDER BY id")
         var result: [Subscription] = []
         for try await row in rows { result.append(try Self.subscription(row.makeRandomAccess(), from: 0, token: token)) }
         return result
+    }
+
+    public func hasSubscriptions(in box: GeoBox) async throws -> Bool {
+        try await database.query("SELECT EXISTS (SELECT 1 FROM subscription WHERE box = \(box.key))").single(Bool.self) ?? false
     }
 
     @discardableResult
     public func deleteDevice(_ token: DeviceToken) async throws -> Bool {
         // Subscriptions and outbox rows go with it: ON DELETE CASCADE.
         let rows = try await database.query(
-            "DELETE FROM device WHERE token = \(token.hex) RETURNING id", writes: true)
+            "DELETE FROM device WHERE token = \(token.value) RETURNING id", writes: true)
         for try await _ in rows.decode(Int64.self) { return true }
         return false
     }

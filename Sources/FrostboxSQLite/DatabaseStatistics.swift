@@ -4,6 +4,8 @@ import GRDB
 /// Tables that belong to parts not installed in this database count as zero.
 public struct DatabaseStatistics: Sendable, Equatable {
     public var devices = 0
+    /// Devices by platform (`ios`, `android`); a platform with none is absent.
+    public var devicesByPlatform: [String: Int] = [:]
     public var subscriptions = 0
     /// Distinct forecast boxes with at least one subscription.
     public var boxes = 0
@@ -20,9 +22,11 @@ public struct DatabaseStatistics: Sendable, Equatable {
     public var outboxPending: Int { outboxPendingByClass.values.reduce(0, +) }
 
     public init(
-        devices: Int = 0, subscriptions: Int = 0, boxes: Int = 0, places: Int = 0, forecastsCached: Int = 0, outboxPendingByClass: [String: Int] = [:]
+        devices: Int = 0, devicesByPlatform: [String: Int] = [:], subscriptions: Int = 0, boxes: Int = 0, places: Int = 0, forecastsCached: Int = 0,
+        outboxPendingByClass: [String: Int] = [:]
     ) {
         self.devices = devices
+        self.devicesByPlatform = devicesByPlatform
         self.subscriptions = subscriptions
         self.boxes = boxes
         self.places = places
@@ -49,8 +53,13 @@ extension FrostboxDatabase {
             guard try db.tableExists(table) else { return 0 }
             return try Int.fetchOne(db, sql: sql) ?? 0
         }
+        var byPlatform: [String: Int] = [:]
+        if try db.tableExists("device") {
+            let rows = try Row.fetchCursor(db, sql: "SELECT platform, count(*) FROM device GROUP BY 1")
+            while let row = try rows.next() { byPlatform[row[0]] = row[1] }
+        }
         return DatabaseStatistics(
-            devices: try count("SELECT count(*) FROM device", table: "device"),
+            devices: byPlatform.values.reduce(0, +), devicesByPlatform: byPlatform,
             subscriptions: try count("SELECT count(*) FROM subscription", table: "subscription"),
             boxes: try count("SELECT count(DISTINCT box) FROM subscription", table: "subscription"),
             forecastsCached: try count("SELECT count(*) FROM forecast_cache", table: "forecast_cache"),

@@ -6,6 +6,7 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "device"
 
     var token: String
+    var platform: String
     var topic: String?
     var environment: String?
     var locale: String?
@@ -13,14 +14,15 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     var registeredAt: Int64
 
     enum CodingKeys: String, CodingKey {
-        case token, topic, environment, locale
+        case token, platform, topic, environment, locale
         case createdAt = "created_at"
         case registeredAt = "registered_at"
     }
 
     init(_ registration: DeviceRegistration, at now: Int64) {
-        token = registration.token.hex
-        topic = registration.topic
+        token = registration.token.value
+        platform = registration.platform.rawValue
+        topic = registration.app
         environment = registration.environment?.rawValue
         locale = registration.locale
         createdAt = now
@@ -28,9 +30,10 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     var device: Device {
-        Device(
-            token: DeviceToken(trustedHex: token), topic: topic,
-            environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
+        let token = DeviceToken(trusted: token)
+        return Device(
+            token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: topic,
+            environment: environment.flatMap(PushEnvironment.init(rawValue:)),
             locale: locale, createdAt: createdAt, registeredAt: registeredAt)
     }
 }

@@ -4,7 +4,7 @@ extension FrostboxMigrations {
     /// Run-aware forecast caching: each cached forecast keeps the model runs it came from
     /// (empty for entries fetched before, which are then compared by fetch time), and a run
     /// counts the boxes it kept because no model had a newer run.
-    static func v9ModelRuns(_ db: Database) throws {
+    static func v10ModelRuns(_ db: Database) throws {
         try db.execute(
             sql: """
                 ALTER TABLE forecast_cache ADD COLUMN runs TEXT NOT NULL DEFAULT '';

@@ -10,7 +10,7 @@ extension FrostboxMigrations {
     ///   old `alerted_event` table goes);
     /// - each distinct push (payload, collapse-id, type, priority, expiration) is stored once
     ///   in `outbox_push` and referenced;
-    /// - the apns-id is derived from the key (`FrostEvent.apnsID(for:)`) and stored only for
+    /// - the apns-id is derived from the key (`FrostEvent.messageID(for:)`) and stored only for
     ///   rows that carry another one (those moved from the old table); no `json_valid` per row;
     /// - the per-row CHECKs compare with `=`/`OR`: SQLite evaluates a CHECK's `IN (…)` list by
     ///   building a temporary b-tree on every insert, which cost more than the row itself;

@@ -20,7 +20,8 @@ public enum FrostboxMigrations {
         ("v6-notify-run-degraded", v6NotifyRunDegraded),
         ("v7-outbox-fan-out", v7OutboxFanOut),
         ("v8-places-own-file", v8PlacesOwnFile),
-        ("v9-model-runs", v9ModelRuns),
+        ("v9-device-platform", v9DevicePlatform),
+        ("v10-model-runs", v10ModelRuns),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

@@ -40,7 +40,7 @@ public struct GRDBNotifierStore: NotifierStore {
                 db,
                 sql: """
                     SELECT s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
-                           s.all_clear, d.topic, d.environment
+                           s.all_clear, d.topic, d.environment, d.platform
                     FROM subscription AS s JOIN device AS d ON d.token = s.token
                     WHERE s.box = ?
                     ORDER BY s.token, s.id
@@ -53,14 +53,14 @@ public struct GRDBNotifierStore: NotifierStore {
                 while try statement.next() {
                     places.append(
                         SubscribedPlace(
-                            subscriptionID: statement.int64(0), token: DeviceToken(trustedHex: statement.text(1)),
+                            subscriptionID: statement.int64(0), token: DeviceToken(trusted: statement.text(1)),
                             name: statement.text(2), unit: TemperatureUnit(rawValue: statement.text(3)) ?? .celsius,
                             settings: AlertSettings(
                                 rule: statement.optionalText(4), frostRiskC: statement.optionalDouble(5),
                                 freezeC: statement.optionalDouble(6), hardFreezeC: statement.optionalDouble(7),
                                 allClear: statement.int64(8) != 0),
-                            topic: statement.optionalText(9),
-                            environment: statement.optionalText(10).flatMap(APNsEnvironment.init(rawValue:))))
+                            platform: DevicePlatform(rawValue: statement.text(11)) ?? .ios, app: statement.optionalText(9),
+                            environment: statement.optionalText(10).flatMap(PushEnvironment.init(rawValue:))))
                 }
                 if !places.isEmpty { result[box] = places }
             }
@@ -85,7 +85,7 @@ public struct GRDBNotifierStore: NotifierStore {
                     let level = FrostLevel(rawValue: row[3]), let kind = AlertKind(rawValue: row[4])
                 else { continue }
                 result[box, default: []].append(
-                    AlertedEvent(token: DeviceToken(trustedHex: row[0]), event: FrostEvent(box: box, night: night, level: level), kind: kind))
+                    AlertedEvent(token: DeviceToken(trusted: row[0]), event: FrostEvent(box: box, night: night, level: level), kind: kind))
             }
             return result
         }
@@ -161,9 +161,9 @@ public struct GRDBNotifierStore: NotifierStore {
                     """)
             for (id, outcome) in outcomes {
                 switch outcome {
-                case .delivered(let at, let apnsID):
+                case .delivered(let at, let messageID):
                     delivered.bind(1, at)
-                    delivered.bind(2, apnsID)
+                    delivered.bind(2, messageID)
                     delivered.bind(3, id)
                     try delivered.execute()
                 case .failed(let failure, let reason, let at):
@@ -181,7 +181,7 @@ public struct GRDBNotifierStore: NotifierStore {
     public func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool {
         // Subscriptions, outbox rows and alerted events go with the device: ON DELETE CASCADE.
         try await database.write { db in
-            try db.execute(sql: "DELETE FROM device WHERE token = ? AND registered_at <= ?", arguments: [token.hex, cutoff])
+            try db.execute(sql: "DELETE FROM device WHERE token = ? AND registered_at <= ?", arguments: [token.value, cutoff])
             return db.changesCount > 0
         }
     }

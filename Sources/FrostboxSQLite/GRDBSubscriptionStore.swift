@@ -22,7 +22,7 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
 
     public func device(_ token: DeviceToken) async throws -> Device? {
         try await database.pool.read { db in
-            try DeviceRecord.fetchOne(db, key: ["token": token.hex])?.device
+            try DeviceRecord.fetchOne(db, key: ["token": token.value])?.device
         }
     }
 
@@ -31,14 +31,14 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
         return try await database.write { db in
             // The hot path of the device API: cached statements, no SQL generated per request.
             let known = try db.cachedStatement(sql: "SELECT 1 FROM device WHERE token = ?")
-            if try Int.fetchOne(known, arguments: [token.hex]) == nil {
+            if try Int.fetchOne(known, arguments: [token.value]) == nil {
                 try Self.insertDevice(db, DeviceRegistration(token: token), at: now)
             }
             if let existing = try Self.matching(db, token, new.coordinate, new.name).first {
                 return SubscriptionChange(subscription: existing.subscription, created: false)
             }
             let counter = try db.cachedStatement(sql: "SELECT count(*) FROM subscription WHERE token = ?")
-            let count = try Int.fetchOne(counter, arguments: [token.hex]) ?? 0
+            let count = try Int.fetchOne(counter, arguments: [token.value]) ?? 0
             guard count < limit else {
                 throw StoreLimitError("a device may hold at most \(limit) subscriptions")
             }
@@ -71,7 +71,7 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
     public func unsubscribe(_ token: DeviceToken, id: Int64) async throws -> Bool {
         try await database.write { db in
             try SubscriptionRecord
-                .filter(SubscriptionRecord.Columns.id == id && SubscriptionRecord.Columns.token == token.hex)
+                .filter(SubscriptionRecord.Columns.id == id && SubscriptionRecord.Columns.token == token.value)
                 .deleteAll(db) > 0
         }
     }
@@ -79,10 +79,16 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
     public func subscriptions(of token: DeviceToken) async throws -> [Subscription] {
         try await database.pool.read { db in
             try SubscriptionRecord
-                .filter(SubscriptionRecord.Columns.token == token.hex)
+                .filter(SubscriptionRecord.Columns.token == token.value)
                 .order(SubscriptionRecord.Columns.id)
                 .fetchAll(db)
                 .map(\.subscription)
+        }
+    }
+
+    public func hasSubscriptions(in box: GeoBox) async throws -> Bool {
+        try await database.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM subscription WHERE box = ?)", arguments: [box.key]) ?? false
         }
     }
 
@@ -90,7 +96,7 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
     public func deleteDevice(_ token: DeviceToken) async throws -> Bool {
         // Subscriptions (and anything else keyed by the device) go with it: ON DELETE CASCADE.
         try await database.write { db in
-            try DeviceRecord.deleteOne(db, key: ["token": token.hex])
+            try DeviceRecord.deleteOne(db, key: ["token": token.value])
         }
     }
 
@@ -101,12 +107,13 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
         // Facts the client did not send keep their stored value (COALESCE with the old row).
         let update = try db.cachedStatement(
             sql: """
-                UPDATE device SET registered_at = ?,
+                UPDATE device SET registered_at = ?, platform = ?,
                     topic = COALESCE(?, topic), environment = COALESCE(?, environment), locale = COALESCE(?, locale)
                 WHERE token = ?
                 """)
         try update.execute(arguments: [
-            now, registration.topic, registration.environment?.rawValue, registration.locale, registration.token.hex,
+            now, registration.platform.rawValue, registration.app, registration.environment?.rawValue, registration.locale,
+            registration.token.value,
         ])
         if db.changesCount > 0 { return false }
         try insertDevice(db, registration, at: now)
@@ -116,11 +123,12 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
     static func insertDevice(_ db: Database, _ registration: DeviceRegistration, at now: Int64) throws {
         let insert = try db.cachedStatement(
             sql: """
-                INSERT INTO device (token, topic, environment, locale, created_at, registered_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO device (token, platform, topic, environment, locale, created_at, registered_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
         try insert.execute(arguments: [
-            registration.token.hex, registration.topic, registration.environment?.rawValue, registration.locale, now, now,
+            registration.token.value, registration.platform.rawValue, registration.app, registration.environment?.rawValue,
+            registration.locale, now, now,
         ])
     }
 
@@ -132,6 +140,6 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
                 ORDER BY id
                 """)
         return try SubscriptionRecord.fetchAll(
-            statement, arguments: [token.hex, name.value, coordinate.latitude, coordinate.longitude])
+            statement, arguments: [token.value, name.value, coordinate.latitude, coordinate.longitude])
     }
 }

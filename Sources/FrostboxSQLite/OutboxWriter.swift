@@ -31,14 +31,14 @@ struct OutboxWriter {
         let n = entry.notification
         let pushID = try self.pushID(OutboxPush(n))
         let event = entry.event
-        addEntry.bind(1, entry.token.hex)
+        addEntry.bind(1, entry.token.value)
         addEntry.bind(2, event.box.key)
         addEntry.bind(3, Int64(event.night.compactNumber))
         addEntry.bind(4, Int64(event.level.rawValue))
         addEntry.bind(5, entry.kind.rawValue)
         addEntry.bind(6, pushID)
-        bind(addEntry, 7, entry.storedAPNsID)
-        bind(addEntry, 8, n.topic)
+        bind(addEntry, 7, entry.storedMessageID)
+        bind(addEntry, 8, n.app)
         bind(addEntry, 9, n.environment?.rawValue)
         addEntry.bind(10, Int64(entry.attempts))
         addEntry.bind(11, entry.createdAt)
@@ -52,10 +52,10 @@ struct OutboxWriter {
     private mutating func pushID(_ push: OutboxPush) throws -> Int64 {
         if let id = pushes[push] { return id }
         bind(addPush, 1, push.collapseID)
-        addPush.bind(2, push.pushType.rawValue)
+        addPush.bind(2, OutboxPush.alertType)
         addPush.bind(3, Int64(push.priority.rawValue))
         addPush.bind(4, push.expiration)
-        addPush.bind(5, push.payload.outboxJSON)
+        addPush.bind(5, push.content.outboxJSON)
         try addPush.execute()
         let id = db.lastInsertedRowID
         pushes[push] = id
@@ -76,7 +76,7 @@ enum OutboxReader {
             db,
             sql: """
                 SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
-                       o.attempts, o.created_at
+                       o.attempts, o.created_at, d.platform
                 FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                 WHERE o.status = 'pending' AND o.id > ? AND o.id <= ?
                 ORDER BY o.id LIMIT ?
@@ -105,11 +105,12 @@ enum OutboxReader {
                 let level = FrostLevel(rawValue: row[4]), let kind = AlertKind(rawValue: row[5]),
                 let push = pushes[row[6]]
             else { throw DatabaseError(message: "outbox row \(id) holds values this version cannot read") }
-            let token = DeviceToken(trustedHex: row[1])
+            let token = DeviceToken(trusted: row[1])
             let event = FrostEvent(box: box, night: night, level: level)
             let environment: String? = row[9]
             let notification = push.notification(
-                token: token, event: event, storedAPNsID: row[7], topic: row[8], environment: environment.flatMap(APNsEnvironment.init(rawValue:)))
+                token: token, event: event, storedMessageID: row[7], platform: DevicePlatform(rawValue: row[12]) ?? .ios, app: row[8],
+                environment: environment.flatMap(PushEnvironment.init(rawValue:)))
             return OutboxEntry(id: id, event: event, kind: kind, notification: notification, attempts: row[10], createdAt: row[11])
         }
     }

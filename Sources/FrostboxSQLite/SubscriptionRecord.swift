@@ -35,7 +35,7 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
 
     init(token: DeviceToken, new: NewSubscription, createdAt: Int64) {
         id = nil
-        self.token = token.hex
+        self.token = token.value
         latitude = new.coordinate.latitude
         longitude = new.coordinate.longitude
         box = new.coordinate.box.key
@@ -52,7 +52,7 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var subscription: Subscription {
         Subscription(
             id: id ?? 0,
-            token: DeviceToken(trustedHex: token),
+            token: DeviceToken(trusted: token),
             coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
             name: PlaceName(trusted: name),
             unit: TemperatureUnit(rawValue: unit) ?? .celsius,

@@ -5,20 +5,24 @@ import FrostboxCore
 import Logging
 
 /// `frostbox push-test --app BUNDLE --token HEX [--sandbox]`: one test alert, its typed outcome.
+extension DevicePlatform: ExpressibleByArgument {}
+
 struct PushTest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "push-test", abstract: "Send one test alert through a configured APNs app and print what became of it.",
-        discussion: "Apps come from the configuration (apns.apps in the YAML file, FROSTBOX_APNS_… variables, or apns.apps_file).")
+        commandName: "push-test", abstract: "Send one test alert through a configured APNs or FCM app and print what became of it.",
+        discussion:
+            "Apps come from the configuration (apns.apps in the YAML file, FROSTBOX_APNS_… variables, or apns.apps_file; fcm.apps for Android).")
 
-    @Option(help: "Bundle id of a configured APNs app.") var app: String
-    @Option(help: "Device token (hex).") var token: String
+    @Option(help: "Bundle id of a configured APNs app, or package name of a configured FCM app (with --platform android).") var app: String
+    @Option(help: "Device token: hex for ios, the FCM registration token for android.") var token: String
+    @Option(help: "The device's platform: ios (APNs) or android (FCM).") var platform: DevicePlatform = .ios
     @Flag(help: "Send to the sandbox gateway (development builds of the app).") var sandbox = false
     @Option(help: "JSON file of APNs apps (apns.apps_file; env FROSTBOX_APNS_APPS_FILE).") var appsFile: String?
     @OptionGroup var options: ConfigOptions
 
     func validate() throws {
         do {
-            _ = try DeviceToken(token)
+            _ = try DeviceToken(token, platform: platform)
         } catch {
             throw ArgumentParser.ValidationError("--token: \(error)")
         }
@@ -30,7 +34,8 @@ struct PushTest: AsyncParsableCommand {
         let loaded = try await options.load(command: "push-test", named: ["apns.apps_file": appsFile], logger: logger)
         let report: PushCommands.Report
         do {
-            report = try await PushCommands.pushTestReport(config: loaded, bundleID: app, token: token, sandbox: sandbox, logger: logger)
+            report = try await PushCommands.pushTestReport(
+                config: loaded, platform: platform, app: app, token: token, sandbox: sandbox, logger: logger)
         } catch {
             FileHandle.standardError.write(Data("frostbox push-test: \(error)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG

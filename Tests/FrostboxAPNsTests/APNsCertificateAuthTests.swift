@@ -34,7 +34,7 @@ struct APNsCertificateAuthTests {
         }
         let router = try harness.router([app(APNsHarness.bundleID), app(APNsHarness.otherBundleID)])
         let push = alert(to: token("a1", 1))
-        #expect(await router.send(push) == .delivered(apnsID: push.apnsID))
+        #expect(await router.send(push) == .delivered(messageID: push.messageID))
         #expect(
             await router.send(alert(to: token("a1", 2), topic: APNsHarness.otherBundleID))
                 == .permanentFailure(status: 400, reason: "TopicDisallowed"))

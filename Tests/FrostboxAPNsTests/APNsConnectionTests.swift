@@ -16,9 +16,9 @@ struct APNsConnectionTests {
             return await group.reduce(into: [PushOutcome]()) { $0.append($1) }
         }
         #expect(outcomes.allSatisfy { if case .delivered = $0 { true } else { false } })
-        let delivered = await harness.mock.deliveries().map(\.apnsID)
+        let delivered = await harness.mock.deliveries().map(\.messageID)
         #expect(delivered.count == pushes.count)
-        #expect(Set(delivered) == Set(pushes.map(\.apnsID)))
+        #expect(Set(delivered) == Set(pushes.map(\.messageID)))
         let counters = await harness.mock.counters()
         #expect(counters.goAways >= 2)
         #expect(counters.connections >= 3)
@@ -41,9 +41,9 @@ struct APNsConnectionTests {
         }
         let undelivered = outcomes.filter { if case .delivered = $0 { false } else { true } }
         #expect(undelivered.isEmpty)
-        let delivered = await harness.mock.deliveries().map(\.apnsID)
+        let delivered = await harness.mock.deliveries().map(\.messageID)
         #expect(delivered.count == pushes.count)
-        #expect(Set(delivered) == Set(pushes.map(\.apnsID)))
+        #expect(Set(delivered) == Set(pushes.map(\.messageID)))
         let counters = await harness.mock.counters()
         #expect(counters.resets >= 3)
         #expect(counters.connections > counters.resets)
@@ -61,7 +61,7 @@ struct APNsConnectionTests {
         #expect(counters.resets == 3)
         #expect(counters.delivered == 0)
         let after = alert(to: token("a1", 1))
-        #expect(await router.send(after) == .delivered(apnsID: after.apnsID))
+        #expect(await router.send(after) == .delivered(messageID: after.messageID))
         try await harness.stop(router)
     }
 
@@ -95,7 +95,7 @@ struct APNsConnectionCountTests {
         let router = try harness.router()
         #expect(router.openConnections == 0)
         let push = alert(to: token("a1", 1))
-        #expect(await router.send(push) == .delivered(apnsID: push.apnsID))
+        #expect(await router.send(push) == .delivered(messageID: push.messageID))
         #expect(router.openConnections == 1)
         await router.shutdown()
         // Shutdown returns once every connection is closed and counted: no waiting here.

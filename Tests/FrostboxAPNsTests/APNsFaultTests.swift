@@ -11,17 +11,17 @@ import Testing
 struct APNsFaultTests {
     private func sendAll(_ pushes: [PushNotification], through router: APNsPushRouter) async -> [String: PushOutcome] {
         await withTaskGroup(of: (String, PushOutcome).self) { group in
-            for push in pushes { group.addTask { (push.apnsID, await router.send(push)) } }
+            for push in pushes { group.addTask { (push.messageID, await router.send(push)) } }
             return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
         }
     }
 
     private func deliveredCounts(_ harness: APNsHarness) async -> [String: Int] {
-        await harness.mock.deliveries().reduce(into: [:]) { $0[$1.apnsID, default: 0] += 1 }
+        await harness.mock.deliveries().reduce(into: [:]) { $0[$1.messageID, default: 0] += 1 }
     }
 
     private func once(_ pushes: [PushNotification]) -> [String: Int] {
-        Dictionary(uniqueKeysWithValues: pushes.map { ($0.apnsID, 1) })
+        Dictionary(uniqueKeysWithValues: pushes.map { ($0.messageID, 1) })
     }
 
     private func allDelivered(_ outcomes: [String: PushOutcome]) -> Bool {
@@ -107,7 +107,7 @@ struct APNsFaultTests {
         #expect(allDelivered(outcomes))
         let counters = await harness.mock.counters()
         #expect(counters.streamResets == 30)
-        let expected = Dictionary(uniqueKeysWithValues: pushes.map { ($0.apnsID, $0.token.hex.hasPrefix("05e7") ? 2 : 1) })
+        let expected = Dictionary(uniqueKeysWithValues: pushes.map { ($0.messageID, $0.token.value.hasPrefix("05e7") ? 2 : 1) })
         #expect(counters.requestsByID == expected)
         #expect(await deliveredCounts(harness) == once(pushes))
         #expect(counters.connections == 1)
@@ -130,9 +130,9 @@ struct APNsFaultTests {
         let counters = await harness.mock.counters()
         #expect(counters.connections >= 2)
         let deliveries = await harness.mock.deliveries()
-        #expect(Set(deliveries.map(\.apnsID)) == Set(pushes.map(\.apnsID)))
+        #expect(Set(deliveries.map(\.messageID)) == Set(pushes.map(\.messageID)))
         // A push delivered twice must have been in flight on the connection that was lost.
-        let byID = Dictionary(grouping: deliveries, by: \.apnsID)
+        let byID = Dictionary(grouping: deliveries, by: \.messageID)
         for (id, copies) in byID where copies.count > 1 {
             #expect(copies.contains { $0.connection == 1 }, "\(id) delivered twice without a connection loss")
         }

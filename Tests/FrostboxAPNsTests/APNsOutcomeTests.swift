@@ -12,13 +12,13 @@ struct APNsOutcomeTests {
         let router = try harness.router()
         let push = alert(to: token("a1", 1), collapseID: "frost-61.50,23.75", expiration: 1_800_003_600)
         let outcome = await router.send(push)
-        #expect(outcome == .delivered(apnsID: push.apnsID))
+        #expect(outcome == .delivered(messageID: push.messageID))
 
         let deliveries = await harness.mock.deliveries()
         try #require(deliveries.count == 1)
         let delivery = deliveries[0]
-        #expect(delivery.apnsID == push.apnsID)
-        #expect(delivery.token == push.token.hex)
+        #expect(delivery.messageID == push.messageID)
+        #expect(delivery.token == push.token.value)
         #expect(delivery.topic == APNsHarness.bundleID)
         #expect(delivery.pushType == "alert")
         #expect(delivery.priority == 10)
@@ -26,26 +26,26 @@ struct APNsOutcomeTests {
         #expect(delivery.collapseID == "frost-61.50,23.75")
         #expect(delivery.keyID == harness.key.keyID)
         #expect(delivery.tokenIssuedAt == harness.clientClock.now)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        #expect(delivery.payload == String(decoding: try encoder.encode(push.payload), as: UTF8.self))
-        #expect(delivery.payload.contains(#""loc-key":"FROST_ALERT""#))
-        #expect(delivery.payload.contains(#""interruption-level":"time-sensitive""#))
+        #expect(
+            delivery.payload
+                == #"{"aps":{"alert":{"body":"Frost tonight: −3 °C","loc-args":["-3"],"loc-key":"FROST_ALERT","title":"Frost"},"#
+                + #""interruption-level":"time-sensitive","sound":"default","thread-id":"frost"},"#
+                + #""frost":{"box":"61.50,23.75","level":"hard","minimum_c":-3,"night":"2026-11-22"}}"#)
         try await harness.stop(router)
     }
 
-    @Test("background pushes go with priority 5 and push type background")
-    func background() async throws {
+    @Test("a throttled push (the all-clear) goes with priority 5, still as a visible alert")
+    func throttled() async throws {
         let harness = try await APNsHarness.start()
         let router = try harness.router()
         var push = alert(to: token("a1", 2))
-        push.pushType = .background
         push.priority = .throttled
-        push.payload = PushPayload(aps: APSPayload(contentAvailable: 1))
-        #expect(await router.send(push) == .delivered(apnsID: push.apnsID))
+        push.content.interruption = .passive
+        #expect(await router.send(push) == .delivered(messageID: push.messageID))
         let delivery = try #require(await harness.mock.deliveries().first)
-        #expect(delivery.pushType == "background")
+        #expect(delivery.pushType == "alert")
         #expect(delivery.priority == 5)
+        #expect(delivery.payload.contains(#""interruption-level":"passive""#))
         try await harness.stop(router)
     }
 
@@ -118,8 +118,8 @@ struct APNsOutcomeTests {
         let harness = try await APNsHarness.start()
         let router = try harness.router()
         let push = alert(to: token("0f1a"))
-        #expect(await router.send(push) == .delivered(apnsID: push.apnsID))
-        #expect(await harness.mock.deliveries().map(\.apnsID) == [push.apnsID])
+        #expect(await router.send(push) == .delivered(messageID: push.messageID))
+        #expect(await harness.mock.deliveries().map(\.messageID) == [push.messageID])
         #expect(harness.sleeper.recorded.count == 1)
         try await harness.stop(router)
     }

@@ -38,7 +38,7 @@ struct APNsPoolStateTests {
     }
 
     private func answer(_ pool: inout APNsPoolState, _ connection: APNsConnectionID, _ stream: Int32) -> [Action] {
-        pool.headers(connection, stream: stream, status: 200, apnsID: nil, endStream: true, now: 0)
+        pool.headers(connection, stream: stream, status: 200, messageID: nil, endStream: true, now: 0)
     }
 
     @Test("the first request opens a connection; nothing is written before the server's SETTINGS; then odd stream ids")
@@ -48,7 +48,7 @@ struct APNsPoolStateTests {
         #expect(pool.submit(2, now: 0).isEmpty)
         let actions = pool.settings(1, maxConcurrentStreams: 100, now: 0)
         #expect(actions == [.write(1, [.init(request: 1, stream: 1), .init(request: 2, stream: 3)])])
-        #expect(completed(answer(&pool, 1, 3)) == [2: .response(status: 200, apnsID: nil, body: nil)])
+        #expect(completed(answer(&pool, 1, 3)) == [2: .response(status: 200, messageID: nil, body: nil)])
     }
 
     @Test("a second connection opens only when every open one is at its cap, one connect at a time, up to the maximum")
@@ -177,7 +177,7 @@ struct APNsPoolStateTests {
         _ = pool.submit(1, now: 0)
         _ = pool.settings(1, maxConcurrentStreams: 100, now: 0)
         #expect(pool.tick(now: 150).isEmpty)
-        _ = pool.headers(1, stream: 1, status: 200, apnsID: nil, endStream: true, now: 150)
+        _ = pool.headers(1, stream: 1, status: 200, messageID: nil, endStream: true, now: 150)
         #expect(pool.tick(now: 249).isEmpty)
         #expect(pool.tick(now: 250) == [.close(1)])
         #expect(pool.tick(now: 300).isEmpty)

@@ -1,19 +1,18 @@
 import Foundation
-import FrostboxAPNs
 import FrostboxCore
 import MockAPNs
 import Testing
+
+@testable import FrostboxAPNs
 
 @Suite("APNs requests: limits checked before sending, routing, settings")
 struct APNsRequestTests {
     /// A push whose payload encodes to exactly `size` bytes.
     private func push(ofPayloadSize size: Int) throws -> PushNotification {
         var push = alert(to: token("a1", size), body: "")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let base = try encoder.encode(push.payload).count
-        push.payload.aps.alert?.body = String(repeating: "x", count: size - base)
-        #expect(try encoder.encode(push.payload).count == size)
+        let base = try #require(APNsPayloadEncoder().encode(push.content)).readableBytes
+        push.content.body = String(repeating: "x", count: size - base)
+        #expect(APNsPayloadEncoder().encode(push.content)?.readableBytes == size)
         return push
     }
 
@@ -22,7 +21,7 @@ struct APNsRequestTests {
         let harness = try await APNsHarness.start()
         let router = try harness.router()
         let fits = try push(ofPayloadSize: 4096)
-        #expect(await router.send(fits) == .delivered(apnsID: fits.apnsID))
+        #expect(await router.send(fits) == .delivered(messageID: fits.messageID))
         #expect(await router.send(try push(ofPayloadSize: 4097)) == .permanentFailure(status: 413, reason: "PayloadTooLarge"))
         #expect(await harness.mock.counters().requests == 1)
         try await harness.stop(router)
@@ -33,12 +32,12 @@ struct APNsRequestTests {
         let harness = try await APNsHarness.start()
         let router = try harness.router()
         let fits = alert(to: token("a1", 1), collapseID: String(repeating: "c", count: 64))
-        #expect(await router.send(fits) == .delivered(apnsID: fits.apnsID))
+        #expect(await router.send(fits) == .delivered(messageID: fits.messageID))
         #expect(
             await router.send(alert(to: token("a1", 2), collapseID: String(repeating: "c", count: 65)))
                 == .permanentFailure(status: 400, reason: "BadCollapseId"))
         var badID = alert(to: token("a1", 3))
-        badID.apnsID = "not-a-uuid"
+        badID.messageID = "not-a-uuid"
         #expect(await router.send(badID) == .permanentFailure(status: 400, reason: "BadMessageId"))
         #expect(await harness.mock.counters().requests == 1)
         try await harness.stop(router)
@@ -95,6 +94,6 @@ struct APNsRequestTests {
     @Test("the log-only sender reports delivered without sending")
     func logOnly() async {
         let push = alert(to: token("a1", 1))
-        #expect(await LogOnlyPushSender(logger: .init(label: "test")).send(push) == .delivered(apnsID: push.apnsID))
+        #expect(await LogOnlyPushSender(logger: .init(label: "test")).send(push) == .delivered(messageID: push.messageID))
     }
 }

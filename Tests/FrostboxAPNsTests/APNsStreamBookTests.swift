@@ -17,10 +17,10 @@ struct APNsStreamBookTests {
         book.settings(maxConcurrentStreams: 1)
         #expect(book.limit == 1)
         #expect(book.available == 0)
-        _ = book.headers(stream: 1, status: 200, apnsID: nil, endStream: true)
-        _ = book.headers(stream: 3, status: 200, apnsID: nil, endStream: true)
+        _ = book.headers(stream: 1, status: 200, messageID: nil, endStream: true)
+        _ = book.headers(stream: 3, status: 200, messageID: nil, endStream: true)
         #expect(book.available == 0)
-        _ = book.headers(stream: 5, status: 200, apnsID: nil, endStream: true)
+        _ = book.headers(stream: 5, status: 200, messageID: nil, endStream: true)
         #expect(book.available == 1)
         #expect(book.start(4, deadline: 100) == 7)
         book.settings(maxConcurrentStreams: 500)
@@ -34,16 +34,16 @@ struct APNsStreamBookTests {
         var book = APNsStreamBook(cap: 10, maximumBodySize: 8)
         let first = book.start(10, deadline: 0)!
         let second = book.start(20, deadline: 0)!
-        #expect(book.headers(stream: second, status: 400, apnsID: "b", endStream: false) == nil)
+        #expect(book.headers(stream: second, status: 400, messageID: "b", endStream: false) == nil)
         #expect(
-            book.headers(stream: first, status: 200, apnsID: "a", endStream: true)
-                == .answered(10, status: 200, apnsID: "a", body: nil))
+            book.headers(stream: first, status: 200, messageID: "a", endStream: true)
+                == .answered(10, status: 200, messageID: "a", body: nil))
         #expect(book.data(stream: second, bytes: ByteBuffer(string: "{\"reason\""), endStream: false) == nil)
         #expect(
             book.data(stream: second, bytes: ByteBuffer(string: ":\"x\"}"), endStream: true)
-                == .answered(20, status: 400, apnsID: "b", body: ByteBuffer(string: "{\"reason")))
+                == .answered(20, status: 400, messageID: "b", body: ByteBuffer(string: "{\"reason")))
         #expect(book.inFlight == 0)
-        #expect(book.headers(stream: first, status: 200, apnsID: "a", endStream: true) == nil)
+        #expect(book.headers(stream: first, status: 200, messageID: "a", endStream: true) == nil)
         #expect(book.data(stream: 99, bytes: ByteBuffer(), endStream: true) == nil)
     }
 
@@ -54,8 +54,8 @@ struct APNsStreamBookTests {
         let refused = book.start(2, deadline: 8)!
         let broken = book.start(3, deadline: 9)!
         let noErrorWithoutAnswer = book.start(4, deadline: 9)!
-        #expect(book.headers(stream: answeredEarly, status: 200, apnsID: "x", endStream: false) == nil)
-        #expect(book.reset(stream: answeredEarly, code: .noError) == .answered(1, status: 200, apnsID: "x", body: nil))
+        #expect(book.headers(stream: answeredEarly, status: 200, messageID: "x", endStream: false) == nil)
+        #expect(book.reset(stream: answeredEarly, code: .noError) == .answered(1, status: 200, messageID: "x", body: nil))
         #expect(book.reset(stream: refused, code: .refusedStream) == .refused(2, deadline: 8))
         #expect(book.reset(stream: broken, code: .internalError) == .failed(3, reason: "stream reset: \(HTTP2ErrorCode.internalError)"))
         #expect(
@@ -77,7 +77,7 @@ struct APNsStreamBookTests {
         #expect(!book.acceptsStreams)
         #expect(book.available == 0)
         #expect(book.start(42, deadline: 0) == nil)
-        #expect(book.headers(stream: 9, status: 200, apnsID: nil, endStream: true) == .answered(4, status: 200, apnsID: nil, body: nil))
+        #expect(book.headers(stream: 9, status: 200, messageID: nil, endStream: true) == .answered(4, status: 200, messageID: nil, body: nil))
         // A later GOAWAY may lower the cut, never raise it.
         #expect(book.goAway(lastStreamID: 19).isEmpty)
         #expect(book.goAway(lastStreamID: 3).map(\.request) == [2, 3])

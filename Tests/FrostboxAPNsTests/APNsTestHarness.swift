@@ -91,7 +91,7 @@ struct APNsHarness {
 func token(_ prefix: String = "a1", _ index: Int = 0) -> DeviceToken {
     let tail = String(format: "%08x", index)
     let middle = String(repeating: "0", count: 64 - prefix.count - tail.count)
-    return DeviceToken(trustedHex: prefix + middle + tail)
+    return DeviceToken(trusted: prefix + middle + tail)
 }
 
 /// A frost alert to `device`, with a fresh apns-id.
@@ -100,10 +100,8 @@ func alert(
     expiration: Int64? = nil
 ) -> PushNotification {
     PushNotification(
-        token: device, topic: topic, apnsID: UUID().uuidString.lowercased(), collapseID: collapseID, expiration: expiration,
-        payload: PushPayload(
-            aps: APSPayload(
-                alert: .init(title: "Frost", body: body, locKey: "FROST_ALERT", locArgs: ["-3"]), sound: "default",
-                threadID: "frost", interruptionLevel: "time-sensitive"),
-            frost: .init(box: "61.50,23.75", night: "2026-11-22", level: "hard", minimumC: -3)))
+        token: device, platform: .ios, app: topic, messageID: UUID().uuidString.lowercased(), collapseID: collapseID, expiration: expiration,
+        content: AlertContent(
+            title: "Frost", body: body, bodyLocKey: "FROST_ALERT", bodyLocArgs: ["-3"], sound: "default", group: "frost",
+            interruption: .timeSensitive, frost: FrostData(box: "61.50,23.75", night: "2026-11-22", level: "hard", minimumC: -3)))
 }

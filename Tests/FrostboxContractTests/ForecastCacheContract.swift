@@ -144,7 +144,7 @@ struct ForecastCacheContract {
         arguments: ForecastCacheImplementation.available)
     func purgeUnsubscribed(_ implementation: ForecastCacheImplementation) async throws {
         let (cache, subscriptions) = try await implementation.makeWithSubscriptions(in: directory)
-        let token = DeviceToken(trustedHex: String(repeating: "ab", count: 16))
+        let token = DeviceToken(trusted: String(repeating: "ab", count: 16))
         _ = try await subscriptions.register(DeviceRegistration(token: token), at: 10)
         for (latitude, longitude) in [(60.19, 25.01), (0.0, 10.0)] {
             let place = NewSubscription(coordinate: try Coordinate(latitude: latitude, longitude: longitude), name: try PlaceName("P"))

@@ -58,8 +58,8 @@ extension NotifierStoreUnderTest {
 @Suite("NotifierStore contract")
 struct NotifierStoreContract {
     let directory: TemporaryDirectory
-    let alice = DeviceToken(trustedHex: "a11ce000000000000000000000000001")
-    let bob = DeviceToken(trustedHex: "b0b00000000000000000000000000002")
+    let alice = DeviceToken(trusted: "a11ce000000000000000000000000001")
+    let bob = DeviceToken(trusted: "b0b00000000000000000000000000002")
     let home = try! Coordinate(latitude: 60.17, longitude: 24.94)
     let away = try! Coordinate(latitude: 61.5, longitude: 23.75)
 
@@ -73,7 +73,7 @@ struct NotifierStoreContract {
         kind: AlertKind = .frost, expiration: Int64? = 10_000
     ) -> OutboxEntry {
         let alert = PlannedAlert(
-            token: token, topic: "fi.example.app", environment: .sandbox,
+            token: token, app: "fi.example.app", environment: .sandbox,
             event: FrostEvent(box: home.box, night: night, level: level), kind: kind, places: ["Home", "Garden"], unit: .celsius,
             minimumC: -1.6, coldestAt: LocalDateTime(date: night.next, hour: 5), windowEnd: expiration ?? 10_000,
             relativeNight: .tonight)
@@ -130,7 +130,7 @@ struct NotifierStoreContract {
         #expect(again.map(\.event.level) == [.hardFreeze])
         let alerted = try await store.alertedEvents(in: [home.box], now: 0)[home.box] ?? []
         #expect(
-            Set(alerted.map { "\($0.token.hex.prefix(3)) \($0.event.level) \($0.kind.rawValue)" })
+            Set(alerted.map { "\($0.token.value.prefix(3)) \($0.event.level) \($0.kind.rawValue)" })
                 == ["a11 freeze frost", "b0b freeze frost", "a11 hard-freeze escalation"])
         // Events whose window has ended are not returned.
         #expect(try await store.alertedEvents(in: [home.box], now: 10_000)[home.box] == nil)
@@ -171,7 +171,7 @@ struct NotifierStoreContract {
         let stored = try await store.enqueue(
             [entry(alice), entry(bob), entry(alice, level: .hardFreeze), entry(bob, level: .hardFreeze)], runID: nil)
         try await store.record([
-            (stored[0].id, .delivered(at: 2_000, apnsID: stored[0].notification.apnsID)),
+            (stored[0].id, .delivered(at: 2_000, messageID: stored[0].notification.messageID)),
             (stored[1].id, .failed(.temporary, reason: "503 ServiceUnavailable", at: 2_001)),
             (stored[2].id, .failed(.permanent, reason: "400 PayloadEmpty", at: 2_002)),
             (stored[3].id, .failed(.auth, reason: "403 InvalidProviderToken", at: 2_003)),
@@ -189,7 +189,7 @@ struct NotifierStoreContract {
         let store = subject.store
         try await subject.subscribe(alice, home, "Home", 100)
         let stored = try await store.enqueue([entry(alice), entry(alice, level: .hardFreeze)], runID: nil)
-        try await store.record(.delivered(at: 2_000, apnsID: "x"), for: stored[0].id)
+        try await store.record(.delivered(at: 2_000, messageID: "x"), for: stored[0].id)
         try await store.record(.failed(.permanent, reason: "400 BadTopic", at: 2_000), for: stored[1].id)
         // A late temporary failure would make them pending again: the store must refuse it.
         try await store.record([(stored[0].id, .failed(.temporary, reason: "late", at: 3_000)), (stored[1].id, .failed(.temporary, reason: "late", at: 3_000))])
@@ -304,8 +304,8 @@ struct NotifierStoreContract {
                 entry(alice, night: LocalDate(year: 2026, month: 5, day: 13), expiration: nil),
             ],
             runID: nil)
-        try await store.record(.delivered(at: 900, apnsID: "x"), for: stored[0].id)
-        try await store.record(.delivered(at: 900, apnsID: "y"), for: stored[2].id)
+        try await store.record(.delivered(at: 900, messageID: "x"), for: stored[0].id)
+        try await store.record(.delivered(at: 900, messageID: "y"), for: stored[2].id)
         try await store.recordFetches(succeeded: [home.box, away.box], failed: [:], at: 900)
         // One outbox entry (the delivered, expired one) and one fetch state (the box nobody subscribes to).
         #expect(try await store.purge(before: 2_000) == 2)

@@ -58,17 +58,29 @@ struct SubscriptionStoreContract {
         arguments: SubscriptionStoreImplementation.available)
     func registrationFactsMerge(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
-        try await store.register(DeviceRegistration(token: token, topic: "fi.example.app", environment: .sandbox, locale: "fi-FI"), at: 1)
+        try await store.register(DeviceRegistration(token: token, app: "fi.example.app", environment: .sandbox, locale: "fi-FI"), at: 1)
         try await store.register(DeviceRegistration(token: token), at: 2)
         var device = try #require(try await store.device(token))
-        #expect(device.topic == "fi.example.app")
+        #expect(device.app == "fi.example.app")
         #expect(device.environment == .sandbox)
         #expect(device.locale == "fi-FI")
         try await store.register(DeviceRegistration(token: token, environment: .production, locale: "sv-FI"), at: 3)
         device = try #require(try await store.device(token))
-        #expect(device.topic == "fi.example.app")
+        #expect(device.app == "fi.example.app")
         #expect(device.environment == .production)
         #expect(device.locale == "sv-FI")
+    }
+
+    @Test("a box has subscriptions while any device subscribes there", arguments: SubscriptionStoreImplementation.available)
+    func boxHasSubscriptions(_ implementation: SubscriptionStoreImplementation) async throws {
+        let store = try await implementation.make(in: directory)
+        let home = try Coordinate(latitude: 60.17, longitude: 24.94)
+        #expect(try await store.hasSubscriptions(in: home.box) == false)
+        let change = try await store.subscribe(token, to: NewSubscription(coordinate: home, name: try PlaceName("Home")), at: 1)
+        #expect(try await store.hasSubscriptions(in: home.box))
+        #expect(try await store.hasSubscriptions(in: try Coordinate(latitude: 61.5, longitude: 23.75).box) == false)
+        try await store.unsubscribe(token, id: change.subscription.id)
+        #expect(try await store.hasSubscriptions(in: home.box) == false)
     }
 
     @Test("an unknown device is nil, not an error", arguments: SubscriptionStoreImplementation.available)
@@ -106,11 +118,11 @@ struct SubscriptionStoreContract {
         arguments: SubscriptionStoreImplementation.available)
     func subscribeKeepsRegistration(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)
-        try await store.register(DeviceRegistration(token: token, topic: "fi.example.app"), at: 10)
+        try await store.register(DeviceRegistration(token: token, app: "fi.example.app"), at: 10)
         _ = try await store.subscribe(token, to: try Self.place(), at: 20)
         let device = try #require(try await store.device(token))
         #expect(device.registeredAt == 10)
-        #expect(device.topic == "fi.example.app")
+        #expect(device.app == "fi.example.app")
     }
 
     @Test(

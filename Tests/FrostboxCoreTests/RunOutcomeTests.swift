@@ -19,16 +19,17 @@ struct RunOutcomeTests {
         return s
     }
 
-    @Test("completed when nothing failed, also with nothing to do or boxes left out by the budget")
+    @Test("completed when nothing failed, also with nothing to do")
     func completed() {
         #expect(Self.summary().outcome == .completed)
         #expect(Self.summary(boxes: 0, fetched: 0).outcome == .completed)
-        #expect(Self.summary(fetched: 1, leftOut: 2).outcome == .completed)
         #expect(Self.summary(delivered: 2, failed: [.invalidToken: 1, .expired: 1]).outcome == .completed)
     }
 
-    @Test("degraded when some boxes or some pushes failed")
+    @Test("degraded when some boxes or some pushes failed, or the budget left boxes out")
     func degraded() {
+        #expect(Self.summary(fetched: 1, leftOut: 2).outcome == .degraded)
+        #expect(Self.summary(fetched: 0, leftOut: 3).outcome == .degraded)
         #expect(Self.summary(fetched: 2, boxesFailed: 1).outcome == .degraded)
         #expect(Self.summary(cached: 1, fetched: 0, boxesFailed: 2).outcome == .degraded)
         #expect(Self.summary(delivered: 1, failed: [.temporary: 1]).outcome == .degraded)

@@ -11,22 +11,50 @@ struct ValidationTests {
             ("<ABCDEF01 23456789 ABCDEF01 23456789>", "abcdef0123456789abcdef0123456789"),
         ])
     func tokenNormalises(raw: String, hex: String) throws {
-        #expect(try DeviceToken(raw).hex == hex)
+        #expect(try DeviceToken(raw).value == hex)
     }
 
     @Test(
-        "bad tokens are refused",
+        "bad APNs tokens are refused for iOS",
         arguments: [
             "", "abc", "abcdef012345678", "abcdef0123456789a", "ghijklmnopqrstuv", String(repeating: "ab", count: 101), "abcdef01-23456789", "<>",
             "0123456789abcdef\n",
         ])
     func badTokens(raw: String) {
-        #expect(throws: ValidationError.self) { try DeviceToken(raw) }
+        #expect(throws: ValidationError.self) { try DeviceToken(raw, platform: .ios) }
+    }
+
+    @Test(
+        "FCM registration tokens: kept exactly as sent, 1–4,096 of A–Z a–z 0–9 _ : -",
+        arguments: ["fJ3kX9:APA91bH_q-1", "a", String(repeating: "Ab9_:-", count: 682) + "abcd", "0123456789ABCDEF"])
+    func fcmTokens(raw: String) throws {
+        let token = try DeviceToken(raw, platform: .android)
+        #expect(token.value == raw)
+    }
+
+    @Test(
+        "bad FCM tokens are refused for Android",
+        arguments: ["", "has space", "slash/", "pädd", "a\n", String(repeating: "a", count: 4097), "<abcd>"])
+    func badFCMTokens(raw: String) {
+        #expect(throws: ValidationError.self) { try DeviceToken(raw, platform: .android) }
+    }
+
+    @Test("a token whose platform is not said: an APNs token when it is one (normalised), otherwise an FCM token; garbage is refused")
+    func tokenOfEitherPlatform() throws {
+        #expect(try DeviceToken("<ABCDEF01 23456789>").value == "abcdef0123456789")
+        #expect(try DeviceToken("<ABCDEF01 23456789>").formPlatform == .ios)
+        #expect(try DeviceToken("fJ3kX9:APA91bH_q-1").value == "fJ3kX9:APA91bH_q-1")
+        #expect(try DeviceToken("fJ3kX9:APA91bH_q-1").formPlatform == .android)
+        // Odd-length hex is no APNs token, but is an FCM token's form.
+        #expect(try DeviceToken("abc").formPlatform == .android)
+        for bad in ["", "a b!", "<>", "x/y", String(repeating: "a", count: 4097)] {
+            #expect(throws: ValidationError.self, "\(bad)") { try DeviceToken(bad) }
+        }
     }
 
     @Test("a 200-digit token is the longest accepted")
     func longestToken() throws {
-        #expect(try DeviceToken(String(repeating: "ab", count: 100)).hex.count == 200)
+        #expect(try DeviceToken(String(repeating: "ab", count: 100)).value.count == 200)
     }
 
     @Test("tokens log redacted: first 6 and last 4 digits")
@@ -34,7 +62,7 @@ struct ValidationTests {
         let token = try DeviceToken("0123456789abcdef0123456789abcdef")
         #expect(token.redacted == "012345…cdef")
         #expect("\(token)" == "012345…cdef")
-        #expect(!"\(token)".contains(token.hex))
+        #expect(!"\(token)".contains(token.value))
     }
 
     @Test(

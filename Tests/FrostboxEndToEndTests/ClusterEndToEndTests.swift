@@ -109,7 +109,7 @@ struct ClusterEndToEndTests {
             let planned = Set(rows.map { $0[1].uppercased() })
             #expect(planned.count == rows.count, "each alert has its own apns-id")
             let deliveries = await apns.deliveries()
-            let byID = Dictionary(grouping: deliveries, by: { $0.apnsID.uppercased() })
+            let byID = Dictionary(grouping: deliveries, by: { $0.messageID.uppercased() })
             #expect(Set(byID.keys) == planned, "delivered exactly the planned alerts")
             var resent = 0
             for (_, sends) in byID where sends.count > 1 {

@@ -26,7 +26,7 @@ struct NotifierEndToEndTests {
     /// A 64-digit token; the mock APNs picks its faults by the first digits.
     static func token(_ prefix: String, _ n: Int = 1) -> DeviceToken {
         let tail = String(n, radix: 16)
-        return DeviceToken(trustedHex: prefix + String(repeating: "0", count: 64 - prefix.count - tail.count) + tail)
+        return DeviceToken(trusted: prefix + String(repeating: "0", count: 64 - prefix.count - tail.count) + tail)
     }
 
     static let bundleID = "com.example.frost"
@@ -108,7 +108,7 @@ struct NotifierEndToEndTests {
 
         /// Accepted pushes by token.
         func delivered() async -> [DeviceToken: [MockAPNsDelivery]] {
-            Dictionary(grouping: await mock.deliveries(), by: { DeviceToken(trustedHex: $0.token.lowercased()) })
+            Dictionary(grouping: await mock.deliveries(), by: { DeviceToken(trusted: $0.token.lowercased()) })
         }
     }
 
@@ -182,8 +182,9 @@ struct NotifierEndToEndTests {
     }
 
     func body(of delivery: MockAPNsDelivery) -> String {
-        let payload = try? JSONDecoder().decode(PushPayload.self, from: Data(delivery.payload.utf8))
-        return payload?.aps.alert?.body ?? ""
+        let payload = try? JSONSerialization.jsonObject(with: Data(delivery.payload.utf8)) as? [String: Any]
+        let alert = (payload?["aps"] as? [String: Any])?["alert"] as? [String: Any]
+        return alert?["body"] as? String ?? ""
     }
 
     @Test("kill -9 between the outbox write and delivery: the restarted process sends every planned alert once, with its original apns-id")
@@ -222,8 +223,8 @@ struct NotifierEndToEndTests {
                     // Every delivery carried the apns-id and collapse-id planned before the kill.
                     let planned = Dictionary(uniqueKeysWithValues: queued.map { ($0.token, $0.notification) })
                     for delivery in await apns.mock.deliveries() {
-                        let original = planned[DeviceToken(trustedHex: delivery.token.lowercased())]
-                        #expect(delivery.apnsID.lowercased() == original?.apnsID.lowercased())
+                        let original = planned[DeviceToken(trusted: delivery.token.lowercased())]
+                        #expect(delivery.messageID.lowercased() == original?.messageID.lowercased())
                         #expect(delivery.collapseID == original?.collapseID)
                     }
                     // Nothing is sent again by a later run.
@@ -251,7 +252,11 @@ final class FileSnapshotPushSender: PushSender {
 
     var copied: Bool { done.withLock { $0 } }
 
-    func send(_ notification: PushNotification) async -> PushOutcome {
+    func send(_ batch: [PushNotification]) -> PushOutcomes {
+        PushOutcomes.concurrently(batch) { _ in self.snapshotOnce() }
+    }
+
+    private func snapshotOnce() -> PushOutcome {
         let first = done.withLock { done -> Bool in
             defer { done = true }
             return !done

@@ -98,7 +98,7 @@ struct NotifyKillTests {
             #expect(planned.count == (Self.devices * 2 - Self.sharedBoxDevices) * events.perBox, "one alert per device and event")
             #expect(Set(planned.values).count == planned.count, "each alert has its own apns-id")
             let deliveries = await apns.deliveries()
-            let byID = Dictionary(grouping: deliveries, by: { $0.apnsID.uppercased() })
+            let byID = Dictionary(grouping: deliveries, by: { $0.messageID.uppercased() })
             #expect(Set(byID.keys) == Set(planned.values.map { $0.uppercased() }), "delivered exactly the planned alerts")
             // Sent again after a kill: the same request (payload, collapse-id, expiration, token).
             var resent = 0
@@ -129,7 +129,7 @@ struct NotifyKillTests {
         let now = Int64(Date().timeIntervalSince1970)
         for device in 0..<devices {
             let tail = String(device, radix: 16)
-            let token = DeviceToken(trustedHex: "ab" + String(repeating: "0", count: 62 - tail.count) + tail)
+            let token = DeviceToken(trusted: "ab" + String(repeating: "0", count: 62 - tail.count) + tail)
             let first = device % boxes
             let second = device < sharedBoxDevices ? first : (device * 7 + 3) % boxes == first ? (first + 1) % boxes : (device * 7 + 3) % boxes
             for (index, box) in [first, second].enumerated() {

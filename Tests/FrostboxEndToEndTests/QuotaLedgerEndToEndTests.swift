@@ -18,7 +18,7 @@ struct QuotaLedgerEndToEndTests {
         let components = try FrostboxApplication.Components(config: config, logger: quiet)
         for i in 0..<300 {
             let tail = String(i, radix: 16)
-            let token = DeviceToken(trustedHex: "e7" + String(repeating: "0", count: 62 - tail.count) + tail)
+            let token = DeviceToken(trusted: "e7" + String(repeating: "0", count: 62 - tail.count) + tail)
             let place = try Coordinate(latitude: 60.025 + Double(i / 20) * 0.05, longitude: 20.025 + Double(i % 20) * 0.05)
             _ = try await components.subscriptions.subscribe(token, to: NewSubscription(coordinate: place, name: try PlaceName("Place \(i)")), at: now - 86_400)
         }

@@ -45,7 +45,7 @@ public enum Fixtures {
 
     public static func token(_ n: Int) -> DeviceToken {
         let hex = String(n, radix: 16)
-        return DeviceToken(trustedHex: String(repeating: "0", count: 32 - hex.count) + hex)
+        return DeviceToken(trusted: String(repeating: "0", count: 32 - hex.count) + hex)
     }
 
     public static func place(

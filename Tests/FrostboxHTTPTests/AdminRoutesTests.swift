@@ -143,7 +143,7 @@ struct AdminRoutesTests {
             #expect(ok.status == .ok)
             #expect(ok.json["outcome"] as? String == "delivered")
             #expect(ok.json["token"] as? String == "012345…cdef")
-            let gone = try await client.send(.post, "/admin/push-test", json: #"{"token": "\#(dead.hex)"}"#, headers: bearer(Self.secret))
+            let gone = try await client.send(.post, "/admin/push-test", json: #"{"token": "\#(dead.value)"}"#, headers: bearer(Self.secret))
             #expect(gone.json["outcome"] as? String == "invalid-token")
             #expect(gone.json["reason"] as? String == "Unregistered")
             for bad in [
@@ -156,10 +156,10 @@ struct AdminRoutesTests {
         }
         let sent = sender.sent
         #expect(sent.count == 2)
-        #expect(sent.first?.topic == "fi.example.frost")
+        #expect(sent.first?.app == "fi.example.frost")
         #expect(sent.first?.environment == .sandbox)
-        #expect(sent.first?.payload.aps.alert?.title == "Hi")
-        #expect(sent.first.map { UUID(uuidString: $0.apnsID) != nil } == true)
+        #expect(sent.first?.content.title == "Hi")
+        #expect(sent.first.map { UUID(uuidString: $0.messageID) != nil } == true)
     }
 
     @Test("push-test without a configured sender answers 503")

@@ -32,7 +32,7 @@ struct DeviceReadTests {
             #expect(read.json["environment"] as? String == "sandbox")
             #expect(read.json["locale"] as? String == "fi-FI")
             #expect(String(buffer: read.body) == String(buffer: put.body))
-            let bad = try await client.send(.get, "/v1/devices/abc")
+            let bad = try await client.send(.get, "/v1/devices/a%2Fbc")
             #expect(bad.status == .badRequest)
             #expect(try await client.send(.delete, "/v1/devices/\(Self.token)").status == .noContent)
             #expect(try await client.send(.get, "/v1/devices/\(Self.token)").status == .notFound)

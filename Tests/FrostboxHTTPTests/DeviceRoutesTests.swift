@@ -199,7 +199,15 @@ struct DeviceRoutesTests {
                 (.post, "/v1/devices/\(Self.token)/subscriptions", #"{"latitude": 1, "name": "x"}"#, "missing_field"),
                 (.delete, "/v1/devices/\(Self.token)/subscriptions/abc", nil, "invalid_field"),
                 (.delete, "/v1/devices/\(Self.token)/subscriptions/-3", nil, "invalid_field"),
-                (.get, "/v1/devices/zz/subscriptions", nil, "invalid_token"),
+                (.get, "/v1/devices/z%20z/subscriptions", nil, "invalid_token"),
+                (.put, "/v1/devices/fcm:token_1", nil, "invalid_token"),
+                (.put, "/v1/devices/fcm:token_1", #"{"platform": "windows"}"#, "invalid_field"),
+                (.put, "/v1/devices/fcm%20token", #"{"platform": "android"}"#, "invalid_token"),
+                (.put, "/v1/devices/fcm:token_1", #"{"platform": "android", "environment": "sandbox"}"#, "invalid_field"),
+                (.put, "/v1/devices/fcm:token_1", #"{"platform": "android", "app": "a.b", "topic": "c.d"}"#, "invalid_field"),
+                (.put, "/v1/devices/fcm:token_1", #"{"platform": "android", "app": "bad app"}"#, "invalid_field"),
+                (.post, "/register", #"{"token": "fcm:token_1"}"#, "invalid_token"),
+                (.post, "/register", #"{"token": "fcm token", "platform": "android"}"#, "invalid_token"),
             ]
             for (method, uri, body, code) in cases {
                 let response = try await client.send(method, uri, json: body)

@@ -78,16 +78,16 @@ struct MetricsTests {
         let dead = try DeviceToken("ffeeddccbbaa99887766554433221100")
         base.script(dead, [.invalidToken(reason: "Unregistered", unregisteredAtMilliseconds: nil)])
         let sender = MeteredPushSender(base, report: report, metrics: telemetry.factory, openConnections: { 3 })
-        let frost = PushPayload(aps: APSPayload(), frost: .init(box: "60.20#25.00", night: "2026-11-21", level: "freeze", minimumC: -2))
-        let first = PushNotification(token: try DeviceToken(Self.token), apnsID: UUID().uuidString, payload: frost)
+        let frost = AlertContent(frost: FrostData(box: "60.20#25.00", night: "2026-11-21", level: "freeze", minimumC: -2))
+        let first = PushNotification(token: try DeviceToken(Self.token), messageID: UUID().uuidString, content: frost)
         _ = await sender.send(first)
         // The same apns-id again: resends are counted by the notifier from the outbox entry's
         // attempts, not guessed here.
         _ = await sender.send(first)
-        _ = await sender.send(PushNotification(token: dead, apnsID: UUID().uuidString, payload: frost))
+        _ = await sender.send(PushNotification(token: dead, messageID: UUID().uuidString, content: frost))
         let text = String(decoding: telemetry.render(), as: UTF8.self)
-        #expect(text.contains(#"frostbox_push_total{outcome="delivered"} 2"#))
-        #expect(text.contains(#"frostbox_push_total{outcome="invalid-token"} 1"#))
+        #expect(text.contains(#"frostbox_push_total{outcome="delivered",platform="ios"} 2"#))
+        #expect(text.contains(#"frostbox_push_total{outcome="invalid-token",platform="ios"} 1"#))
         #expect(!text.contains("frostbox_push_resends_total 1"))
         // Alerts by level and class are the notifier's to count (it knows the outbox entry).
         #expect(!text.contains("frostbox_alerts_delivered_total"))
@@ -95,6 +95,7 @@ struct MetricsTests {
         #expect(text.contains(#"frostbox_apns_streams_in_flight 0"#))
         #expect(text.contains(#"frostbox_apns_connections 3"#))
         let totals = report.snapshot()
+        #expect(totals.outcomesByPlatform == ["ios": ["delivered": 2, "invalid-token": 1]])
         #expect(totals.sent == 3)
         #expect(totals.confirmed == 2)
         #expect(totals.failed == 1)
@@ -102,13 +103,30 @@ struct MetricsTests {
         #expect(totals.inFlight == 0)
     }
 
+    @Test("a mixed batch is counted by platform: the push counter's platform label and the report's outcomes by platform")
+    func byPlatform() async throws {
+        let telemetry = FrostboxTelemetry()
+        let report = OperationsReport()
+        let sender = MeteredPushSender(RecordingPushSender(), report: report, metrics: telemetry.factory)
+        let pushes = [
+            PushNotification(token: try DeviceToken(Self.token), messageID: UUID().uuidString, content: AlertContent()),
+            PushNotification(token: DeviceToken(trusted: "fcm:one"), platform: .android, messageID: UUID().uuidString, content: AlertContent()),
+            PushNotification(token: DeviceToken(trusted: "fcm:two"), platform: .android, messageID: UUID().uuidString, content: AlertContent()),
+        ]
+        let outcomes = await sender.send(pushes).collect(into: 0) { count, _, _ in count += 1 }
+        #expect(outcomes == 3)
+        #expect(report.snapshot().outcomesByPlatform == ["ios": ["delivered": 1], "android": ["delivered": 2]])
+        let text = String(decoding: telemetry.render(), as: UTF8.self)
+        #expect(text.contains(#"frostbox_push_total{outcome="delivered",platform="android"} 2"#))
+        #expect(text.contains(#"frostbox_push_total{outcome="delivered",platform="ios"} 1"#))
+    }
+
     @Test("with the transport's count, the streams-in-flight gauge shows the HTTP/2 streams awaiting an answer")
     func streamsInFlightFromTransport() async throws {
         let telemetry = FrostboxTelemetry()
         let sender = MeteredPushSender(
             RecordingPushSender(), report: OperationsReport(), metrics: telemetry.factory, openConnections: { 2 }, streamsInFlight: { 57 })
-        let frost = PushPayload(aps: APSPayload())
-        _ = await sender.send(PushNotification(token: try DeviceToken(Self.token), apnsID: UUID().uuidString, payload: frost))
+        _ = await sender.send(PushNotification(token: try DeviceToken(Self.token), messageID: UUID().uuidString, content: AlertContent()))
         let text = String(decoding: telemetry.render(), as: UTF8.self)
         #expect(text.contains("frostbox_apns_streams_in_flight 57"))
         #expect(text.contains("frostbox_apns_connections 2"))
@@ -146,9 +164,9 @@ struct MetricsTests {
         let logs = RecordingLogHandler.Store()
         let report = OperationsReport()
         report.pushStarted()
-        report.pushFinished(.delivered(apnsID: "x"), after: .milliseconds(40))
+        report.pushFinished(.delivered(messageID: "x"), after: .milliseconds(40))
         report.pushStarted()
-        report.pushFinished(.delivered(apnsID: "y"), after: .milliseconds(20))
+        report.pushFinished(.delivered(messageID: "y"), after: .milliseconds(20))
         report.pushStarted()
         report.pushFinished(.temporaryFailure(reason: "503"), after: .milliseconds(5))
         report.resent(2)

@@ -31,11 +31,12 @@ struct OperationsHarness {
         api = FrostboxApplication.makeAPI(components)
     }
 
-    /// Runs `body` against the router (no socket).
-    func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = Application(router: api.makeRouter(), logger: logs.logger(label: "frostbox.http"))
+    /// Runs `body` against the router (no socket), or `.live` over loopback (a real peer address).
+    func test(_ mode: TestingSetup = .router, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(
+            router: api.makeRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logs.logger(label: "frostbox.http"))
         defer { try? FileManager.default.removeItem(at: directory) }
-        try await app.test(.router, body)
+        try await app.test(mode, body)
     }
 
     /// The metrics page as text.

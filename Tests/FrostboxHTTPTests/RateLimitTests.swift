@@ -123,11 +123,13 @@ struct RateLimitRouteTests {
         #expect(harness.metricsText.contains(#"frostbox_http_requests_total{route="/v1/devices/{token}/subscriptions",method="POST",status="429"} 20"#))
     }
 
-    @Test("X-Forwarded-For picks the bucket only when the proxy is trusted")
+    @Test("X-Forwarded-For picks the bucket only when the peer is a trusted proxy")
     func forwardedFor() async throws {
         for trusted in [false, true] {
-            let harness = try OperationsHarness { $0.rateLimit = RateLimitSettings(burst: 1, refillPerSecond: 0.01, trustForwardedFor: trusted) }
-            try await harness.test { client in
+            // Over loopback: the peer is 127.0.0.1, a trusted proxy in the second round.
+            let proxies = trusted ? TrustedProxies([IPNetwork("127.0.0.0/8")!]) : TrustedProxies()
+            let harness = try OperationsHarness { $0.rateLimit = RateLimitSettings(burst: 1, refillPerSecond: 0.01, trustedProxies: proxies) }
+            try await harness.test(.live) { client in
                 var statuses: [HTTPResponse.Status] = []
                 for i in 0..<3 {
                     var headers = HTTPFields()

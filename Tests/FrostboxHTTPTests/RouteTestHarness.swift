@@ -35,15 +35,21 @@ struct RouteTestHarness {
         api = FrostboxApplication.makeAPI(components)
     }
 
-    private init(store: InMemorySubscriptionStore, places: InMemoryPlaceIndex, now: @escaping @Sendable () -> Int64) {
+    private init(
+        store: InMemorySubscriptionStore, places: InMemoryPlaceIndex, now: @escaping @Sendable () -> Int64, newPlaces: NewPlaceLimit?
+    ) {
         backing = .inMemory(store, places)
-        api = FrostboxAPI(groups: FrostboxApplication.publicRoutes(subscriptions: store, places: places, clock: now, ready: { true }))
+        api = FrostboxAPI(
+            groups: FrostboxApplication.publicRoutes(subscriptions: store, places: places, clock: now, ready: { true }, newPlaces: newPlaces))
     }
 
     /// The public routes over in-memory doubles (subscription limit 5, as `init()`).
-    static func inMemory(places: [Place] = [], now: @escaping @Sendable () -> Int64 = { 1_700_000_000 }) -> RouteTestHarness {
+    static func inMemory(
+        places: [Place] = [], now: @escaping @Sendable () -> Int64 = { 1_700_000_000 }, newPlaces: NewPlaceLimit? = nil
+    ) -> RouteTestHarness {
         RouteTestHarness(
-            store: InMemorySubscriptionStore(maximumSubscriptionsPerDevice: 5), places: InMemoryPlaceIndex(places), now: now)
+            store: InMemorySubscriptionStore(maximumSubscriptionsPerDevice: 5), places: InMemoryPlaceIndex(places), now: now,
+            newPlaces: newPlaces)
     }
 
     /// Which harness a test parameterized over both wants.

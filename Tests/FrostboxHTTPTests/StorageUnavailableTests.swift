@@ -21,7 +21,7 @@ struct StorageUnavailableTests {
     func readOnlyWrites() async throws {
         let logs = RecordingLogHandler.Store()
         let store = ReadOnlyStore()
-        try await store.base.register(DeviceRegistration(token: DeviceToken(trustedHex: Self.token)), at: 1)
+        try await store.base.register(DeviceRegistration(token: DeviceToken(trusted: Self.token)), at: 1)
         let api = FrostboxAPI(
             groups: FrostboxApplication.publicRoutes(
                 subscriptions: store, places: InMemoryPlaceIndex([]), clock: { 1_700_000_000 }, ready: { true }))
@@ -88,5 +88,6 @@ struct ReadOnlyStore: SubscriptionStore {
     func unsubscribe(_ token: DeviceToken, at coordinate: Coordinate, named name: PlaceName) async throws -> Int { throw Self.refused }
     func unsubscribe(_ token: DeviceToken, id: Int64) async throws -> Bool { throw Self.refused }
     func subscriptions(of token: DeviceToken) async throws -> [Subscription] { try await base.subscriptions(of: token) }
+    func hasSubscriptions(in box: GeoBox) async throws -> Bool { try await base.hasSubscriptions(in: box) }
     func deleteDevice(_ token: DeviceToken) async throws -> Bool { throw Self.refused }
 }

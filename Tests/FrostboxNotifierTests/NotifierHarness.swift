@@ -68,7 +68,11 @@ final class CrashingPushSender: PushSender {
 
     var snapshot: InMemoryNotifierStore? { state.withLock { $0.snapshot } }
 
-    func send(_ notification: PushNotification) async -> PushOutcome {
+    func send(_ batch: [PushNotification]) -> PushOutcomes {
+        PushOutcomes.concurrently(batch) { await self.sendOne($0) }
+    }
+
+    private func sendOne(_ notification: PushNotification) async -> PushOutcome {
         let n = state.withLock { state -> Int in
             state.sends += 1
             return state.sends

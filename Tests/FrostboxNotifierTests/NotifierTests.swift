@@ -55,11 +55,11 @@ struct NotifierTests {
         #expect(summary.alertsFailed == 0)
         let sent = Dictionary(uniqueKeysWithValues: h.push.sent.map { ($0.token, $0) })
         #expect(sent.count == 2)
-        #expect(sent[alice]?.payload.aps.alert?.body == "Frost tonight at Home, Garden: low −2 °C around 05:00")
-        #expect(sent[bob]?.payload.aps.alert?.body == "Frost tonight at Cabin: low 29 °F around 05:00")
+        #expect(sent[alice]?.content.body == "Frost tonight at Home, Garden: low −2 °C around 05:00")
+        #expect(sent[bob]?.content.body == "Frost tonight at Cabin: low 29 °F around 05:00")
         #expect(sent[carol] == nil)
         // Every outbox row delivered with the apns-id it was planned with.
-        #expect(h.store.outbox.allSatisfy { $0.status == .delivered && $0.deliveredAPNsID == $0.entry.notification.apnsID })
+        #expect(h.store.outbox.allSatisfy { $0.status == .delivered && $0.deliveredMessageID == $0.entry.notification.messageID })
 
         h.clock.advance(3600)
         let again = try await h.run()
@@ -87,7 +87,7 @@ struct NotifierTests {
         #expect(summary.alertsPlanned == 0)
         let sent = restarted.push.sent
         #expect(sent.count == 2)
-        #expect(Set(sent.map(\.apnsID)) == Set(queued.map(\.entry.notification.apnsID)))
+        #expect(Set(sent.map(\.messageID)) == Set(queued.map(\.entry.notification.messageID)))
         #expect(Set(sent.compactMap(\.collapseID)) == Set(queued.compactMap(\.entry.notification.collapseID)))
         #expect(sent == queued.map(\.entry.notification))
         _ = try await restarted.run()
@@ -105,19 +105,19 @@ struct NotifierTests {
         let disk = try #require(crashing.snapshot)
         // Outcomes are written in grouped commits while sending goes on: at the kill, the two
         // sent pushes may or may not have their delivery on disk yet.
-        let durable = Set(disk.outbox.filter { $0.status == .delivered }.map(\.entry.notification.apnsID))
-        #expect(durable.isSubset(of: Set(h.push.sent.map(\.apnsID))))
+        let durable = Set(disk.outbox.filter { $0.status == .delivered }.map(\.entry.notification.messageID))
+        #expect(durable.isSubset(of: Set(h.push.sent.map(\.messageID))))
         #expect(disk.outbox.count == 5)
 
         let restarted = Harness(store: disk, forecasts: h.forecasts)
         _ = try await restarted.run()
         let resent = restarted.push.sent
         #expect(resent.count == 5 - durable.count)
-        #expect(durable.isDisjoint(with: resent.map(\.apnsID)))
-        #expect(Set(resent.map(\.apnsID)).union(durable) == Set(disk.outbox.map(\.entry.notification.apnsID)))
+        #expect(durable.isDisjoint(with: resent.map(\.messageID)))
+        #expect(Set(resent.map(\.messageID)).union(durable) == Set(disk.outbox.map(\.entry.notification.messageID)))
         // A resend of a push sent before the kill is the same request.
         for push in resent {
-            if let before = h.push.sent.first(where: { $0.apnsID == push.apnsID }) { #expect(before == push) }
+            if let before = h.push.sent.first(where: { $0.messageID == push.messageID }) { #expect(before == push) }
         }
         #expect(restarted.store.outbox.allSatisfy { $0.status == .delivered })
     }
@@ -126,7 +126,7 @@ struct NotifierTests {
     func temporaryFailures() async throws {
         let h = Harness()
         scenario(h)
-        h.push.script(alice, [.temporaryFailure(reason: "503"), .delivered(apnsID: "x")])
+        h.push.script(alice, [.temporaryFailure(reason: "503"), .delivered(messageID: "x")])
         h.push.script(bob, Array(repeating: .temporaryFailure(reason: "503"), count: 3))
         let first = try await h.run()
         #expect(first.alertsDelivered == 1)
@@ -134,7 +134,7 @@ struct NotifierTests {
         #expect(h.sleeper.slept == [.seconds(2), .seconds(4)])
         let bobs = h.push.sent.filter { $0.token == bob }
         #expect(bobs.count == 3)
-        #expect(Set(bobs.map(\.apnsID)).count == 1)
+        #expect(Set(bobs.map(\.messageID)).count == 1)
         let row = try #require(h.store.outbox.first { $0.entry.token == bob })
         #expect(row.status == .pending)
         #expect(row.failure == .temporary)
@@ -146,7 +146,7 @@ struct NotifierTests {
         let second = try await h.run()
         #expect(second.alertsCarriedOver == 1)
         #expect(second.alertsDelivered == 1)
-        #expect(h.push.sent.last?.apnsID == bobs[0].apnsID)
+        #expect(h.push.sent.last?.messageID == bobs[0].messageID)
         #expect(h.store.outbox.allSatisfy { $0.status == .delivered })
         // Bob's entry carried over from the first run: a resend too.
         #expect(h.resends.value == 4)

@@ -60,7 +60,7 @@ struct PostgresDatabaseTests {
         #expect(applied == PostgresDatabase.migrationNames.sorted(), "each migration once")
         for database in databases { #expect(try await database.isMigrated()) }
         // Each instance writes; all see every write.
-        let token = DeviceToken(trustedHex: "0123456789abcdef0123456789abcdef")
+        let token = DeviceToken(trusted: "0123456789abcdef0123456789abcdef")
         for (index, database) in databases.enumerated() {
             _ = try await PostgresSubscriptionStore(database: database).register(DeviceRegistration(token: token), at: Int64(index))
         }

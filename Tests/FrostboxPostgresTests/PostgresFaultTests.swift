@@ -165,7 +165,7 @@ struct PostgresFaultTests {
     }
 
     static func token(_ index: Int) -> DeviceToken {
-        DeviceToken(trustedHex: String(format: "%032x", index))
+        DeviceToken(trusted: String(format: "%032x", index))
     }
 
     struct Overdue: Error, CustomStringConvertible {

@@ -21,7 +21,7 @@ struct SharedRunTests {
         let subscriptions = PostgresSubscriptionStore(database: database)
         for index in 0..<boxes {
             let tail = String(index, radix: 16)
-            let token = DeviceToken(trustedHex: "ee" + String(repeating: "0", count: 30 - tail.count) + tail)
+            let token = DeviceToken(trusted: "ee" + String(repeating: "0", count: 30 - tail.count) + tail)
             let place = try Coordinate(latitude: 60.002 + Double(index) * 0.05, longitude: 24.002)
             _ = try await subscriptions.subscribe(token, to: NewSubscription(coordinate: place, name: try PlaceName("P\(index)")), at: now)
         }
@@ -85,11 +85,11 @@ struct SharedRunTests {
         #expect(try await b.claimBoxes(runID: run, limit: 10, at: Self.now + Self.lease + 1).count == 1, "only the box a does not hold")
         _ = claimed
         // An entry written by a is claimed by a until its lease runs out.
-        let token = try #require(try await subscriptions.subscriptions(of: DeviceToken(trustedHex: "ee000000000000000000000000000000")).first?.token)
+        let token = try #require(try await subscriptions.subscriptions(of: DeviceToken(trusted: "ee000000000000000000000000000000")).first?.token)
         let event = FrostEvent(box: try Coordinate(latitude: 60.002, longitude: 24.002).box, night: LocalDate(year: 2026, month: 11, day: 24), level: .freeze)
         let entry = OutboxEntry(
             event: event, kind: .frost,
-            notification: PushNotification(token: token, apnsID: event.apnsID(for: token), payload: PushPayload(aps: APSPayload())),
+            notification: PushNotification(token: token, messageID: event.messageID(for: token), content: AlertContent()),
             createdAt: Self.now)
         #expect(try await a.enqueue([entry], runID: run).count == 1)
         #expect(try await a.claimPendingOutbox(runID: run, limit: 10, at: Self.now + 1).isEmpty, "a's own entry is not handed out again")
@@ -99,7 +99,7 @@ struct SharedRunTests {
         try await b.renewLeases(runID: run, at: Self.now + 2 * Self.lease)
         #expect(try await b.remainingWork(runID: run, at: Self.now + 2 * Self.lease).claimedEntries == 0)
         let taken = try await b.claimPendingOutbox(runID: run, limit: 10, at: Self.now + 2 * Self.lease)
-        #expect(taken.map(\.notification.apnsID) == [entry.notification.apnsID])
+        #expect(taken.map(\.notification.messageID) == [entry.notification.messageID])
         #expect(try await a.claimPendingOutbox(runID: run, limit: 10, at: Self.now + 2 * Self.lease + 1).isEmpty, "b holds it now")
         // In the next run, what is still pending is anybody's.
         #expect(try await a.claimPendingOutbox(runID: run + 1, limit: 10, at: Self.now + 2 * Self.lease + 2).count == 1)

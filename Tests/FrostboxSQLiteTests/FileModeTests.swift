@@ -22,7 +22,7 @@ struct FileModeTests {
         let places = try PlacesDatabase(path: placesPath)
         // A write, so that the write-ahead log and its index exist.
         let store = GRDBSubscriptionStore(database: database)
-        _ = try await store.register(DeviceRegistration(token: DeviceToken(trustedHex: String(repeating: "ab", count: 16))), at: 1)
+        _ = try await store.register(DeviceRegistration(token: DeviceToken(trusted: String(repeating: "ab", count: 16))), at: 1)
         for path in [devicePath, devicePath + "-wal", devicePath + "-shm", placesPath] {
             #expect(try Self.mode(path) == 0o600, "\(path)")
         }

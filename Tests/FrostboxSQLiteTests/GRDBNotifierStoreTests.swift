@@ -11,8 +11,8 @@ struct GRDBNotifierStoreTests {
     let database: FrostboxDatabase
     let store: GRDBNotifierStore
     let subscriptions: GRDBSubscriptionStore
-    let alice = DeviceToken(trustedHex: "a11ce000000000000000000000000001")
-    let bob = DeviceToken(trustedHex: "b0b00000000000000000000000000002")
+    let alice = DeviceToken(trusted: "a11ce000000000000000000000000001")
+    let bob = DeviceToken(trusted: "b0b00000000000000000000000000002")
     let home = try! Coordinate(latitude: 60.17, longitude: 24.94)
     let away = try! Coordinate(latitude: 61.5, longitude: 23.75)
 
@@ -33,18 +33,18 @@ struct GRDBNotifierStoreTests {
 
     func entry(
         _ token: DeviceToken, night: LocalDate = LocalDate(year: 2026, month: 5, day: 12), level: FrostLevel = .freeze, kind: AlertKind = .frost,
-        apnsID: String = UUID().uuidString, expiration: Int64 = 10_000
+        messageID: String = UUID().uuidString, expiration: Int64 = 10_000
     ) -> OutboxEntry {
         let alert = PlannedAlert(
-            token: token, topic: "fi.example.app", environment: .sandbox,
+            token: token, app: "fi.example.app", environment: .sandbox,
             event: FrostEvent(box: home.box, night: night, level: level), kind: kind, places: ["Home", "Garden"], unit: .celsius,
             minimumC: -1.6, coldestAt: LocalDateTime(date: night.next, hour: 5), windowEnd: expiration, relativeNight: .tonight)
-        return OutboxEntry(event: alert.event, kind: kind, notification: alert.notification(apnsID: apnsID), createdAt: 1_000)
+        return OutboxEntry(event: alert.event, kind: kind, notification: alert.notification(messageID: messageID), createdAt: 1_000)
     }
 
     @Test("places by box carry the subscription's name, unit, settings and the device's topic and environment")
     func placesByBox() async throws {
-        try await subscriptions.register(DeviceRegistration(token: alice, topic: "fi.example.app", environment: .sandbox), at: 50)
+        try await subscriptions.register(DeviceRegistration(token: alice, app: "fi.example.app", environment: .sandbox), at: 50)
         try await subscribe(alice, home, "Home", unit: .fahrenheit, settings: AlertSettings(rule: "legacy", freezeC: -1, allClear: true))
         try await subscribe(alice, home, "Garden")
         try await subscribe(bob, away, "Cabin")
@@ -53,7 +53,7 @@ struct GRDBNotifierStoreTests {
         #expect(homes.map(\.name) == ["Home", "Garden"])
         #expect(homes[0].unit == .fahrenheit)
         #expect(homes[0].settings == AlertSettings(rule: "legacy", freezeC: -1, allClear: true))
-        #expect(homes[0].topic == "fi.example.app")
+        #expect(homes[0].app == "fi.example.app")
         #expect(homes[0].environment == .sandbox)
         #expect(places[away.box]?.map(\.token) == [bob])
         #expect(try await store.places(in: []).isEmpty)
@@ -90,7 +90,7 @@ struct GRDBNotifierStoreTests {
         try await subscribe(bob, home, "Cabin")
         let planned = [alice, bob].map { token in
             var planned = entry(token)
-            planned.notification.apnsID = planned.event.apnsID(for: token)
+            planned.notification.messageID = planned.event.messageID(for: token)
             return planned
         }
         let stored = try await store.enqueue(planned, runID: nil)
@@ -108,11 +108,11 @@ struct GRDBNotifierStoreTests {
     }
 
     @Test("an apns-id other than the derived one is kept with its row")
-    func otherAPNsIDKept() async throws {
+    func otherMessageIDKept() async throws {
         try await subscribe(alice, home, "Home")
-        let planned = entry(alice, apnsID: "00000000-0000-4000-8000-0000000000AB")
+        let planned = entry(alice, messageID: "00000000-0000-4000-8000-0000000000AB")
         _ = try await store.enqueue([planned], runID: nil)
-        #expect(try await store.pendingOutbox(after: 0, through: nil, limit: 1).first?.notification.apnsID == "00000000-0000-4000-8000-0000000000AB")
+        #expect(try await store.pendingOutbox(after: 0, through: nil, limit: 1).first?.notification.messageID == "00000000-0000-4000-8000-0000000000AB")
     }
 
     @Test("outcome columns: delivered stores time and apns-id; a failure keeps its class and reason")
@@ -121,7 +121,7 @@ struct GRDBNotifierStoreTests {
         try await subscribe(bob, home, "Cabin")
         let stored = try await store.enqueue([entry(alice), entry(bob), entry(alice, level: .hardFreeze)], runID: nil)
         try await store.record([
-            (stored[0].id, .delivered(at: 2_000, apnsID: stored[0].notification.apnsID)),
+            (stored[0].id, .delivered(at: 2_000, messageID: stored[0].notification.messageID)),
             (stored[1].id, .failed(.temporary, reason: "503 ServiceUnavailable", at: 2_001)),
             (stored[2].id, .failed(.permanent, reason: "400 PayloadEmpty", at: 2_002)),
         ])
@@ -131,7 +131,7 @@ struct GRDBNotifierStoreTests {
         }
         #expect(rows[0]["status"] == "delivered")
         #expect(rows[0]["delivered_at"] == 2_000)
-        #expect(rows[0]["delivered_apns_id"] == stored[0].notification.apnsID)
+        #expect(rows[0]["delivered_apns_id"] == stored[0].notification.messageID)
         #expect(rows[1]["status"] == "pending")
         #expect(rows[1]["failure_reason"] == "503 ServiceUnavailable")
         #expect(rows[1]["last_attempt_at"] == 2_001)
@@ -144,7 +144,7 @@ struct GRDBNotifierStoreTests {
     func purgeTables() async throws {
         try await subscribe(alice, home, "Home")
         let stored = try await store.enqueue([entry(alice, expiration: 1_000)], runID: nil)
-        try await store.record(.delivered(at: 900, apnsID: "x"), for: stored[0].id)
+        try await store.record(.delivered(at: 900, messageID: "x"), for: stored[0].id)
         try await store.recordFetches(succeeded: [home.box, away.box], failed: [:], at: 900)
         try await store.purge(before: 2_000)
         let left = try await database.pool.read { db in
@@ -162,28 +162,25 @@ struct OutboxPayloadJSONTests {
         let directory = try TemporaryDirectory()
         let database = try FrostboxDatabase(path: directory.databasePath)
         let store = GRDBNotifierStore(database: database)
-        let token = DeviceToken(trustedHex: "c0ffee00000000000000000000000003")
+        let token = DeviceToken(trusted: "c0ffee00000000000000000000000003")
         _ = try await GRDBSubscriptionStore(database: database).register(DeviceRegistration(token: token), at: 1)
-        let payload = PushPayload(
-            aps: APSPayload(
-                alert: .init(
-                    title: "Frost \"warning\"", body: "Home\\Garden\n\t\u{1}: low −2 °C ✓", titleLocKey: "FROST_TITLE_FREEZE", locKey: "FROST_FREEZE_TONIGHT",
-                    locArgs: ["a", "", "ä\"b"]),
-                sound: "default", threadID: "frost-box-1#2", interruptionLevel: "time-sensitive", contentAvailable: 1),
-            frost: .init(box: "60.15#24.95", night: "2026-05-12", level: "freeze", minimumC: -1.6000000000000001))
-        let notification = PushNotification(token: token, apnsID: UUID().uuidString, collapseID: "c", expiration: 9, payload: payload)
+        let content = AlertContent(
+            title: "Frost \"warning\"", body: "Home\\Garden\n\t\u{1}: low −2 °C ✓", titleLocKey: "FROST_TITLE_FREEZE", bodyLocKey: "FROST_FREEZE_TONIGHT",
+            bodyLocArgs: ["a", "", "ä\"b"], sound: "default", group: "frost-box-1#2", interruption: .timeSensitive,
+            frost: FrostData(box: "60.15#24.95", night: "2026-05-12", level: "freeze", minimumC: -1.6000000000000001))
+        let notification = PushNotification(token: token, messageID: UUID().uuidString, collapseID: "c", expiration: 9, content: content)
         let entry = OutboxEntry(
             event: FrostEvent(box: GeoBox(latitudeIndex: 1, longitudeIndex: 2), night: LocalDate(year: 2026, month: 5, day: 12), level: .freeze), kind: .frost,
             notification: notification, createdAt: 1)
         _ = try await store.enqueue([entry], runID: nil)
         let read = try #require(try await store.pendingOutbox(after: 0, through: nil, limit: 1).first)
         #expect(read.notification == notification)
-        let minimal = PushPayload(aps: APSPayload())
+        let minimal = AlertContent()
         var bare = entry
         bare.event.level = .hardFreeze
-        bare.notification.apnsID = UUID().uuidString
-        bare.notification.payload = minimal
+        bare.notification.messageID = UUID().uuidString
+        bare.notification.content = minimal
         _ = try await store.enqueue([bare], runID: nil)
-        #expect(try await store.pendingOutbox(after: read.id, through: nil, limit: 1).first?.notification.payload == minimal)
+        #expect(try await store.pendingOutbox(after: read.id, through: nil, limit: 1).first?.notification.content == minimal)
     }
 }

@@ -27,11 +27,11 @@ struct GRDBSubscriptionStoreTests {
     func registerIdempotent() async throws {
         let store = try open()
         #expect(try await store.register(DeviceRegistration(token: token), at: 100) == true)
-        #expect(try await store.register(DeviceRegistration(token: token, topic: "fi.example.app", environment: .sandbox, locale: "fi-FI"), at: 200) == false)
+        #expect(try await store.register(DeviceRegistration(token: token, app: "fi.example.app", environment: .sandbox, locale: "fi-FI"), at: 200) == false)
         let device = try #require(try await store.device(token))
         #expect(device.createdAt == 100)
         #expect(device.registeredAt == 200)
-        #expect(device.topic == "fi.example.app")
+        #expect(device.app == "fi.example.app")
         #expect(device.environment == .sandbox)
         #expect(device.locale == "fi-FI")
     }

@@ -60,9 +60,9 @@ struct OutboxMigrationTests {
         let pending = try await store.pendingOutbox(after: 0, through: nil, limit: 10)
         #expect(pending.map(\.id) == [41])
         let entry = try #require(pending.first)
-        #expect(entry.notification.apnsID == "11111111-2222-4333-8444-555555555555")
+        #expect(entry.notification.messageID == "11111111-2222-4333-8444-555555555555")
         #expect(entry.notification.collapseID == "frost-7")
-        #expect(entry.notification.topic == "fi.example.app")
+        #expect(entry.notification.app == "fi.example.app")
         #expect(entry.notification.environment == .sandbox)
         #expect(entry.notification.expiration == 5000)
         #expect(entry.attempts == 2)
@@ -91,12 +91,12 @@ struct OutboxMigrationTests {
         let alerted = try await store.alertedEvents(in: [box], now: 0)[box] ?? []
         #expect(alerted.count == 3)
         // New entries continue after the old ids.
-        _ = try await GRDBSubscriptionStore(database: database).register(DeviceRegistration(token: DeviceToken(trustedHex: Self.alice)), at: 2)
+        _ = try await GRDBSubscriptionStore(database: database).register(DeviceRegistration(token: DeviceToken(trusted: Self.alice)), at: 2)
         let event = FrostEvent(box: box, night: LocalDate(year: 2026, month: 5, day: 14), level: .freeze)
-        let token = DeviceToken(trustedHex: Self.alice)
+        let token = DeviceToken(trusted: Self.alice)
         let fresh = OutboxEntry(
             event: event, kind: .frost,
-            notification: PushNotification(token: token, apnsID: event.apnsID(for: token), payload: PushPayload(aps: APSPayload())),
+            notification: PushNotification(token: token, messageID: event.messageID(for: token), content: AlertContent()),
             createdAt: 200)
         #expect(try await store.enqueue([fresh], runID: nil).map(\.id) == [44])
     }

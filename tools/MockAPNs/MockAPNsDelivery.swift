@@ -1,6 +1,6 @@
 /// One push the double accepted (answered 200), as recorded in memory and as a JSON line.
 public struct MockAPNsDelivery: Sendable, Hashable, Codable {
-    public var apnsID: String
+    public var messageID: String
     public var token: String
     public var topic: String
     public var pushType: String
@@ -19,7 +19,7 @@ public struct MockAPNsDelivery: Sendable, Hashable, Codable {
     public var stream: Int
 
     enum CodingKeys: String, CodingKey {
-        case apnsID = "apns_id"
+        case messageID = "apns_id"
         case token, topic
         case pushType = "push_type"
         case priority, expiration

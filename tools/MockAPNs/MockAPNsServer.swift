@@ -307,7 +307,7 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
             context.channel.parent?.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
             return
         }
-        connection.state.requestReceived(apnsID: headers.first(name: "apns-id"))
+        connection.state.requestReceived(messageID: headers.first(name: "apns-id"))
         let auth = connection.authentication(parent: context.channel.parent)
         connection.requestsFinished += 1
         var answer: MockAPNsValidator.Answer
@@ -361,7 +361,7 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
             connection.state.rejected("ConnectionReset")
             context.channel.parent?.close(promise: nil)
         case .accept(let delivery):
-            let head = HPACKHeaders([(":status", "200"), ("apns-id", delivery.apnsID)])
+            let head = HPACKHeaders([(":status", "200"), ("apns-id", delivery.messageID)])
             let promise = context.eventLoop.makePromise(of: Void.self)
             let state = connection.state
             promise.futureResult.whenSuccess { state.delivered(delivery) }

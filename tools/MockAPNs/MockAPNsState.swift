@@ -41,10 +41,10 @@ final class MockAPNsState: Sendable {
         }
     }
 
-    func requestReceived(apnsID: String?) {
+    func requestReceived(messageID: String?) {
         records.withLock {
             $0.counters.requests += 1
-            if keepDeliveries, let apnsID { $0.counters.requestsByID[apnsID, default: 0] += 1 }
+            if keepDeliveries, let messageID { $0.counters.requestsByID[messageID, default: 0] += 1 }
         }
     }
 
@@ -66,9 +66,9 @@ final class MockAPNsState: Sendable {
         records.withLock { $0.counters.peakConcurrentStreams = max($0.counters.peakConcurrentStreams, count) }
     }
 
-    /// True the first time `apnsID` asks for the flaky fault.
-    func firstFlakyAttempt(_ apnsID: String) -> Bool {
-        records.withLock { $0.flakySeen.insert(apnsID).inserted }
+    /// True the first time `messageID` asks for the flaky fault.
+    func firstFlakyAttempt(_ messageID: String) -> Bool {
+        records.withLock { $0.flakySeen.insert(messageID).inserted }
     }
 
     /// A 200 answer was written: the push counts as delivered.

@@ -85,10 +85,10 @@ struct MockAPNsValidator: Sendable {
         }
         let collapseID = headers.first(name: "apns-collapse-id")
         if let collapseID, collapseID.utf8.count > 64 { return reject(400, "BadCollapseId") }
-        var apnsID = UUID().uuidString.lowercased()
+        var messageID = UUID().uuidString.lowercased()
         if let text = headers.first(name: "apns-id") {
             guard UUID(uuidString: text) != nil else { return reject(400, "BadMessageId") }
-            apnsID = text
+            messageID = text
         }
 
         // Payload.
@@ -110,10 +110,10 @@ struct MockAPNsValidator: Sendable {
         case .internalServerError: return reject(500, "InternalServerError")
         case .serviceUnavailable: return reject(503, "ServiceUnavailable")
         case .flaky:
-            if state.firstFlakyAttempt(apnsID) { return reject(503, "ServiceUnavailable") }
+            if state.firstFlakyAttempt(messageID) { return reject(503, "ServiceUnavailable") }
         case .connectionReset: return .reset
         case .streamReset:
-            if state.firstFlakyAttempt(apnsID) { return .resetStream }
+            if state.firstFlakyAttempt(messageID) { return .resetStream }
         case nil: break
         }
         if configuration.faultRate > 0, Double.random(in: 0..<1) < configuration.faultRate {
@@ -126,7 +126,7 @@ struct MockAPNsValidator: Sendable {
 
         return .accept(
             MockAPNsDelivery(
-                apnsID: apnsID, token: String(token).lowercased(), topic: topic, pushType: pushType, priority: priority,
+                messageID: messageID, token: String(token).lowercased(), topic: topic, pushType: pushType, priority: priority,
                 expiration: expiration, collapseID: collapseID, payload: String(decoding: payload, as: UTF8.self),
                 keyID: keyID, tokenIssuedAt: issuedAt, certificateAuth: auth.certificateTopics != nil,
                 connection: connection, stream: stream))

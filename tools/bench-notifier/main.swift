@@ -96,7 +96,7 @@ func generate(_ arguments: Arguments) async throws {
 
 /// Accepts every push at once: measures the notifier without a push transport.
 struct DiscardingPushSender: PushSender {
-    func send(_ notification: PushNotification) async -> PushOutcome { .delivered(apnsID: notification.apnsID) }
+    func send(_ batch: [PushNotification]) -> PushOutcomes { PushOutcomes(batch.map { .delivered(messageID: $0.messageID) }) }
 }
 
 func run(_ arguments: Arguments) async throws {

@@ -383,7 +383,11 @@
 
   function renderSummary(summary) {
     const counts = summary.counts;
-    $("#counts").textContent = `${number(counts.devices)} devices · ${number(counts.subscriptions)} subscriptions · ${number(counts.boxes)} boxes`;
+    const platforms = Object.entries(counts.devices_by_platform || {})
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([platform, count]) => `${number(count)} ${platform === "ios" ? "iOS" : platform === "android" ? "Android" : platform}`);
+    const byPlatform = platforms.length > 1 ? ` (${platforms.join(", ")})` : "";
+    $("#counts").textContent = `${number(counts.devices)} devices${byPlatform} · ${number(counts.subscriptions)} subscriptions · ${number(counts.boxes)} boxes`;
     $("#updated").textContent = `updated ${time(summary.generated_at)}`;
     renderRuns(summary.runs);
     renderQuota(summary.quota);
@@ -401,6 +405,11 @@
       ["In flight", number(apns.in_flight)],
       ["Mean time to confirm", `${apns.average_confirm_ms} ms`],
       ...Object.entries(apns.outcomes).sort().map(([k, v]) => [`Outcome ${k}`, number(v)]),
+      // With devices on both platforms, the outcomes of each (iOS through APNs, Android through FCM).
+      ...(Object.keys(apns.outcomes_by_platform || {}).length > 1
+        ? Object.entries(apns.outcomes_by_platform).sort().flatMap(([platform, outcomes]) =>
+            Object.entries(outcomes).sort().map(([k, v]) => [`${platform === "ios" ? "iOS" : platform === "android" ? "Android" : platform} ${k}`, number(v)]))
+        : []),
     ]);
     list($("#places"), [
       ["Places stored", number(summary.places.stored)],

@@ -1,14 +1,14 @@
 extension FrostEvent {
-    /// The `apns-id` of the alert of this event to `token`: a UUID (version 8, RFC 9562's
+    /// The message id (APNs `apns-id`, FCM `alert_id`) of the alert of this event to `token`: a UUID (version 8, RFC 9562's
     /// custom layout, upper-case canonical text) built from a 128-bit hash of the device,
     /// box, night and level. The same key gives the same id in every process and version, so
     /// a resend after a crash is the same request without the id being stored per row; two
     /// keys sharing an id would need a 128-bit collision. The value is pinned by a test: a
     /// change to this function would change the id of entries already queued.
-    public func apnsID(for token: DeviceToken) -> String {
+    public func messageID(for token: DeviceToken) -> String {
         // Two FNV-1a lanes with different bases over the same bytes give the 128 bits.
-        var hash = APNsIDHash(bases: (0xCBF2_9CE4_8422_2325, 0x84222325_CBF29CE4))
-        for byte in token.hex.utf8 { hash.add(byte) }
+        var hash = MessageIDHash(bases: (0xCBF2_9CE4_8422_2325, 0x84222325_CBF29CE4))
+        for byte in token.value.utf8 { hash.add(byte) }
         hash.add(UInt64(bitPattern: box.key))
         hash.add(UInt64(night.compactNumber))
         hash.add(UInt64(level.rawValue))
@@ -36,7 +36,7 @@ extension FrostEvent {
 
 /// FNV-1a over bytes in two lanes, each finished with SplitMix64's mixer: a fixed, portable
 /// 128-bit hash (unlike `Hasher`, which is seeded per process).
-private struct APNsIDHash {
+private struct MessageIDHash {
     var states: (UInt64, UInt64)
 
     init(bases: (UInt64, UInt64)) { states = bases }
