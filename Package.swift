@@ -234,6 +234,15 @@ let package = Package(
             ],
             path: "tools/bench-forecasts"
         ),
+        .executableTarget(
+            name: "bench-model-runs",
+            dependencies: [
+                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/bench-model-runs"
+        ),
         .target(
             name: "MockAPNs",
             // Plain SwiftNIO HTTP/2 rather than a web framework: the double must act at the
@@ -400,7 +409,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxNotifierTests",
             dependencies: [
-                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures",
+                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "FrostboxForecasting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -1,6 +1,7 @@
 import Foundation
 import FrostboxCore
 import FrostboxHTTP
+import FrostboxOpenMeteo
 import FrostboxPlaceImport
 import FrostboxPostgres
 import Logging
@@ -155,6 +156,29 @@ enum ConfigKeys {
         }
         if let concurrency = try r.int("forecast.concurrency", in: 1...64) { config.forecasts.maximumConcurrentRequests = concurrency }
         if let attempts = try r.int("forecast.attempts", in: 1...10) { config.forecasts.maximumAttempts = attempts }
+        try readModelRuns(&r, into: &config.forecasts)
+    }
+
+    /// Which models the forecasts come from, and how their runs decide when a box is fetched again.
+    static func readModelRuns(_ r: inout ConfigLoader.Reader, into forecasts: inout ForecastSettings) throws(ConfigurationError) {
+        if let raw = try r.string("forecast.models") {
+            let models = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard models.count == 1, models[0] == OpenMeteoModels.bestMatch || ModelWatchList.isModelName(models[0]) else {
+                throw r.fail("forecast.models", "must be best_match or one Open-Meteo model name such as icon_d2 (got \"\(raw)\")")
+            }
+            forecasts.model = models[0] == OpenMeteoModels.bestMatch ? nil : models[0]
+        }
+        if let raw = try r.string("forecast.watch_list") {
+            do {
+                forecasts.watchList = try ModelWatchList(parsing: raw)
+            } catch {
+                throw r.fail("forecast.watch_list", error.message)
+            }
+        }
+        if let runAware = try r.bool("forecast.run_aware") { forecasts.runAware = runAware }
+        if let delay = try r.duration("forecast.run_delay", in: .zero ... .seconds(7_200)) { forecasts.runDelaySeconds = delay.components.seconds }
+        if let age = try r.duration("forecast.max_age", in: .seconds(600) ... .seconds(7 * 86_400)) { forecasts.maximumAgeSeconds = age.components.seconds }
+        if let timeout = try r.duration("forecast.meta_timeout", in: .milliseconds(100) ... .seconds(60)) { forecasts.metaTimeoutSeconds = timeout.inSeconds }
     }
 
     static func readNotifier(_ r: inout ConfigLoader.Reader, into config: inout FrostboxSettings) throws(ConfigurationError) {

@@ -61,6 +61,15 @@ public enum DeviceDatabase: Sendable {
         }
     }
 
+    /// Where the models' latest runs are shared among instances: PostgreSQL's `model_run`;
+    /// nil on SQLite (one instance: its own memory serves).
+    public var modelRunBook: (any ModelRunBook)? {
+        switch self {
+        case .sqlite: nil
+        case .postgres(let database): PostgresModelRunBook(database: database)
+        }
+    }
+
     /// How many boxes have a cached forecast.
     public func cachedForecasts() async throws -> Int {
         switch self {

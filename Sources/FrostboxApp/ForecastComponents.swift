@@ -31,10 +31,17 @@ public struct ForecastComponents: Sendable {
             httpClient: { httpClient.client }, configuration: settings.clientConfiguration, clock: SystemForecastClock(), logger: logger)
         cache = database.forecastCache
         ledger = database.quotaLedger(budgets: settings.budgets)
+        var runAwareness: CachedForecastProvider.RunAwareness?
+        if settings.runAware {
+            let meta = OpenMeteoMetaClient(httpClient: { httpClient.client }, configuration: settings.clientConfiguration, logger: logger)
+            runAwareness = .init(
+                board: ModelRunBoard(source: meta, book: database.modelRunBook, logger: logger), models: settings.models,
+                freshness: settings.runFreshness)
+        }
         provider = CachedForecastProvider(
             fetcher: client, cache: cache, ledger: ledger, freshness: ForecastFreshness(ttlSeconds: settings.cacheTTLSeconds),
             settings: .init(maximumQuotaWaitSeconds: settings.maximumQuotaWaitSeconds, maximumConcurrentRequests: settings.maximumConcurrentRequests),
-            logger: logger)
+            runAwareness: runAwareness, logger: logger)
     }
 
     /// Shuts the HTTP client down; call once, on exit.

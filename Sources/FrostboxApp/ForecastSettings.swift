@@ -34,6 +34,18 @@ public struct ForecastSettings: Sendable, Hashable {
     public var maximumConcurrentRequests = 2
     /// Attempts per batch, the first included.
     public var maximumAttempts = 4
+    /// The model asked for; nil: Open-Meteo's `best_match` (`forecast.models`).
+    public var model: String?
+    /// Which models `best_match` may draw on where (`ModelWatchList` text, `forecast.watch_list`).
+    public var watchList = try! ModelWatchList(parsing: OpenMeteoModels.bestMatchWatchList)
+    /// Whether a cached forecast is fetched again only for a new model run (else by the TTL alone).
+    public var runAware = true
+    /// How long after a run's availability it is taken to be served everywhere, seconds.
+    public var runDelaySeconds: Int64 = 600
+    /// A forecast older than this is fetched again whatever the runs say, seconds.
+    public var maximumAgeSeconds: Int64 = 43_200
+    /// Deadline of one model metadata request, seconds.
+    public var metaTimeoutSeconds = 5.0
 
     public init() {}
 
@@ -42,6 +54,18 @@ public struct ForecastSettings: Sendable, Hashable {
         OpenMeteoSettings(
             baseURL: baseURL, apiKey: apiKey, forecastDays: forecastDays, batchSize: batchSize, requestTimeoutSeconds: requestTimeoutSeconds,
             connectTimeoutSeconds: connectTimeoutSeconds,
-            maximumBodyBytes: maximumBodyBytes, maximumAttempts: maximumAttempts, maximumRateLimitWaitSeconds: maximumQuotaWaitSeconds + 5)
+            maximumBodyBytes: maximumBodyBytes, maximumAttempts: maximumAttempts, maximumRateLimitWaitSeconds: maximumQuotaWaitSeconds + 5,
+            model: model, metaTimeoutSeconds: metaTimeoutSeconds)
+    }
+
+    /// The models a box's forecast depends on.
+    public var models: ForecastModels {
+        model.map { .models([$0]) } ?? .bestMatch(watchList: watchList)
+    }
+
+    /// The run-aware freshness rule, the TTL its fallback.
+    public var runFreshness: RunFreshness {
+        RunFreshness(
+            consistencyDelaySeconds: runDelaySeconds, maximumAgeSeconds: maximumAgeSeconds, fallback: ForecastFreshness(ttlSeconds: cacheTTLSeconds))
     }
 }

@@ -86,7 +86,7 @@ extension FrostboxApplication {
                 AdminRunSummary(
                     id: run.id, status: run.status.rawValue, startedAt: run.startedAt, finishedAt: run.finishedAt, boxes: run.boxes,
                     boxesFailed: run.boxesFailed, planned: run.alertsPlanned, delivered: run.alertsDelivered, failed: run.failed.values.reduce(0, +),
-                    workers: workers.map { $0[run.id] ?? [] })
+                    freshByRun: run.forecastsFreshByRun, forecastRequests: run.forecastRequests, workers: workers.map { $0[run.id] ?? [] })
             }
             return AdminStats(
                 devices: counts.devices, devicesByPlatform: counts.devicesByPlatform, subscriptions: counts.subscriptions, boxes: counts.boxes,

@@ -11,6 +11,8 @@ public struct MeteredForecastProvider: ForecastProvider {
     let quota: (@Sendable (Int64) async -> QuotaUsage?)?
     let requests: Counter
     let weight: FloatingPointCounter
+    let currentByRun: Counter
+    let runChecks: Counter
 
     public init(_ base: any ForecastProvider, metrics: any MetricsFactory, quota: (@Sendable (Int64) async -> QuotaUsage?)? = nil) {
         self.base = base
@@ -18,12 +20,19 @@ public struct MeteredForecastProvider: ForecastProvider {
         self.quota = quota
         requests = Counter(label: FrostboxMetrics.Name.forecastRequests, factory: metrics)
         weight = FloatingPointCounter(label: FrostboxMetrics.Name.forecastWeight, factory: metrics)
+        currentByRun = Counter(label: FrostboxMetrics.Name.forecastCurrentByRun, factory: metrics)
+        runChecks = Counter(label: FrostboxMetrics.Name.forecastRunChecks, factory: metrics)
     }
 
     public func forecasts(for boxes: [GeoBox], now: Int64) async -> ForecastBatch {
         let batch = await base.forecasts(for: boxes, now: now)
         requests.increment(by: batch.requestsMade)
         if batch.weightUsed > 0 { weight.increment(by: batch.weightUsed) }
+        currentByRun.increment(by: batch.currentByRun)
+        runChecks.increment(by: batch.runChecks)
+        for run in batch.newRuns {
+            Counter(label: FrostboxMetrics.Name.forecastModelRuns, dimensions: [(FrostboxMetrics.Label.model, run.model)], factory: factory).increment()
+        }
         var sources: [ForecastSource: Int] = [:]
         for forecast in batch.forecasts.values { sources[forecast.source, default: 0] += 1 }
         for (source, count) in sources {

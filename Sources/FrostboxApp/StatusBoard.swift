@@ -81,7 +81,7 @@ extension FrostboxApplication {
             counts: .init(
                 devices: counts.devices, devicesByPlatform: counts.devicesByPlatform, subscriptions: counts.subscriptions, boxes: counts.boxes),
             runs: runs.map(StatusSummary.Run.init),
-            quota: .init(usage: try await ledger.usage(at: now), hold: try await ledger.activeHold(at: now)),
+            quota: .init(usage: try await ledger.usage(at: now), hold: try await ledger.activeHold(at: now), runs: runs, now: now),
             outbox: .init(pending: counts.outboxPending, pendingByClass: counts.outboxPendingByClass, runs: runs),
             apns: .init(
                 connections: components.pushComponents.openConnections, sent: report.sent, confirmed: report.confirmed,

@@ -42,12 +42,14 @@ public struct BoxForecast: Sendable, Hashable, Codable {
     public var fetchedAt: Int64
     /// The hours, in time order.
     public var hours: [ForecastHour]
+    /// The model runs it came from, by model name (empty when they were not known).
+    public var runs: [ModelRun]
 
     public var box: GeoBox? { GeoBox(key: boxKey) }
 
     public init(
         box: GeoBox, timezone: String, utcOffsetSeconds: Int, gridLatitude: Double, gridLongitude: Double, elevation: Double?, fetchedAt: Int64,
-        hours: [ForecastHour]
+        hours: [ForecastHour], runs: [ModelRun] = []
     ) {
         self.boxKey = box.key
         self.timezone = timezone
@@ -57,6 +59,7 @@ public struct BoxForecast: Sendable, Hashable, Codable {
         self.elevation = elevation
         self.fetchedAt = fetchedAt
         self.hours = hours
+        self.runs = runs
     }
 }
 
@@ -102,12 +105,28 @@ public struct ForecastBatch: Sendable {
     public var requestsMade: Int
     /// Quota weight charged for this batch.
     public var weightUsed: Double
+    /// Cached forecasts kept because no model their box depends on had a newer run (a part
+    /// of the forecasts whose source is `.cache`).
+    public var currentByRun: Int
+    /// Requests for model-run metadata made for this batch (never charged to the quota).
+    public var runChecks: Int
+    /// The latest run of each model known for this batch.
+    public var latestRuns: [ModelRun]
+    /// Runs seen for the first time with this batch (a model's new run).
+    public var newRuns: [ModelRun]
 
-    public init(forecasts: [GeoBox: SourcedForecast] = [:], failures: [GeoBox: ForecastFailure] = [:], requestsMade: Int = 0, weightUsed: Double = 0) {
+    public init(
+        forecasts: [GeoBox: SourcedForecast] = [:], failures: [GeoBox: ForecastFailure] = [:], requestsMade: Int = 0, weightUsed: Double = 0,
+        currentByRun: Int = 0, runChecks: Int = 0, latestRuns: [ModelRun] = [], newRuns: [ModelRun] = []
+    ) {
         self.forecasts = forecasts
         self.failures = failures
         self.requestsMade = requestsMade
         self.weightUsed = weightUsed
+        self.currentByRun = currentByRun
+        self.runChecks = runChecks
+        self.latestRuns = latestRuns
+        self.newRuns = newRuns
     }
 }
 

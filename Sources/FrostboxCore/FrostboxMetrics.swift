@@ -25,6 +25,12 @@ public enum FrostboxMetrics {
         public static let forecastBoxes = "frostbox_forecast_boxes_total"
         /// Gauge: quota weight left in the tightest budget window, by `window`.
         public static let forecastQuotaLeft = "frostbox_forecast_quota_left"
+        /// Counter: boxes served from the cache because no model they depend on had a newer run.
+        public static let forecastCurrentByRun = "frostbox_forecast_boxes_current_by_run_total"
+        /// Counter: model metadata requests (never charged to the quota).
+        public static let forecastRunChecks = "frostbox_forecast_run_checks_total"
+        /// Counter: new model runs seen, by `model`.
+        public static let forecastModelRuns = "frostbox_forecast_model_runs_total"
 
         // Alerts and push
         /// Counter: alerts planned by a notify run, by `level` (the alert class).
@@ -67,6 +73,7 @@ public enum FrostboxMetrics {
         public static let outcome = "outcome"
         public static let result = "result"
         public static let window = "window"
+        public static let model = "model"
         public static let platform = "platform"
     }
 
@@ -85,6 +92,9 @@ public enum FrostboxMetrics {
         Name.forecastFailures: "Boxes whose forecast failed, by reason.",
         Name.forecastBoxes: "Boxes answered with a forecast, by source (cache or fetched).",
         Name.forecastQuotaLeft: "Quota weight left in each budget window, by window.",
+        Name.forecastCurrentByRun: "Boxes served from the cache because no weather model they depend on had a newer run.",
+        Name.forecastRunChecks: "Model run metadata requests (meta.json; not charged to the quota).",
+        Name.forecastModelRuns: "New weather model runs seen, by model.",
         Name.alertsPlanned: "Alerts planned by notify runs, by level.",
         Name.alertsDelivered: "Alerts the push gateways (APNs, FCM) accepted, by level.",
         Name.alertsFailed: "Alerts that failed, by level and failure class.",

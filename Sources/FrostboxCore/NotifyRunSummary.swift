@@ -24,6 +24,8 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
     /// Distinct boxes with subscriptions.
     public var boxes: Int
     public var forecastsCached: Int
+    /// Of the cached forecasts, those kept because no model their box depends on had a newer run.
+    public var forecastsFreshByRun: Int
     public var forecastsFetched: Int
     /// Boxes whose fetch failed (left-out boxes not included).
     public var boxesFailed: Int
@@ -65,6 +67,7 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
         self.dryRun = dryRun
         self.boxes = 0
         self.forecastsCached = 0
+        self.forecastsFreshByRun = 0
         self.forecastsFetched = 0
         self.boxesFailed = 0
         self.boxesLeftOut = 0
@@ -106,7 +109,8 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
     public var line: String {
         let failures = DeliveryFailureClass.allCases.map { "\($0.rawValue)=\(failed[$0] ?? 0)" }.joined(separator: " ")
         let weight = (weightUsed * 100).rounded() / 100
-        return "run \(id)\(dryRun ? " (dry run)" : "") \(status.rawValue): boxes=\(boxes) cached=\(forecastsCached) fetched=\(forecastsFetched)"
+        return "run \(id)\(dryRun ? " (dry run)" : "") \(status.rawValue): boxes=\(boxes) cached=\(forecastsCached) fresh-by-run=\(forecastsFreshByRun)"
+            + " fetched=\(forecastsFetched)"
             + " box-failures=\(boxesFailed) left-out=\(boxesLeftOut) requests=\(forecastRequests) weight=\(weight)"
             + " verdicts=\(verdicts) planned=\(alertsPlanned) carried-over=\(alertsCarriedOver) delivered=\(alertsDelivered)"
             + " failed[\(failures)] pruned=\(tokensPruned) resend=\(resendMilliseconds)ms forecasts=\(forecastMilliseconds)ms"
@@ -118,7 +122,7 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
 extension NotifyRunSummary {
     /// The counts and times a shared run's parts add up to.
     static let summedCounts: [WritableKeyPath<NotifyRunSummary, Int> & Sendable] = [
-        \.forecastsCached, \.forecastsFetched, \.boxesFailed, \.boxesLeftOut, \.forecastRequests, \.verdicts,
+        \.forecastsCached, \.forecastsFreshByRun, \.forecastsFetched, \.boxesFailed, \.boxesLeftOut, \.forecastRequests, \.verdicts,
         \.alertsPlanned, \.alertsCarriedOver, \.alertsDelivered, \.tokensPruned, \.resendMilliseconds,
         \.forecastMilliseconds, \.planningMilliseconds, \.storeMilliseconds, \.deliveryMilliseconds,
     ]

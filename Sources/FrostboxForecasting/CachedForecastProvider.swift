@@ -14,6 +14,8 @@ public struct CachedForecastProvider: ForecastProvider {
     let freshness: ForecastFreshness
     let clock: any ForecastClock
     let settings: Settings
+    /// Run-aware freshness; nil: the time-based TTL alone.
+    let runAwareness: RunAwareness?
     let logger: Logger
 
     /// Tuning of a provider run.
@@ -40,7 +42,8 @@ public struct CachedForecastProvider: ForecastProvider {
 
     public init(
         fetcher: any ForecastFetcher, cache: any ForecastCache, ledger: any QuotaLedger, freshness: ForecastFreshness = ForecastFreshness(),
-        clock: any ForecastClock = SystemForecastClock(), settings: Settings = Settings(), logger: Logger = Logger(label: "frostbox.forecasts")
+        clock: any ForecastClock = SystemForecastClock(), settings: Settings = Settings(), runAwareness: RunAwareness? = nil,
+        logger: Logger = Logger(label: "frostbox.forecasts")
     ) {
         self.fetcher = fetcher
         self.cache = cache
@@ -48,6 +51,7 @@ public struct CachedForecastProvider: ForecastProvider {
         self.freshness = freshness
         self.clock = clock
         self.settings = settings
+        self.runAwareness = runAwareness
         self.logger = logger
     }
 
@@ -55,24 +59,12 @@ public struct CachedForecastProvider: ForecastProvider {
         var seen = Set<GeoBox>()
         let unique = boxes.filter { seen.insert($0).inserted }
         var batch = ForecastBatch()
-        let cached: [GeoBox: BoxForecast]
-        do {
-            cached = try await cache.forecasts(for: unique, fetchedSince: freshness.freshSince(now: now))
-        } catch {
-            logger.error("forecast cache unreadable, fetching everything", metadata: ["error": "\(error)"])
-            cached = [:]
-        }
-        var missing: [GeoBox] = []
-        for box in unique {
-            if let forecast = cached[box], freshness.isFresh(fetchedAt: forecast.fetchedAt, now: now) {
-                batch.forecasts[box] = SourcedForecast(forecast: forecast, source: .cache)
-            } else {
-                missing.append(box)
-            }
-        }
-        if !missing.isEmpty {
-            let run = FetchRun(provider: self, clock: RunClock(now: now, clock: clock))
-            await run.fetch(missing, into: &batch)
+        let selection = await select(unique, now: now, into: &batch)
+        if !selection.missing.isEmpty {
+            let run = FetchRun(provider: self, clock: RunClock(now: now, clock: clock), stamp: selection.stamp)
+            await run.fetch(selection.missing, into: &batch)
+        } else if runAwareness != nil, !unique.isEmpty, batch.currentByRun == unique.count {
+            logger.info("no model has a new run: nothing fetched", metadata: ["boxes": "\(unique.count)", "current_by_run": "\(batch.currentByRun)"])
         }
         if settings.cacheRetentionSeconds > 0 {
             _ = try? await cache.purge(fetchedBefore: now - settings.cacheRetentionSeconds)
@@ -80,7 +72,8 @@ public struct CachedForecastProvider: ForecastProvider {
         logger.info(
             "forecasts",
             metadata: [
-                "boxes": "\(unique.count)", "cached": "\(cached.count)", "fetched": "\(batch.forecasts.count - cached.count)",
+                "boxes": "\(unique.count)", "cached": "\(selection.cached)", "current_by_run": "\(batch.currentByRun)",
+                "fetched": "\(batch.forecasts.count - selection.cached)", "run_checks": "\(batch.runChecks)",
                 "failed": "\(batch.failures.count)", "requests": "\(batch.requestsMade)", "weight": "\(batch.weightUsed)",
             ])
         return batch
@@ -120,6 +113,8 @@ actor RunTally {
 struct FetchRun: Sendable {
     let provider: CachedForecastProvider
     let clock: RunClock
+    /// Sets the model runs on fetched forecasts before they are cached and returned.
+    let stamp: @Sendable ([BoxForecast]) -> [BoxForecast]
     let tally = RunTally()
 
     /// The outcome of one batch.
@@ -227,7 +222,7 @@ struct FetchRun: Sendable {
         let gate = LedgerGate(
             ledger: provider.ledger, reserved: reservation, weightPerUnit: provider.fetcher.weightPerLocation, clock: clock, tally: tally,
             wait: { until, at in await wait(until: until, from: at) }, logger: provider.logger)
-        let result = await provider.fetcher.forecasts(for: boxes, gate: gate)
+        let result = await provider.fetcher.forecasts(for: boxes, gate: gate).map(stamp)
         switch result {
         case .success(let forecasts):
             do {

@@ -172,13 +172,17 @@ public struct AdminRunSummary: Sendable, Encodable, Equatable {
     public var planned: Int
     public var delivered: Int
     public var failed: Int
+    /// Boxes served from the cache because no model they depend on had a newer run.
+    public var freshByRun: Int
+    /// Forecast requests made.
+    public var forecastRequests: Int
     /// With runs shared by several instances (PostgreSQL): who worked on the run and what
     /// each did; nil on a single instance.
     public var workers: [NotifyRunWorker]?
 
     public init(
         id: Int64, status: String, startedAt: Int64, finishedAt: Int64?, boxes: Int, boxesFailed: Int = 0, planned: Int, delivered: Int, failed: Int,
-        workers: [NotifyRunWorker]? = nil
+        freshByRun: Int = 0, forecastRequests: Int = 0, workers: [NotifyRunWorker]? = nil
     ) {
         self.id = id
         self.status = status
@@ -189,6 +193,8 @@ public struct AdminRunSummary: Sendable, Encodable, Equatable {
         self.planned = planned
         self.delivered = delivered
         self.failed = failed
+        self.freshByRun = freshByRun
+        self.forecastRequests = forecastRequests
         self.workers = workers
     }
 
@@ -197,6 +203,8 @@ public struct AdminRunSummary: Sendable, Encodable, Equatable {
         case startedAt = "started_at"
         case finishedAt = "finished_at"
         case boxesFailed = "boxes_failed"
+        case freshByRun = "fresh_by_run"
+        case forecastRequests = "forecast_requests"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -207,6 +215,8 @@ public struct AdminRunSummary: Sendable, Encodable, Equatable {
         try container.encode(finishedAt.map(Timestamp.iso8601), forKey: .finishedAt)
         try container.encode(boxes, forKey: .boxes)
         try container.encode(boxesFailed, forKey: .boxesFailed)
+        try container.encode(freshByRun, forKey: .freshByRun)
+        try container.encode(forecastRequests, forKey: .forecastRequests)
         try container.encode(planned, forKey: .planned)
         try container.encode(delivered, forKey: .delivered)
         try container.encode(failed, forKey: .failed)

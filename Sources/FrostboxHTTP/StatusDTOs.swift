@@ -98,8 +98,13 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
 
         public var windows: [Window]
         public var hold: Hold?
+        /// Box fetches saved since 00:00 UTC: boxes the listed runs served from the cache
+        /// because no model they depend on had a newer run (each a location not asked for).
+        public var savedToday: Int
 
-        public init(usage: QuotaUsage, hold: QuotaHold?) {
+        public init(usage: QuotaUsage, hold: QuotaHold?, runs: [NotifyRunSummary] = [], now: Int64 = 0) {
+            let midnight = now - ((now % 86_400) + 86_400) % 86_400
+            savedToday = runs.filter { $0.startedAt >= midnight }.reduce(0) { $0 + $1.forecastsFreshByRun }
             let used = [usage.lastMinute, usage.lastHour, usage.lastDay]
             windows = zip(["minute", "hour", "day"], zip(usage.budgets.windows, used)).map { name, pair in
                 Window(window: name, seconds: pair.0.seconds, used: pair.1, budget: pair.0.budget)

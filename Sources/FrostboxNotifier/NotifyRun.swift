@@ -180,6 +180,7 @@ struct NotifyRun: Sendable {
         summary.forecastMilliseconds += Self.milliseconds(since: stopwatch)
         summary.forecastRequests += batch.requestsMade
         summary.weightUsed += batch.weightUsed
+        summary.forecastsFreshByRun += batch.currentByRun
         var failed: [GeoBox: String] = [:]
         for box in chunk where batch.forecasts[box] == nil {
             let failure = batch.failures[box]

@@ -227,6 +227,7 @@ public struct OpenMeteoClient: Sendable {
             "forecast_days=\(configuration.forecastDays)",
             "timeformat=unixtime",
         ]
+        if let model = configuration.model { parts.append("models=" + Self.formEscape(model)) }
         if let key = configuration.apiKey, !key.isEmpty { parts.append("apikey=" + Self.formEscape(key)) }
         return parts.joined(separator: "&")
     }

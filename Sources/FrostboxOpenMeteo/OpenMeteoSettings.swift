@@ -35,12 +35,19 @@ public struct OpenMeteoSettings: Sendable, Hashable {
     /// How far (degrees) the grid cell in an answer may lie from the box asked for before the
     /// answer is taken to be about another place.
     public var maximumGridDistanceDegrees: Double
+    /// The model asked for (`models=`); nil: Open-Meteo's `best_match`, sent without `models=`.
+    public var model: String?
+    /// Deadline of one model metadata request, seconds (one attempt: a failure falls back to the TTL).
+    public var metaTimeoutSeconds: Double
+    /// Largest model metadata body accepted, bytes.
+    public var maximumMetaBodyBytes: Int
 
     public init(
         baseURL: String = "https://api.open-meteo.com", apiKey: String? = nil, forecastDays: Int = 3, batchSize: Int = 1_000,
         requestTimeoutSeconds: Double = 30, connectTimeoutSeconds: Double = 10, maximumBodyBytes: Int = 64 << 20, maximumURLBytes: Int = 8_000,
         maximumAttempts: Int = 4, backoffBaseSeconds: Double = 0.5, backoffMaximumSeconds: Double = 8,
-        maximumRateLimitWaitSeconds: Double = 65, maximumGridDistanceDegrees: Double = 1
+        maximumRateLimitWaitSeconds: Double = 65, maximumGridDistanceDegrees: Double = 1, model: String? = nil, metaTimeoutSeconds: Double = 5,
+        maximumMetaBodyBytes: Int = 64 << 10
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey
@@ -55,6 +62,9 @@ public struct OpenMeteoSettings: Sendable, Hashable {
         self.backoffMaximumSeconds = backoffMaximumSeconds
         self.maximumRateLimitWaitSeconds = maximumRateLimitWaitSeconds
         self.maximumGridDistanceDegrees = maximumGridDistanceDegrees
+        self.model = model == OpenMeteoModels.bestMatch ? nil : model
+        self.metaTimeoutSeconds = metaTimeoutSeconds
+        self.maximumMetaBodyBytes = maximumMetaBodyBytes
     }
 
     /// Open-Meteo's limit of locations per request.
@@ -71,6 +81,14 @@ public struct OpenMeteoSettings: Sendable, Hashable {
     /// The charge per location of this configuration's requests.
     public var weightPerLocation: Double {
         Self.weightPerLocation(variables: Self.hourlyVariables.count, days: forecastDays)
+    }
+
+    /// The server's root: the base URL without a trailing `/` or `/v1/forecast`.
+    public var serverRoot: String {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        if base.hasSuffix("/v1/forecast") { base.removeLast("/v1/forecast".count) }
+        return base
     }
 
     /// The forecast endpoint's URL, without query.

@@ -19,19 +19,20 @@ public struct PostgresForecastCache: ForecastCache {
         guard !keys.isEmpty else { return [:] }
         let rows = try await database.query(
             """
-            SELECT box, fetched_at, timezone, utc_offset_seconds, grid_latitude, grid_longitude, elevation, hour_count, hours
+            SELECT box, fetched_at, timezone, utc_offset_seconds, grid_latitude, grid_longitude, elevation, hour_count, hours, runs
             FROM forecast_cache WHERE box = ANY(\(keys)) AND fetched_at >= \(fetchedSince)
             """)
         var result: [GeoBox: BoxForecast] = [:]
-        for try await (key, fetchedAt, timezone, offset, gridLatitude, gridLongitude, elevation, hourCount, hours) in rows.decode(
-            (Int64, Int64, String, Int32, Double, Double, Double?, Int32, ByteBuffer).self)
+        for try await (key, fetchedAt, timezone, offset, gridLatitude, gridLongitude, elevation, hourCount, hours, runs) in rows.decode(
+            (Int64, Int64, String, Int32, Double, Double, Double?, Int32, ByteBuffer, String).self)
         {
             // A row that no longer decodes is treated as absent: it is fetched again and replaced.
-            guard let box = GeoBox(key: key), let series = ForecastHoursCodec.decode(Data(hours.readableBytesView)), series.count == hourCount
+            guard let box = GeoBox(key: key), let series = ForecastHoursCodec.decode(Data(hours.readableBytesView)), series.count == hourCount,
+                let runs = ModelRunsCodec.decode(runs)
             else { continue }
             result[box] = BoxForecast(
                 box: box, timezone: timezone, utcOffsetSeconds: Int(offset), gridLatitude: gridLatitude,
-                gridLongitude: gridLongitude, elevation: elevation, fetchedAt: fetchedAt, hours: series)
+                gridLongitude: gridLongitude, elevation: elevation, fetchedAt: fetchedAt, hours: series, runs: runs)
         }
         return result
     }
@@ -50,19 +51,20 @@ public struct PostgresForecastCache: ForecastCache {
                 try await connection.query(
                     """
                     INSERT INTO forecast_cache (box, fetched_at, timezone, utc_offset_seconds, grid_latitude, grid_longitude,
-                                                elevation, hour_count, hours)
+                                                elevation, hour_count, hours, runs)
                     SELECT box, fetched_at, timezone, utc_offset, grid_latitude, grid_longitude, NULLIF(elevation, 'NaN'),
-                           hour_count, decode(hours, 'base64')
+                           hour_count, decode(hours, 'base64'), runs
                     FROM unnest(\(chunk.map(\.boxKey)), \(chunk.map(\.fetchedAt)), \(chunk.map(\.timezone)),
                                 \(chunk.map { Int32(clamping: $0.utcOffsetSeconds) }), \(chunk.map(\.gridLatitude)),
                                 \(chunk.map(\.gridLongitude)), \(chunk.map { $0.elevation ?? .nan }),
                                 \(chunk.map { Int32(clamping: $0.hours.count) }),
-                                \(chunk.map { ForecastHoursCodec.encode($0.hours).base64EncodedString() }))
-                        AS u(box, fetched_at, timezone, utc_offset, grid_latitude, grid_longitude, elevation, hour_count, hours)
+                                \(chunk.map { ForecastHoursCodec.encode($0.hours).base64EncodedString() }),
+                                \(chunk.map { ModelRunsCodec.encode($0.runs) }))
+                        AS u(box, fetched_at, timezone, utc_offset, grid_latitude, grid_longitude, elevation, hour_count, hours, runs)
                     ON CONFLICT (box) DO UPDATE SET fetched_at = excluded.fetched_at, timezone = excluded.timezone,
                         utc_offset_seconds = excluded.utc_offset_seconds, grid_latitude = excluded.grid_latitude,
                         grid_longitude = excluded.grid_longitude, elevation = excluded.elevation,
-                        hour_count = excluded.hour_count, hours = excluded.hours
+                        hour_count = excluded.hour_count, hours = excluded.hours, runs = excluded.runs
                     """, logger: logger)
             }
         }

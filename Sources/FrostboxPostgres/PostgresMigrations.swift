@@ -17,6 +17,26 @@ enum PostgresMigrations {
     static let all: [(name: String, sql: [String])] = [
         ("p1-initial", initial + sharedRuns + notifyOrder + subscribeFunction),
         ("p2-device-platform", devicePlatform),
+        ("p3-model-runs", modelRuns),
+    ]
+
+    /// Run-aware forecast caching: each cached forecast keeps the model runs it came from
+    /// (`ModelRunsCodec`; empty for entries fetched before), a run counts the boxes it kept
+    /// because no model had a newer run, and `model_run` shares each model's latest run, as
+    /// last asked of the source, among instances (one metadata request per model and run).
+    static let modelRuns: [String] = [
+        "ALTER TABLE forecast_cache ADD COLUMN runs TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE notify_run ADD COLUMN forecasts_fresh_by_run INTEGER NOT NULL DEFAULT 0 CHECK (forecasts_fresh_by_run >= 0)",
+        """
+        CREATE TABLE model_run (
+            model TEXT PRIMARY KEY CHECK (length(model) BETWEEN 1 AND 64),
+            checked_at BIGINT NOT NULL,
+            initialised_at BIGINT,
+            available_at BIGINT,
+            failure TEXT,
+            CHECK ((available_at IS NULL) = (failure IS NOT NULL))
+        )
+        """,
     ]
 
     /// The subscribed boxes in the order a run asks for them: boxes whose last fetch failed or

@@ -16,9 +16,11 @@ struct ForecastCacheRecord: Codable, FetchableRecord, PersistableRecord {
     var elevation: Double?
     var hourCount: Int
     var hours: Data
+    /// The model runs it came from (`ModelRunsCodec`); empty when not known.
+    var runs: String
 
     enum CodingKeys: String, CodingKey {
-        case box, timezone, elevation, hours
+        case box, timezone, elevation, hours, runs
         case fetchedAt = "fetched_at"
         case utcOffsetSeconds = "utc_offset_seconds"
         case gridLatitude = "grid_latitude"
@@ -41,15 +43,18 @@ struct ForecastCacheRecord: Codable, FetchableRecord, PersistableRecord {
         elevation = forecast.elevation
         hourCount = forecast.hours.count
         hours = ForecastHoursCodec.encode(forecast.hours)
+        runs = ModelRunsCodec.encode(forecast.runs)
     }
 
     /// The forecast, or nil when the row's box key or series is damaged.
     var forecast: BoxForecast? {
-        guard let geoBox = GeoBox(key: box), let series = ForecastHoursCodec.decode(hours), series.count == hourCount else {
+        guard let geoBox = GeoBox(key: box), let series = ForecastHoursCodec.decode(hours), series.count == hourCount,
+            let runs = ModelRunsCodec.decode(runs)
+        else {
             return nil
         }
         return BoxForecast(
             box: geoBox, timezone: timezone, utcOffsetSeconds: utcOffsetSeconds, gridLatitude: gridLatitude,
-            gridLongitude: gridLongitude, elevation: elevation, fetchedAt: fetchedAt, hours: series)
+            gridLongitude: gridLongitude, elevation: elevation, fetchedAt: fetchedAt, hours: series, runs: runs)
     }
 }

@@ -21,6 +21,7 @@ public enum FrostboxMigrations {
         ("v7-outbox-fan-out", v7OutboxFanOut),
         ("v8-places-own-file", v8PlacesOwnFile),
         ("v9-device-platform", v9DevicePlatform),
+        ("v10-model-runs", v10ModelRuns),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

@@ -49,6 +49,7 @@ public enum NotifyRunColumns {
         milliseconds("planning_ms", \.planningMilliseconds), milliseconds("store_ms", \.storeMilliseconds),
         milliseconds("delivery_ms", \.deliveryMilliseconds), milliseconds("duration_ms", \.durationMilliseconds),
         Column(name: "error", kind: .optionalText, get: { .text($0.error) }, set: { $0.error = $1.text }),
+        count("forecasts_fresh_by_run", \.forecastsFreshByRun),
     ]
 
     /// The column names, in storage order.

@@ -15,6 +15,7 @@ extension ForecastReport {
             let forecast = sourced.forecast
             let fetched = Date(timeIntervalSince1970: TimeInterval(forecast.fetchedAt))
             lines.append("source \(sourced.source.rawValue) (fetched \(fetched), \(forecast.hours.count) hours, zone \(forecast.timezone))")
+            lines.append(Self.runs(forecast.runs))
             lines.append("grid cell \(forecast.gridLatitude), \(forecast.gridLongitude), elevation \(forecast.elevation.map { "\($0) m" } ?? "unknown")")
             let verdict = rule.evaluate(forecast.hours)
             lines.append("verdict (\(rule.name) rule): \(Self.summary(verdict.level, verdict.firstAtLevel, verdict.coldest))")
@@ -33,6 +34,14 @@ extension ForecastReport {
             lines.append("paused by the server until \(Date(timeIntervalSince1970: TimeInterval(pause.until))): \(pause.reason)")
         }
         return lines
+    }
+
+    /// Which model runs the forecast came from, e.g. `runs icon_d2 2026-11-21T09:00:00Z (available 2026-11-21T10:32:10Z)`.
+    static func runs(_ runs: [ModelRun]) -> String {
+        guard !runs.isEmpty else { return "runs not known (fetched by the time-based TTL, or before the run-aware cache)" }
+        func time(_ epoch: Int64) -> String { Date(timeIntervalSince1970: TimeInterval(epoch)).formatted(.iso8601) }
+        return "runs "
+            + runs.map { "\($0.model) \(time($0.initialisedAt)) (available \(time($0.availableAt)))" }.joined(separator: ", ")
     }
 
     static func summary(_ level: FrostLevel, _ first: ForecastHour?, _ coldest: ForecastHour?) -> String {

@@ -3,7 +3,9 @@ import FrostboxCore
 
 /// What `frostbox runs` prints: the latest notify runs as an aligned table, or as JSON.
 enum RunsTable {
-    static let headers = ["ID", "STARTED (UTC)", "STATUS", "BOXES", "BOX FAILURES", "LEFT OUT", "PLANNED", "DELIVERED", "PUSH FAILURES", "DURATION"]
+    static let headers = [
+        "ID", "STARTED (UTC)", "STATUS", "BOXES", "FRESH BY RUN", "REQUESTS", "BOX FAILURES", "LEFT OUT", "PLANNED", "DELIVERED", "PUSH FAILURES", "DURATION",
+    ]
 
     /// One header line and one line per run, columns aligned; a run's error follows its line.
     /// With `workers` (shared runs), each run's workers follow it, one line each.
@@ -11,7 +13,8 @@ enum RunsTable {
         let rows = runs.map { run -> [String] in
             [
                 "\(run.id)", timestamp(run.startedAt), run.status.rawValue + (run.dryRun ? " (dry run)" : ""), "\(run.boxes)",
-                "\(run.boxesFailed)", "\(run.boxesLeftOut)", "\(run.alertsPlanned)", "\(run.alertsDelivered)", "\(run.alertsFailed)",
+                "\(run.forecastsFreshByRun)", "\(run.forecastRequests)", "\(run.boxesFailed)", "\(run.boxesLeftOut)", "\(run.alertsPlanned)",
+                "\(run.alertsDelivered)", "\(run.alertsFailed)",
                 run.finishedAt == nil ? "-" : seconds(run.durationMilliseconds),
             ]
         }
@@ -63,7 +66,7 @@ enum RunsTable {
         let dryRun: Bool
         let startedAt: Int64
         let finishedAt: Int64?
-        let boxes, forecastsCached, forecastsFetched, boxesFailed, boxesLeftOut, forecastRequests: Int
+        let boxes, forecastsCached, forecastsFreshByRun, forecastsFetched, boxesFailed, boxesLeftOut, forecastRequests: Int
         let weightUsed: Double
         let verdicts, alertsPlanned, alertsCarriedOver, alertsDelivered, tokensPruned, durationMs: Int
         let alertsFailed: [String: Int]
@@ -79,6 +82,7 @@ enum RunsTable {
             finishedAt = run.finishedAt
             boxes = run.boxes
             forecastsCached = run.forecastsCached
+            forecastsFreshByRun = run.forecastsFreshByRun
             forecastsFetched = run.forecastsFetched
             boxesFailed = run.boxesFailed
             boxesLeftOut = run.boxesLeftOut
@@ -100,6 +104,7 @@ enum RunsTable {
             case startedAt = "started_at"
             case finishedAt = "finished_at"
             case forecastsCached = "forecasts_cached"
+            case forecastsFreshByRun = "forecasts_fresh_by_run"
             case forecastsFetched = "forecasts_fetched"
             case boxesFailed = "boxes_failed"
             case boxesLeftOut = "boxes_left_out"
@@ -123,6 +128,7 @@ enum RunsTable {
             try c.encode(finishedAt, forKey: .finishedAt)
             try c.encode(boxes, forKey: .boxes)
             try c.encode(forecastsCached, forKey: .forecastsCached)
+            try c.encode(forecastsFreshByRun, forKey: .forecastsFreshByRun)
             try c.encode(forecastsFetched, forKey: .forecastsFetched)
             try c.encode(boxesFailed, forKey: .boxesFailed)
             try c.encode(boxesLeftOut, forKey: .boxesLeftOut)

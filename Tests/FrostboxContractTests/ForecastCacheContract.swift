@@ -74,6 +74,27 @@ struct ForecastCacheContract {
         #expect(found == [Self.helsinki: stored[0], Self.antimeridian: noElevation])
     }
 
+    @Test("a forecast keeps the model runs it came from; replaced, it keeps the new ones; none is none", arguments: ForecastCacheImplementation.available)
+    func modelRuns(_ implementation: ForecastCacheImplementation) async throws {
+        let cache = try await implementation.make(in: directory)
+        var withRuns = Self.forecast(Self.helsinki, fetchedAt: 1_000, hours: 2)
+        withRuns.runs = [
+            ModelRun(model: "icon_d2", initialisedAt: 1_774_000_800, availableAt: 1_774_004_000),
+            ModelRun(model: "icon_eu", initialisedAt: 1_773_990_000, availableAt: 1_773_996_300),
+        ]
+        let without = Self.forecast(Self.equator, fetchedAt: 1_000, hours: 2)
+        try await cache.store([withRuns, without])
+        var found = try await cache.forecasts(for: [Self.helsinki, Self.equator], fetchedSince: 0)
+        #expect(found[Self.helsinki]?.runs == withRuns.runs)
+        #expect(found[Self.equator]?.runs == [])
+        var newer = withRuns
+        newer.fetchedAt = 2_000
+        newer.runs = [ModelRun(model: "icon_d2", initialisedAt: 1_774_011_600, availableAt: 1_774_014_900)]
+        try await cache.store([newer])
+        found = try await cache.forecasts(for: [Self.helsinki], fetchedSince: 0)
+        #expect(found[Self.helsinki]?.runs == newer.runs)
+    }
+
     @Test("an empty cache, an empty question and unknown boxes answer nothing", arguments: ForecastCacheImplementation.available)
     func nothing(_ implementation: ForecastCacheImplementation) async throws {
         let cache = try await implementation.make(in: directory)

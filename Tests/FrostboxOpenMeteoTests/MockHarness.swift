@@ -31,6 +31,8 @@ struct MockHarness: Sendable {
     let mock: MockOpenMeteo
     let client: OpenMeteoClient
     let clock: ManualForecastClock
+    /// The HTTP client under `client`, for other clients of the same server (metadata).
+    let http: HTTPClient
 
     /// Runs `body` with a fresh mock (playing `scenario`) and a client configured by `configure`.
     static func run(
@@ -51,7 +53,7 @@ struct MockHarness: Sendable {
                 let client = OpenMeteoClient(
                     httpClient: http, configuration: configuration, clock: clock,
                     logger: Logger(label: "client", factory: { _ in SwiftLogNoOpLogHandler() }))
-                try await body(MockHarness(mock: mock, client: client, clock: clock))
+                try await body(MockHarness(mock: mock, client: client, clock: clock, http: http))
             }
         } catch {
             try await http.shutdown()

@@ -17,7 +17,8 @@ import Synchronization
 /// same weight counts against its budgets.
 ///
 /// Also serves `GET /mock/counters`, `PUT /mock/faults` (a `MockFaults` JSON) and
-/// `POST /mock/reset` (counters and budgets back to zero).
+/// `POST /mock/reset` (counters and budgets back to zero), and the models' `meta.json`
+/// with its controls (`MockModelRuns`: `POST /mock/runs`, `PUT /mock/meta-faults`).
 public final class MockOpenMeteo: Sendable {
     struct State {
         var scenario: MockScenario
@@ -48,6 +49,8 @@ public final class MockOpenMeteo: Sendable {
 
     private let state: Mutex<State>
     let logger: Logger
+    /// The models' runs, as `meta.json` announces them.
+    public let runs = MockModelRuns()
 
     public init(scenario: MockScenario = MockScenario(), logger: Logger = Logger(label: "mock-open-meteo")) {
         state = Mutex(State(scenario: scenario))
@@ -60,12 +63,23 @@ public final class MockOpenMeteo: Sendable {
     /// Replaces the faults (e.g. between test steps).
     public func setFaults(_ faults: MockFaults) { state.withLock { $0.scenario.faults = faults } }
 
+    /// Replaces the frost spots (as a new model run would change the forecast).
+    public func setFrost(_ spots: [FrostSpot], everywhere: FrostSpot? = nil) {
+        state.withLock {
+            $0.scenario.frost = spots
+            $0.scenario.frostEverywhere = everywhere
+        }
+    }
+
     /// Replaces the budgets; nil: unlimited.
     public func setBudgets(_ budgets: MockBudgets?) { state.withLock { $0.scenario.budgets = budgets } }
 
     /// Zeroes counters and budget usage.
     /// Lets every hanging answer go out now, and later ones at once.
-    public func releaseHangs() { state.withLock { $0.hangsReleased = true } }
+    public func releaseHangs() {
+        state.withLock { $0.hangsReleased = true }
+        runs.release()
+    }
 
     public func reset() {
         state.withLock {
@@ -111,6 +125,7 @@ public final class MockOpenMeteo: Sendable {
             self.setFaults(faults)
             return Response(status: .noContent)
         }
+        runs.routes(router)
         router.post("/mock/reset") { _, _ in
             self.reset()
             return Response(status: .noContent)

@@ -425,6 +425,7 @@
       return `<div class="bar" data-window="${w.window}"><div class="bar-label"><span>${names[w.window] || w.window}</span><span>${number(Math.round(w.used * 10) / 10)} / ${number(w.budget)}</span></div>`
         + `<div class="bar-track"><div class="bar-fill ${level}" style="width:${Math.min(100, share * 100).toFixed(1)}%"></div></div></div>`;
     }).join("");
+    html += `<p id="quota-saved">Fetches saved today by model runs: ${number(quota.saved_today || 0)}</p>`;
     if (quota.hold) html += `<p>Paused by the source until ${time(quota.hold.until)}: ${escapeHTML(quota.hold.reason)}</p>`;
     $("#quota").innerHTML = html;
   }
