@@ -95,7 +95,9 @@ extension FrostboxApplication {
             // Every connection is accepted and the guard decides at once whether to keep it, so a
             // flood from one address never fills the accept backlog for everyone else.
             server: .guardedHTTP1(limits: limits, registry: ConnectionRegistry(limits: limits)),
-            configuration: .init(address: .hostname(config.host, port: config.port), serverName: "frostbox"),
+            // A deep accept queue (the kernel caps it at net.core.somaxconn): under a flood of
+            // connections the guard closes at once, a new client's SYN still finds room.
+            configuration: .init(address: .hostname(config.host, port: config.port), serverName: "frostbox", backlog: 4_096),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.port
                 logger.notice("listening", metadata: ["host": "\(config.host)", "port": "\(port)"])

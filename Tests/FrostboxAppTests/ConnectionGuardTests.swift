@@ -6,7 +6,8 @@ import Testing
 
 /// The connection limits on a real server over loopback sockets. 127.0.0.2 plays the slow or
 /// flooding client, 127.0.0.1 everyone else (Linux routes all of 127.0.0.0/8 to loopback).
-@Suite("Connection guard", .timeLimit(.minutes(3)))
+// One server at a time: the suite runs beside the others on two cores.
+@Suite("Connection guard", .serialized, .timeLimit(.minutes(3)))
 struct ConnectionGuardTests {
     static let flooder = "127.0.0.2"
     static let client = "127.0.0.1"
