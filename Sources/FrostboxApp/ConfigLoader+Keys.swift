@@ -69,7 +69,9 @@ enum ConfigKeys {
         if let port = try r.int("server.port", in: 0...65_535) { config.port = port }
         if let timeout = try r.duration("server.request_timeout", in: .zero ... .seconds(3_600)) { config.requestTimeout = timeout }
         if let timeout = try r.duration("server.idle_timeout", in: .zero ... .seconds(86_400)) { config.idleTimeout = timeout }
+        if let timeout = try r.duration("server.header_timeout", in: .zero ... .seconds(3_600)) { config.headerTimeout = timeout }
         if let connections = try r.int("server.max_connections", in: 1...1_000_000) { config.maximumConnections = connections }
+        if let connections = try r.int("server.max_connections_per_address", in: 0...1_000_000) { config.maximumConnectionsPerAddress = connections }
 
         // database, logging
         if let path = try r.filePath("database.path", empty: "", hint: " (create it, or choose another file with --db)") {

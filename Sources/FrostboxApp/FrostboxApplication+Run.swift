@@ -82,29 +82,28 @@ extension FrostboxApplication {
 
     private static let metricsBootstrapped = Mutex(false)
 
-    /// The Hummingbird application over `router` with the server-level limits of `config`:
-    /// idle connections are closed, concurrent connections are capped, and the bound address
-    /// is logged (useful with `--port 0`).
+    /// The Hummingbird application over `router` with the connection limits of `config`
+    /// (`ConnectionLimits`: header and idle timeouts, caps per address and in all), and the
+    /// bound address logged (useful with `--port 0`).
     static func makeApplication(
         router: Router<FrostboxRequestContext>, config: FrostboxSettings, logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> App {
-        Application(
+        let limits = config.connectionLimits
+        return Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: config.idleTimeout > .zero ? timeAmount(config.idleTimeout) : nil)),
-            configuration: .init(
-                address: .hostname(config.host, port: config.port), serverName: "frostbox",
-                availableConnectionsDelegate: MaximumAvailableConnections(max(1, config.maximumConnections))),
+            // Every connection is accepted and the guard decides at once whether to keep it, so a
+            // flood from one address never fills the accept backlog for everyone else.
+            server: .guardedHTTP1(limits: limits, registry: ConnectionRegistry(limits: limits)),
+            // A deep accept queue (the kernel caps it at net.core.somaxconn): under a flood of
+            // connections the guard closes at once, a new client's SYN still finds room.
+            configuration: .init(address: .hostname(config.host, port: config.port), serverName: "frostbox", backlog: 4_096),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.port
                 logger.notice("listening", metadata: ["host": "\(config.host)", "port": "\(port)"])
                 await onListening(port)
             },
             logger: logger)
-    }
-
-    static func timeAmount(_ duration: Duration) -> TimeAmount {
-        .nanoseconds(duration.inNanoseconds)
     }
 }
 

@@ -52,10 +52,24 @@ public struct FrostboxSettings: Sendable {
     public var newBoxesIPv6Prefix = 56
     /// Longest time a request may take to be answered (body read included); 503 after it.
     public var requestTimeout: Duration = .seconds(15)
-    /// An HTTP connection idle this long is closed.
+    /// A request head not complete this long after the connection opened (or after its
+    /// first byte, on a kept-alive connection) closes the connection; zero: no limit.
+    public var headerTimeout: Duration = .seconds(10)
+    /// A kept-alive HTTP connection that sends nothing this long after an answer is closed;
+    /// zero: no limit.
     public var idleTimeout: Duration = .seconds(60)
-    /// Most HTTP connections open at once; more wait in the accept backlog.
+    /// Most HTTP connections open at once; past it a lighter client's new connection
+    /// displaces the oldest of the client holding the most, and the heaviest's are refused.
     public var maximumConnections = 1_024
+    /// Most HTTP connections one client address (TCP peer; IPv6 by /64) may hold; 0: no cap.
+    public var maximumConnectionsPerAddress = 256
+
+    /// The connection limits the HTTP server enforces.
+    public var connectionLimits: ConnectionLimits {
+        ConnectionLimits(
+            headerTimeout: headerTimeout > .zero ? headerTimeout : nil, keepAliveTimeout: idleTimeout > .zero ? idleTimeout : nil,
+            maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumConnectionsPerAddress)
+    }
     /// How often the operations report line is logged.
     public var reportInterval: Duration = .seconds(300)
 

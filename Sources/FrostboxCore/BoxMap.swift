@@ -133,22 +133,26 @@ public struct BoxMapViewport: Sendable, Hashable {
         self.zoom = zoom
     }
 
-    /// A validated viewport: finite bounds, `south ≤ north` within ±90°, `west ≤ east` within
-    /// ±540° and at most 720° apart, zoom within 0…20.
+    /// A validated viewport: finite bounds, latitudes within ±90° and longitudes within ±540°,
+    /// zoom within 0…20. Any such values name a view: `south > north` are the same two
+    /// latitudes, `west > east` a view across the antimeridian (east is read 360° further), and
+    /// a span of 360° or more the whole world.
     public init(west: Double, south: Double, east: Double, north: Double, zoom: Int) throws(ValidationError) {
         for (name, value) in [("west", west), ("south", south), ("east", east), ("north", north)] where !value.isFinite {
             throw ValidationError(.invalidField, field: name, "\(name) must be a number")
         }
-        guard (-90...90).contains(south), (-90...90).contains(north), south <= north else {
-            throw ValidationError(.invalidField, field: "south", "south and north must lie within -90…90 with south <= north")
+        for (name, value) in [("south", south), ("north", north)] where !(-90...90).contains(value) {
+            throw ValidationError(.invalidField, field: name, "\(name) must lie within -90…90")
         }
-        guard (-540...540).contains(west), (-540...540).contains(east), west <= east, east - west <= 720 else {
-            throw ValidationError(.invalidField, field: "west", "west and east must lie within -540…540 with west <= east, at most 720 apart")
+        for (name, value) in [("west", west), ("east", east)] where !(-540...540).contains(value) {
+            throw ValidationError(.invalidField, field: name, "\(name) must lie within -540…540")
         }
         guard (0...Self.maximumZoom).contains(zoom) else {
             throw ValidationError(.invalidField, field: "zoom", "zoom must be an integer within 0…\(Self.maximumZoom)")
         }
-        self.init(uncheckedWest: west, south: south, east: east, north: north, zoom: zoom)
+        var east = east
+        while east < west { east += 360 }
+        self.init(uncheckedWest: west, south: min(south, north), east: east, north: max(south, north), zoom: zoom)
     }
 
     /// Whether a box (by its centre, with half a box of margin) lies in the viewport, the

@@ -19,8 +19,10 @@ public struct Coordinate: Sendable, Hashable, Codable, CustomStringConvertible {
         guard (-180...180).contains(longitude) else {
             throw ValidationError(.invalidCoordinate, field: "longitude", "longitude must be within [-180, 180]")
         }
-        self.latitude = latitude
-        self.longitude = longitude
+        // Adding +0 turns -0 into 0: a stored -0 reads back as 0, so the echo of a new
+        // subscription must not say -0 either.
+        self.latitude = latitude + 0
+        self.longitude = longitude + 0
     }
 
     /// For values already known to be valid (box centres, stored rows).

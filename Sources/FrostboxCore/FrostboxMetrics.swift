@@ -13,6 +13,8 @@ public enum FrostboxMetrics {
         public static let httpRateLimited = "frostbox_http_rate_limited_total"
         /// Gauge: clients currently tracked by the rate limiter.
         public static let httpRateLimitClients = "frostbox_http_rate_limit_clients"
+        /// Counter: connections closed on opening or displaced by the connection caps, by `reason`.
+        public static let httpConnectionsRefused = "frostbox_http_connections_refused_total"
 
         // Forecasts
         /// Counter: HTTP requests made to the forecast source.
@@ -87,6 +89,8 @@ public enum FrostboxMetrics {
         Name.httpRequestDuration: "Time to answer an HTTP request, by route pattern, method and status.",
         Name.httpRateLimited: "Requests refused by the per-client rate limit (429).",
         Name.httpRateLimitClients: "Clients currently tracked by the rate limiter.",
+        Name.httpConnectionsRefused:
+            "Connections closed by the connection caps: address_full and server_full on opening, displaced for a lighter client.",
         Name.forecastRequests: "HTTP requests made to the forecast source (Open-Meteo).",
         Name.forecastWeight: "Quota weight charged by the forecast source.",
         Name.forecastFailures: "Boxes whose forecast failed, by reason.",

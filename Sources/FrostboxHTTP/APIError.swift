@@ -57,12 +57,20 @@ public struct APIError: HTTPResponseError, Sendable, Equatable {
         self.init(.badRequest, code: error.code.rawValue, error.message)
     }
 
+    /// The 413 for a request body over `FrostboxRequestContext.maximumBodySize`.
+    public static let contentTooLarge = APIError(
+        .contentTooLarge, code: "payload_too_large", "request body exceeds \(FrostboxRequestContext.maximumBodySize) bytes")
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
-        let body = ErrorBody(error: .init(code: code, message: message))
-        let data = try JSONEncoder.frostbox.encode(body)
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: jsonBody)))
+    }
+
+    /// The answer's body: `{"error": {"code": …, "message": …}}`.
+    var jsonBody: Data {
+        // Two strings in a struct: encoding cannot fail.
+        (try? JSONEncoder.frostbox.encode(ErrorBody(error: .init(code: code, message: message)))) ?? Data()
     }
 
     struct ErrorBody: Encodable {

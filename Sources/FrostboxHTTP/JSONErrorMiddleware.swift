@@ -46,9 +46,7 @@ public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             return APIError(.notFound, code: "not_found", "no route for \(request.method.rawValue) \(request.uri.path)")
         case .contentTooLarge:
-            return APIError(
-                .contentTooLarge, code: "payload_too_large",
-                "request body exceeds \(FrostboxRequestContext.maximumBodySize) bytes")
+            return .contentTooLarge
         default:
             return APIError(status, code: "http_\(status.code)", status.reasonPhrase)
         }

@@ -59,10 +59,11 @@ public struct StatusRoutes: Sendable {
     }
 
     /// The viewport named by `west`, `south`, `east`, `north` and `zoom` (each optional:
-    /// the whole world at zoom 0); a malformed or out-of-range value is a 400.
+    /// the whole world at zoom 0); a malformed, empty or out-of-range value is a 400.
     static func viewport(_ parameter: (String) -> String?) throws(APIError) -> BoxMapViewport {
         func number(_ name: String, _ fallback: Double) throws(APIError) -> Double {
-            guard let raw = parameter(name), !raw.isEmpty else { return fallback }
+            // An empty value (`east=`) is no number: a 400 like any other, as the document says.
+            guard let raw = parameter(name) else { return fallback }
             guard let value = Double(raw), value.isFinite else {
                 throw APIError.badRequest(.invalidField, "\(name) must be a number")
             }
@@ -70,7 +71,7 @@ public struct StatusRoutes: Sendable {
         }
         let world = BoxMapViewport.world
         let zoom: Int
-        if let raw = parameter("zoom"), !raw.isEmpty {
+        if let raw = parameter("zoom") {
             guard let value = Int(raw) else { throw APIError.badRequest(.invalidField, "zoom must be an integer within 0…\(BoxMapViewport.maximumZoom)") }
             zoom = value
         } else {

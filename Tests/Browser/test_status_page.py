@@ -11,9 +11,7 @@ import base64
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,7 +25,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "status-page"))
+sys.path.insert(0, str(ROOT / "Tests" / "Support"))
 import seed  # noqa: E402
+from frostbox_server import running_server  # noqa: E402
 
 TOKEN = "browser-test-admin-token-0123456789"
 SUBSCRIPTIONS = int(os.environ.get("STATUS_SUBSCRIPTIONS", "12000"))
@@ -44,48 +44,13 @@ def executable(name):
 
 @pytest.fixture(scope="module")
 def server():
-    binary = Path(os.environ.get("FROSTBOX_BIN", ROOT / ".build" / "debug" / "frostbox"))
-    assert binary.is_file(), f"{binary} is missing: build it first (swift build --product frostbox)"
-    directory = Path(tempfile.mkdtemp(prefix="frostbox-browser-"))
-    database = directory / "frostbox.sqlite"
-    # The server sees only the settings below: any other FROSTBOX_ variable (this test's own
-    # FROSTBOX_BIN included) would be refused as unknown configuration.
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("FROSTBOX_")}
-    environment.update({
-        "FROSTBOX_DB": str(database),
-        "FROSTBOX_ADMIN_TOKEN": TOKEN,
-        # No scheduled run during the test, and no way out to a real forecast source.
-        "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
-        "FROSTBOX_NOTIFIER_INTERVAL": "24h",
-        "FROSTBOX_FORECAST_URL": "http://127.0.0.1:9",
-        "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
-        "FROSTBOX_PLACES_SEED_PATH": str(ROOT / "data" / "geonames" / "nordic-cities1000.txt"),
-    })
-    log_path = directory / "server.log"
-    log = open(log_path, "w")
-    process = subprocess.Popen([str(binary), "serve", "--host", "127.0.0.1", "--port", "0"], stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=directory)
-    try:
-        port = None
-        deadline = time.time() + 60
-        while time.time() < deadline and port is None:
-            match = re.search(r"listening on [^\s:]+:(\d+)", log_path.read_text())
-            if match:
-                port = int(match.group(1))
-            elif process.poll() is not None:
-                break
-            else:
-                time.sleep(0.1)
-        assert port, "frostbox serve did not start:\n" + log_path.read_text()[-3000:]
-        classes, runs = seed.seed(str(database), SUBSCRIPTIONS)
-        yield {"url": f"http://127.0.0.1:{port}", "classes": classes, "runs": runs, "log": log_path}
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
-        shutil.rmtree(directory, ignore_errors=True)
+    seeded = {}
+
+    def prepare(database):
+        seeded["classes"], seeded["runs"] = seed.seed(database, SUBSCRIPTIONS)
+
+    with running_server(TOKEN, prepare) as live:
+        yield {"url": live["url"], "classes": seeded["classes"], "runs": seeded["runs"], "log": live["log"]}
 
 
 @pytest.fixture(scope="module")

@@ -69,11 +69,26 @@ struct BoxMapTests {
     @Test(
         "viewports are validated",
         arguments: [
-            (-180.0, -91.0, 180.0, 90.0, 0), (-180, 10, 180, 5, 0), (-600, -90, 180, 90, 0), (100, -90, 90, 90, 0),
-            (-540, -90, 540, 90, 0), (-180, -90, 180, 90, -1), (-180, -90, 180, 90, 21), (Double.nan, -90, 180, 90, 0),
+            (-180.0, -91.0, 180.0, 90.0, 0), (-180, -90, 180, 90.5, 0), (-600, -90, 180, 90, 0), (-180, -90, 541, 90, 0),
+            (-180, -90, 180, 90, -1), (-180, -90, 180, 90, 21), (Double.nan, -90, 180, 90, 0), (-180, -90, .infinity, 90, 0),
         ])
     func invalidViewports(west: Double, south: Double, east: Double, north: Double, zoom: Int) {
         #expect(throws: ValidationError.self) { try BoxMapViewport(west: west, south: south, east: east, north: north, zoom: zoom) }
+    }
+
+    @Test("any bounds within range name a view: latitudes in either order, west past east across the antimeridian, 360° or more the world")
+    func lenientViewports() throws {
+        let swapped = try BoxMapViewport(west: -10, south: 10, east: 10, north: -10, zoom: 3)
+        #expect(swapped.south == -10 && swapped.north == 10)
+        #expect(swapped.contains(GeoBox(latitudeIndex: 0, longitudeIndex: 0)))
+        let across = try BoxMapViewport(west: 170, south: -10, east: -170, north: 10, zoom: 5)
+        #expect(across.east == 190)
+        #expect(across.contains(GeoBox(latitudeIndex: 0, longitudeIndex: 3600)))
+        #expect(!across.contains(GeoBox(latitudeIndex: 0, longitudeIndex: 0)))
+        let far = try BoxMapViewport(west: 500, south: -90, east: -500, north: 90, zoom: 0)
+        #expect(far.east >= far.west && far.east - far.west < 360)
+        let wide = try BoxMapViewport(west: -540, south: -90, east: 540, north: 90, zoom: 0)
+        #expect(wide.contains(GeoBox(latitudeIndex: 0, longitudeIndex: 1234)))
     }
 
     @Test("a viewport across the antimeridian holds boxes on both sides and nothing in between")

@@ -72,6 +72,13 @@ struct ValidationTests {
         #expect(throws: ValidationError.self) { try Coordinate(latitude: lat, longitude: lon) }
     }
 
+    @Test("coordinates: -0 is 0, so a value reads back as it was echoed")
+    func negativeZero() throws {
+        let zero = try Coordinate(latitude: -0.0, longitude: -0.0)
+        #expect(zero.latitude.sign == .plus && zero.longitude.sign == .plus)
+        #expect(try Coordinate(latitude: -1.5, longitude: -0.25).latitude == -1.5)
+    }
+
     @Test("coordinates: the edges are accepted")
     func edgeCoordinates() throws {
         _ = try Coordinate(latitude: 90, longitude: 180)

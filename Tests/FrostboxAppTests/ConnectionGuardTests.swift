@@ -1,0 +1,119 @@
+import Foundation
+import FrostboxHTTP
+import Testing
+
+@testable import FrostboxApp
+
+/// The connection limits on a real server over loopback sockets. 127.0.0.2 plays the slow or
+/// flooding client, 127.0.0.1 everyone else (Linux routes all of 127.0.0.0/8 to loopback).
+// One server at a time: the suite runs beside the others on two cores.
+@Suite("Connection guard", .serialized, .timeLimit(.minutes(3)))
+struct ConnectionGuardTests {
+    static let flooder = "127.0.0.2"
+    static let client = "127.0.0.1"
+    static let registration = #"{"token": "00112233445566778899aabbccddeeff"}"#
+
+    /// Opens `count` connections from `flooder`: every other one sends half a request head.
+    static func flood(port: Int, count: Int) throws -> [LoopbackConnection] {
+        try (0..<count).map { index in
+            let connection = try LoopbackConnection(port: port, source: flooder, readTimeout: 5)
+            if index.isMultiple(of: 2) { try? connection.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ") }
+            return connection
+        }
+    }
+
+    @Test("with the server full of one address's idle and slow-header connections, /health and a device write from another address are answered")
+    func floodDoesNotLockOthersOut() async throws {
+        try await GracefulShutdownTests.withServer(configure: { config in
+            config.maximumConnections = 40
+            config.maximumConnectionsPerAddress = 0
+            config.headerTimeout = .seconds(600)
+            config.idleTimeout = .seconds(600)
+        }) { port, _, group in
+            let held = try Self.flood(port: port, count: 120)
+            for _ in 0..<3 {
+                let health = try await LoopbackConnection.request(port: port, "GET", "/health", source: Self.client)
+                #expect(health.hasPrefix("HTTP/1.1 200"), "\(health)")
+                let write = try await LoopbackConnection.request(port: port, "POST", "/register", body: Self.registration, source: Self.client)
+                #expect(write.hasPrefix("HTTP/1.1 20"), "\(write)")
+            }
+            withExtendedLifetime(held) {}
+            await group.triggerGracefulShutdown()
+        }
+    }
+
+    @Test("an address at its connection cap has further connections closed on opening; other addresses are not")
+    func perAddressCap() async throws {
+        try await GracefulShutdownTests.withServer(configure: { $0.maximumConnectionsPerAddress = 5 }) { port, _, group in
+            // Five answered requests: the five are admitted before the sixth opens.
+            let held = try (0..<5).map { _ in try LoopbackConnection(port: port, source: Self.flooder, readTimeout: 10) }
+            for connection in held {
+                try connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(await connection.readResponseHead().hasPrefix("HTTP/1.1 200"))
+            }
+            let sixth = try LoopbackConnection(port: port, source: Self.flooder, readTimeout: 10)
+            try? sixth.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            let refused = await sixth.readUntilClosed()
+            #expect(refused.closed && refused.text.isEmpty, "\(refused)")
+            let health = try await LoopbackConnection.request(port: port, "GET", "/health", source: Self.client)
+            #expect(health.hasPrefix("HTTP/1.1 200"), "\(health)")
+            withExtendedLifetime(held) {}
+            await group.triggerGracefulShutdown()
+        }
+    }
+
+    @Test("a connection whose request head is not complete within the header timeout is closed")
+    func headerTimeout() async throws {
+        try await GracefulShutdownTests.withServer(configure: { $0.headerTimeout = .seconds(1) }) { port, _, group in
+            let slow = try LoopbackConnection(port: port, source: Self.flooder, readTimeout: 20)
+            try slow.send("GET /health HTTP/1.1\r\nHost: x\r\n")
+            let outcome = await slow.readUntilClosed()
+            #expect(outcome.closed && outcome.text.isEmpty, "\(outcome)")
+            let silent = try LoopbackConnection(port: port, source: Self.flooder, readTimeout: 20)
+            #expect(await silent.readUntilClosed().closed)
+            await group.triggerGracefulShutdown()
+        }
+    }
+
+    @Test("a kept-alive connection that sends nothing after its answer is closed at the idle timeout")
+    func idleTimeout() async throws {
+        try await GracefulShutdownTests.withServer(configure: { $0.idleTimeout = .seconds(1) }) { port, _, group in
+            let connection = try LoopbackConnection(port: port, source: Self.client, readTimeout: 20)
+            try connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            let outcome = await connection.readUntilClosed()
+            #expect(outcome.closed && outcome.text.hasPrefix("HTTP/1.1 200"), "\(outcome)")
+            await group.triggerGracefulShutdown()
+        }
+    }
+
+    @Test("Connection: close and HTTP/1.0 without keep-alive: the connection is closed after the answer")
+    func closeAfterAnswer() async throws {
+        try await GracefulShutdownTests.withServer { port, _, group in
+            for head in ["GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "GET /health HTTP/1.0\r\n\r\n"] {
+                let connection = try LoopbackConnection(port: port, source: Self.client, readTimeout: 10)
+                try connection.send(head)
+                let outcome = await connection.readUntilClosed()
+                #expect(outcome.closed, "\(head): \(outcome)")
+                #expect(outcome.text.hasPrefix("HTTP/1.1 200") && outcome.text.lowercased().contains("connection: close"), "\(outcome)")
+            }
+            // HTTP/1.0 asking for keep-alive, and plain HTTP/1.1, stay open.
+            let kept = try LoopbackConnection(port: port, source: Self.client, readTimeout: 2)
+            try kept.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(await kept.readUntilClosed().closed == false)
+            await group.triggerGracefulShutdown()
+        }
+    }
+
+    @Test("a declared Content-Length over the body limit is answered 413 at once and the connection closed, the body unread")
+    func oversizedDeclaredBody() async throws {
+        try await GracefulShutdownTests.withServer { port, _, group in
+            let connection = try LoopbackConnection(port: port, source: Self.client, readTimeout: 10)
+            try connection.send("POST /register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{")
+            let outcome = await connection.readUntilClosed()
+            #expect(outcome.closed, "\(outcome)")
+            #expect(outcome.text.hasPrefix("HTTP/1.1 413"), "\(outcome)")
+            #expect(outcome.text.contains(#""code":"payload_too_large""#), "\(outcome)")
+            await group.triggerGracefulShutdown()
+        }
+    }
+}

@@ -1,0 +1,64 @@
+"""A real `frostbox serve` on a free loopback port, for the Python suites .ci/run runs after
+`swift test` (Tests/Browser, Tests/Schema): the binary CI built (FROSTBOX_BIN, default
+.build/debug/frostbox), a fresh database in a temporary directory, no way out to a real
+forecast source, no scheduled notify run, no rate limit.
+"""
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextlib.contextmanager
+def running_server(token, prepare=None):
+    """Starts the server with admin token `token`; `prepare(database_path)` runs once it listens
+    (seeding). Yields {"url", "database", "log"}; stops the server on exit."""
+    binary = Path(os.environ.get("FROSTBOX_BIN", ROOT / ".build" / "debug" / "frostbox"))
+    assert binary.is_file(), f"{binary} is missing: build it first (swift build --product frostbox)"
+    directory = Path(tempfile.mkdtemp(prefix="frostbox-live-"))
+    database = directory / "frostbox.sqlite"
+    # The server sees only the settings below: any other FROSTBOX_ variable (FROSTBOX_BIN
+    # included) would be refused as unknown configuration.
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("FROSTBOX_")}
+    environment.update({
+        "FROSTBOX_DB": str(database),
+        "FROSTBOX_ADMIN_TOKEN": token,
+        "FROSTBOX_NOTIFIER_FIRST_RUN_DELAY": "24h",
+        "FROSTBOX_NOTIFIER_INTERVAL": "24h",
+        "FROSTBOX_FORECAST_URL": "http://127.0.0.1:9",
+        "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
+        "FROSTBOX_PLACES_SEED_PATH": str(ROOT / "data" / "geonames" / "nordic-cities1000.txt"),
+    })
+    log_path = directory / "server.log"
+    log = open(log_path, "w")
+    process = subprocess.Popen(
+        [str(binary), "serve", "--host", "127.0.0.1", "--port", "0"], stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=directory)
+    try:
+        port = None
+        deadline = time.time() + 60
+        while time.time() < deadline and port is None:
+            match = re.search(r"listening on [^\s:]+:(\d+)", log_path.read_text())
+            if match:
+                port = int(match.group(1))
+            elif process.poll() is not None:
+                break
+            else:
+                time.sleep(0.1)
+        assert port, "frostbox serve did not start:\n" + log_path.read_text()[-3000:]
+        if prepare:
+            prepare(str(database))
+        yield {"url": f"http://127.0.0.1:{port}", "database": database, "log": log_path}
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+        shutil.rmtree(directory, ignore_errors=True)
