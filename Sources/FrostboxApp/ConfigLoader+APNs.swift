@@ -42,23 +42,7 @@ extension ConfigKeys {
 
     /// App names from every source, sorted.
     static func appNames(_ r: ConfigLoader.Reader) -> [String] {
-        var names = Set<String>()
-        let prefix = "apns.apps."
-        for key in Array(r.fileKeys.keys) + Array(r.sources.overrides.keys) where key.hasPrefix(prefix) {
-            if let name = key.dropFirst(prefix.count).split(separator: ".").first { names.insert(String(name)) }
-        }
-        let environmentPrefix = "\(ConfigLoader.environmentPrefix)_APNS_APPS_"
-        for variable in r.sources.environment.keys where variable.hasPrefix(environmentPrefix) {
-            let rest = variable.dropFirst(environmentPrefix.count)
-            for field in appFields {
-                let suffix = "_" + field.uppercased()
-                if rest.hasSuffix(suffix), rest.count > suffix.count {
-                    names.insert(String(rest.dropLast(suffix.count)).lowercased())
-                    break
-                }
-            }
-        }
-        return names.sorted()
+        sectionNames(r, prefix: "apns.apps.", environmentPrefix: "APNS_APPS_", fields: appFields)
     }
 
     static func readApp(_ name: String, _ r: inout ConfigLoader.Reader, logger: Logger) throws(ConfigurationError) -> PushAppSettings {
