@@ -187,8 +187,9 @@ struct FCMRouterTests {
             await router.shutdown()
             #expect(outcomes.values.filter(\.isDelivered).count == 300)
             let counters = harness.mock.counters()
+            // Few connections for 300 messages: they share HTTP/2 connections. (How many the
+            // double's handlers saw at once depends on scheduling, not on the client: not checked.)
             #expect(counters.connections <= 4)
-            #expect(counters.peakConcurrentSends > 1)
         }
     }
 }
