@@ -31,7 +31,7 @@ public struct FrostboxTelemetry: Sendable {
         Self.addingHelp(to: registry.emitToBuffer())
     }
 
-    /// `text` with a `# HELP` line (from `FrostboxMetrics.help`) before each `# TYPE` line of a
+    /// `text` with a `# HELP` line (from `FrostboxMetrics.help` and `PushTransportMetrics.help`) before each `# TYPE` line of a
     /// known metric. The metrics are made through swift-metrics, which has no help text.
     static func addingHelp(to text: [UInt8]) -> [UInt8] {
         var output: [UInt8] = []
@@ -40,7 +40,7 @@ public struct FrostboxTelemetry: Sendable {
             let typePrefix = Array("# TYPE ".utf8)
             if line.starts(with: typePrefix) {
                 let name = String(decoding: line.dropFirst(typePrefix.count).prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)
-                if let help = FrostboxMetrics.help[name] {
+                if let help = FrostboxMetrics.help[name] ?? PushTransportMetrics.help[name] {
                     output.append(contentsOf: "# HELP \(name) \(help)\n".utf8)
                 }
             }

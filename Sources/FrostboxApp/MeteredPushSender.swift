@@ -25,17 +25,17 @@ public struct MeteredPushSender: PushSender {
         self.base = base
         self.openConnections = openConnections
         self.streamsInFlight = streamsInFlight ?? { report.snapshot().inFlight }
-        connections = Gauge(label: FrostboxMetrics.Name.apnsConnections, factory: metrics)
+        connections = Gauge(label: PushTransportMetrics.connections, factory: metrics)
         self.report = report
         self.factory = metrics
         latency = Timer(label: FrostboxMetrics.Name.pushDuration, preferredDisplayUnit: .seconds, factory: metrics)
-        inFlight = Gauge(label: FrostboxMetrics.Name.pushStreamsInFlight, factory: metrics)
+        inFlight = Gauge(label: PushTransportMetrics.streamsInFlight, factory: metrics)
     }
 
     public func send(_ batch: [PushNotification]) -> PushOutcomes {
         let start = ContinuousClock.now
         let report = self.report
-        for _ in batch { report.pushStarted() }
+        report.pushStarted(batch.count)
         inFlight.record(streamsInFlight())
         let (inFlight, connections, latency, factory) = (self.inFlight, self.connections, self.latency, self.factory)
         let (streamsInFlight, openConnections) = (self.streamsInFlight, self.openConnections)

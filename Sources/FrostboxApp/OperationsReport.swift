@@ -36,11 +36,11 @@ public final class OperationsReport: Sendable {
 
     public init() {}
 
-    /// A push was handed to the sender.
-    public func pushStarted() {
+    /// `count` pushes were handed to the sender.
+    public func pushStarted(_ count: Int = 1) {
         state.withLock {
-            $0.sent += 1
-            $0.inFlight += 1
+            $0.sent += count
+            $0.inFlight += count
         }
     }
 

@@ -39,7 +39,7 @@ public struct SubscribedPlace: Sendable, Hashable {
     public var platform: DevicePlatform
     /// The device's app: bundle id or package name (nil: the platform's configured default app).
     public var app: String?
-    /// The device's APNs environment (nil: the configured default; iOS only).
+    /// The device's delivery environment (nil: the configured default; iOS only).
     public var environment: PushEnvironment?
 
     public init(

@@ -1,6 +1,6 @@
-/// A device's push token, in the form its gateway knows it: for APNs even-length hex of
+/// A device's push token, in the form its gateway knows it: for iOS even-length hex of
 /// 16–200 digits, stored lower case (upper case and the `<abcd ef01>` form iOS prints are
-/// accepted); for FCM an opaque registration token of up to 4,096 characters from
+/// accepted); for Android an opaque registration token of up to 4,096 characters from
 /// `A–Z a–z 0–9 _ : -`, kept exactly as sent.
 public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The token as the gateway knows it.
@@ -8,34 +8,34 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
 
     public static let minimumLength = 16
     public static let maximumLength = 200
-    /// Longest FCM registration token accepted (FCM documents none; 4 KB bounds it).
-    public static let maximumFCMLength = 4096
+    /// Longest Android registration token accepted (the gateway documents none; 4 KB bounds it).
+    public static let maximumRegistrationTokenLength = 4096
 
     /// Validates and normalises a token whose platform the client did not say (lookups, and
-    /// the routes where a token alone names a device): an APNs token when it is one, otherwise
-    /// an FCM registration token.
+    /// the routes where a token alone names a device): an iOS token when it is one, otherwise
+    /// an Android registration token.
     public init(_ raw: String) throws(ValidationError) {
-        if let hex = Self.apnsForm(raw) {
+        if let hex = Self.hexForm(raw) {
             value = hex
-        } else if Self.isFCMForm(raw) {
+        } else if Self.isRegistrationTokenForm(raw) {
             value = raw
         } else {
             throw ValidationError(
                 .invalidToken, field: "token",
-                "token must be an APNs device token (an even number of hex digits, \(Self.minimumLength)–\(Self.maximumLength) long) "
-                    + "or an FCM registration token (1–\(Self.maximumFCMLength) characters of A–Z a–z 0–9 _ : -)")
+                "token must be an iOS device token (an even number of hex digits, \(Self.minimumLength)–\(Self.maximumLength) long) "
+                    + "or an Android registration token (1–\(Self.maximumRegistrationTokenLength) characters of A–Z a–z 0–9 _ : -)")
         }
     }
 
-    /// Validates a token as its platform's: hex for iOS (APNs), opaque for Android (FCM).
+    /// Validates a token as its platform's: hex for iOS, opaque for Android.
     public init(_ raw: String, platform: DevicePlatform) throws(ValidationError) {
         switch platform {
         case .ios:
-            guard let hex = Self.apnsForm(raw) else {
+            guard let hex = Self.hexForm(raw) else {
                 if raw.utf8.contains(where: { !Self.isHexOrSpace($0) && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: ">") }) {
                     throw ValidationError(
                         .invalidToken, field: "token",
-                        "token must be hexadecimal digits (an APNs device token; send \"platform\": \"android\" for an FCM token)")
+                        "token must be hexadecimal digits (an iOS device token; send \"platform\": \"android\" for an Android token)")
                 }
                 throw ValidationError(
                     .invalidToken, field: "token",
@@ -43,10 +43,10 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
             }
             value = hex
         case .android:
-            guard Self.isFCMForm(raw) else {
+            guard Self.isRegistrationTokenForm(raw) else {
                 throw ValidationError(
                     .invalidToken, field: "token",
-                    "an FCM registration token must be 1–\(Self.maximumFCMLength) characters of A–Z a–z 0–9 _ : -")
+                    "an Android registration token must be 1–\(Self.maximumRegistrationTokenLength) characters of A–Z a–z 0–9 _ : -")
             }
             value = raw
         }
@@ -55,8 +55,8 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
     /// For values read back from our own storage.
     public init(trusted value: String) { self.value = value }
 
-    /// The platform the token's form says: iOS for an APNs token (hex), Android otherwise.
-    public var formPlatform: DevicePlatform { Self.apnsForm(value) == value ? .ios : .android }
+    /// The platform the token's form says: iOS for a hex token, Android otherwise.
+    public var formPlatform: DevicePlatform { Self.hexForm(value) == value ? .ios : .android }
 
     /// The form safe for logs: first 6 and last 4 characters.
     public var redacted: String { "\(value.prefix(6))…\(value.suffix(4))" }
@@ -66,8 +66,8 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
 
     public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.value < rhs.value }
 
-    /// The lower-case hex digits of an APNs token as clients send it, or nil when it is not one.
-    private static func apnsForm(_ raw: String) -> String? {
+    /// The lower-case hex digits of an iOS token as clients send it, or nil when it is not one.
+    private static func hexForm(_ raw: String) -> String? {
         var trimmed = Substring(raw)
         if trimmed.first == "<" && trimmed.last == ">" && trimmed.count >= 2 {
             trimmed = trimmed.dropFirst().dropLast()
@@ -97,10 +97,10 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
         }
     }
 
-    /// Whether `raw` is an FCM registration token's form.
-    private static func isFCMForm(_ raw: String) -> Bool {
+    /// Whether `raw` has an Android registration token's form.
+    private static func isRegistrationTokenForm(_ raw: String) -> Bool {
         let count = raw.utf8.count
-        guard count >= 1, count <= maximumFCMLength else { return false }
+        guard count >= 1, count <= maximumRegistrationTokenLength else { return false }
         return raw.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),

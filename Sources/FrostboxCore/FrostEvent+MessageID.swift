@@ -1,5 +1,5 @@
 extension FrostEvent {
-    /// The message id (APNs `apns-id`, FCM `alert_id`) of the alert of this event to `token`: a UUID (version 8, RFC 9562's
+    /// The message id of the alert of this event to `token`: a UUID (version 8, RFC 9562's
     /// custom layout, upper-case canonical text) built from a 128-bit hash of the device,
     /// box, night and level. The same key gives the same id in every process and version, so
     /// a resend after a crash is the same request without the id being stored per row; two

@@ -47,10 +47,6 @@ public enum FrostboxMetrics {
         public static let pushes = "frostbox_push_total"
         /// Histogram (seconds): time from handing a push to the sender to its outcome.
         public static let pushDuration = "frostbox_push_duration_seconds"
-        /// Gauge: pushes handed to the sender and not yet answered (HTTP/2 streams in flight).
-        public static let pushStreamsInFlight = "frostbox_apns_streams_in_flight"
-        /// Gauge: open APNs connections.
-        public static let apnsConnections = "frostbox_apns_connections"
         /// Counter: pushes sent again (retries and resends after a restart).
         public static let pushResends = "frostbox_push_resends_total"
 
@@ -100,13 +96,11 @@ public enum FrostboxMetrics {
         Name.forecastRunChecks: "Model run metadata requests (meta.json; not charged to the quota).",
         Name.forecastModelRuns: "New weather model runs seen, by model.",
         Name.alertsPlanned: "Alerts planned by notify runs, by level.",
-        Name.alertsDelivered: "Alerts the push gateways (APNs, FCM) accepted, by level.",
+        Name.alertsDelivered: "Alerts the push gateways accepted, by level.",
         Name.alertsFailed: "Alerts that failed, by level and failure class.",
         Name.tokensPruned: "Device tokens removed because a push gateway said they are no longer valid.",
         Name.pushes: "Push attempts, by outcome.",
         Name.pushDuration: "Time from handing a push to the sender to its outcome.",
-        Name.pushStreamsInFlight: "HTTP/2 streams to APNs awaiting an answer (pushes handed over and unanswered, without APNs).",
-        Name.apnsConnections: "Open APNs connections.",
         Name.pushResends: "Pushes sent again (retries, resends after a restart).",
         Name.notifyRunDuration: "Duration of whole notify runs, by result.",
         Name.notifyRuns: "Notify runs, by result: completed, degraded (some boxes or pushes failed) or failed.",

@@ -25,11 +25,11 @@ extension PlannedAlert {
             expiration: windowEnd, content: content)
     }
 
-    /// The collapse id (APNs `apns-collapse-id`, FCM `collapse_key`): one per device, box and night, so an escalation or all-clear
-    /// replaces the earlier alert on the lock screen. At most 27 bytes (APNs allows 64).
+    /// The collapse id: one per device, box and night, so an escalation or all-clear
+    /// replaces the earlier alert on the lock screen. At most 27 bytes (gateways allow 64).
     public var collapseID: String { "frost-\(event.box.key)-\(event.night.compactNumber)" }
 
-    /// The notification group (APNs `thread-id`, FCM `tag`): one per box.
+    /// The notification group: one per box.
     public var threadID: String { "frost-box-\(event.box)" }
 
     /// How strongly the alert may interrupt: time-sensitive from freeze up, passive for the all-clear.

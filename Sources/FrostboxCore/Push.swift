@@ -1,5 +1,5 @@
 /// The platform a device's app runs on, which decides the gateway its pushes go through:
-/// Apple's APNs for `ios`, Google's FCM for `android`.
+/// Apple's for `ios`, Google's for `android`.
 public enum DevicePlatform: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case ios
     case android
@@ -7,15 +7,15 @@ public enum DevicePlatform: String, Sendable, Hashable, Codable, CaseIterable, C
     public var description: String { rawValue }
 }
 
-/// Which delivery environment an iOS device's token belongs to (APNs' production or
+/// Which delivery environment an iOS device's token belongs to (the gateway's production or
 /// sandbox gateway). Android devices have one environment and leave it nil.
 public enum PushEnvironment: String, Sendable, Codable, CaseIterable {
     case production
     case sandbox
 }
 
-/// How urgently a push is delivered: `immediate` now (APNs priority 10, FCM `HIGH`),
-/// `throttled` when the device chooses, to save power (APNs 5, FCM `NORMAL`).
+/// How urgently a push is delivered: `immediate` now, `throttled` when the device chooses,
+/// to save power. The raw values are the stored ones.
 public enum PushPriority: Int, Sendable, Hashable, Codable {
     case immediate = 10
     case throttled = 5
@@ -56,7 +56,7 @@ public struct AlertContent: Sendable, Hashable {
     public var bodyLocArgs: [String]?
     /// `default` for the platform's alert sound; nil for none.
     public var sound: String?
-    /// Alerts with the same group are shown together (APNs `thread-id`, FCM `tag`).
+    /// Alerts with the same group are shown together.
     public var group: String?
     public var interruption: InterruptionLevel?
     public var frost: FrostData?
@@ -83,13 +83,13 @@ public struct AlertContent: Sendable, Hashable {
 public struct PushNotification: Sendable, Hashable {
     public var token: DeviceToken
     public var platform: DevicePlatform
-    /// The app: its bundle id on iOS (APNs topic), its package name on Android; nil means
+    /// The app: its bundle id on iOS, its package name on Android; nil means
     /// the platform's configured default app.
     public var app: String?
     /// iOS only; nil means the app's configured environment.
     public var environment: PushEnvironment?
-    /// A UUID (canonical text) generated once per alert and kept with it: APNs' `apns-id`,
-    /// the `alert_id` of FCM's data.
+    /// A UUID (canonical text) generated once per alert and kept with it; each adapter puts
+    /// it where its gateway keeps a message's id.
     public var messageID: String
     /// Replaces an earlier alert with the same id on the device; at most 64 bytes.
     public var collapseID: String?
@@ -133,10 +133,9 @@ public struct PushDestination: Sendable, Hashable, CustomStringConvertible {
 
 /// What became of a push. Temporary failures have already been retried by the sender.
 public enum PushOutcome: Sendable, Hashable {
-    /// Accepted by the gateway, with the message id it answered (APNs' `apns-id`, FCM's
-    /// message name).
+    /// Accepted by the gateway, with the message id it answered.
     case delivered(messageID: String)
-    /// The token is dead (APNs 410 or BadDeviceToken, FCM UNREGISTERED or a refused token).
+    /// The token is dead: the gateway no longer knows it, or refuses it as malformed.
     /// `unregisteredAtMilliseconds` is when the gateway says it died (UTC epoch ms), if it says.
     case invalidToken(reason: String, unregisteredAtMilliseconds: Int64?)
     /// Refused for good (a bad request, too large, another sender's token); the reason is kept.
