@@ -3,6 +3,17 @@ import PackageDescription
 
 // The targets and what each is for: README "Architecture" (one list, kept there).
 
+// Products several targets depend on.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+
 let package = Package(
     name: "frostbox",
     platforms: [.macOS(.v15)],
@@ -50,84 +61,51 @@ let package = Package(
         .target(
             name: "FrostboxSQLite",
             dependencies: [
-                "FrostboxCore",
-                "FrostboxStorageFormats",
-                "CFrostboxSystem",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "FrostboxCore", "FrostboxStorageFormats", "CFrostboxSystem", grdb,
                 // The C API, for the bulk place import's hot insert loop (see RawStatement).
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"), logging,
             ]
         ),
         .target(
             name: "FrostboxPostgres",
             dependencies: [
-                "FrostboxCore",
-                "FrostboxStorageFormats",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "FrostboxCore", "FrostboxStorageFormats", .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Its pool's error type: the circuit breaker's "no connection for a while" is an outage.
-                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"), nioCore, nioPosix, nioSSL, logging,
             ]
         ),
         .target(
             name: "FrostboxGeoNames",
             dependencies: [
-                "FrostboxCore",
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "FrostboxCore", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         .target(
             name: "FrostboxOpenMeteo",
             dependencies: [
-                "FrostboxCore",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "FrostboxCore", asyncHTTPClient, nioCore, .product(name: "NIOHTTP1", package: "swift-nio"), nioPosix, logging,
             ]
         ),
         .target(
             name: "FrostboxAPNs",
             dependencies: [
-                "FrostboxCore",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "FrostboxCore", crypto, nioSSL, .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"), nioCore, nioPosix, logging,
             ]
         ),
         .target(
             name: "FrostboxFCM",
             dependencies: [
-                "FrostboxCore",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "FrostboxCore", crypto,
                 // RSA (RS256) for the service account's OAuth2 assertion.
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"), asyncHTTPClient, nioCore, nioPosix, nioSSL, logging,
             ]
         ),
         .target(
             name: "FrostboxHTTP",
             dependencies: [
-                "FrostboxCore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "FrostboxCore", hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), nioCore, .product(name: "NIOHTTP1", package: "swift-nio"), logging,
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             // docs/openapi.yaml (symlinked), compiled in so that the binary serves its own API description.
@@ -144,10 +122,7 @@ let package = Package(
         .target(
             name: "FrostboxNotifier",
             dependencies: [
-                "FrostboxCore",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "FrostboxCore", logging, .product(name: "Metrics", package: "swift-metrics"), serviceLifecycle,
             ]
         ),
         // The GeoNames extract compiled into the binary (tools/bundled-places/generate.py):
@@ -160,88 +135,66 @@ let package = Package(
         // ledger, request gate and clock over the core's `ForecastFetcher` port.
         .target(
             name: "FrostboxForecasting",
-            dependencies: ["FrostboxCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["FrostboxCore", logging]
         ),
         .target(
             name: "FrostboxPlaceImport",
             // The import use case drives two adapters, one per thread: the GeoNames reader and
             // the SQLite place importer (they never see each other).
             dependencies: [
-                "FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite", "CFrostboxSystem", "FrostboxBundledPlaces",
-                .product(name: "Logging", package: "swift-log"),
+                "FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite", "CFrostboxSystem", "FrostboxBundledPlaces", logging,
             ]
         ),
         .target(
             name: "FrostboxApp",
             dependencies: [
-                "FrostboxCore", "FrostboxSQLite", "FrostboxPostgres", "FrostboxGeoNames", "FrostboxOpenMeteo", "FrostboxForecasting",
-                "FrostboxAPNs", "FrostboxFCM", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport",
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                "FrostboxCore", "FrostboxSQLite", "FrostboxPostgres", "FrostboxGeoNames", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxAPNs",
+                "FrostboxFCM", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport", .product(name: "HummingbirdCore", package: "hummingbird"),
+                nioCore, .product(name: "CoreMetrics", package: "swift-metrics"), hummingbird, asyncHTTPClient,
+                .product(name: "Configuration", package: "swift-configuration"), .product(name: "Yams", package: "Yams"), serviceLifecycle,
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"), logging, .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(
             name: "frostbox",
             dependencies: [
-                "FrostboxApp", "FrostboxPlaceImport", "FrostboxCore",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FrostboxApp", "FrostboxPlaceImport", "FrostboxCore", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         // MARK: Test doubles
         .target(
             name: "FrostboxDoubles",
-            dependencies: ["FrostboxCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["FrostboxCore", logging]
         ),
         // A real PostgreSQL for tests: its own throwaway cluster, started on a free port.
         .target(name: "TestPostgres", path: "tools/TestPostgres"),
         .target(
             name: "MockOpenMeteo",
             dependencies: [
-                "FrostboxCore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "FrostboxCore", hummingbird, .product(name: "HTTPTypes", package: "swift-http-types"), nioCore, logging, serviceLifecycle,
             ],
             path: "tools/MockOpenMeteo"
         ),
         .executableTarget(
             name: "mock-open-meteo",
             dependencies: [
-                "MockOpenMeteo",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "MockOpenMeteo", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "tools/mock-open-meteo"
         ),
         .executableTarget(
             name: "bench-forecasts",
             dependencies: [
-                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
+                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo", asyncHTTPClient, logging,
             ],
             path: "tools/bench-forecasts"
         ),
         .executableTarget(
             name: "bench-model-runs",
             dependencies: [
-                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
+                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo", asyncHTTPClient, logging,
             ],
             path: "tools/bench-model-runs"
         ),
@@ -251,25 +204,15 @@ let package = Package(
             // frame level (GOAWAY with a chosen last stream id, resets, stream limits, and
             // recording a delivery only once its answer has been written).
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "Logging", package: "swift-log"),
+                crypto, .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), nioCore, nioPosix,
+                nioSSL, .product(name: "NIOHTTP2", package: "swift-nio-http2"), .product(name: "NIOHPACK", package: "swift-nio-http2"), logging,
             ],
             path: "tools/MockAPNs"
         ),
         .executableTarget(
             name: "mock-apns",
             dependencies: [
-                "MockAPNs",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "MockAPNs", crypto, logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "tools/mock-apns"
         ),
@@ -280,25 +223,16 @@ let package = Package(
             // per request (validation, error bodies, Retry-After, hanging), not per frame.
             dependencies: [
                 // The self-signed loopback certificate, made the one way the APNs double makes it.
-                "MockAPNs",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "MockAPNs", crypto, .product(name: "_CryptoExtras", package: "swift-crypto"), hummingbird,
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"), nioCore, nioSSL,
+                logging, serviceLifecycle,
             ],
             path: "tools/MockFCM"
         ),
         .executableTarget(
             name: "mock-fcm",
             dependencies: [
-                "MockFCM",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "MockFCM", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "tools/mock-fcm"
         ),
@@ -307,7 +241,7 @@ let package = Package(
         .executableTarget(name: "geonames-generator", dependencies: ["FrostboxCore"], path: "tools/geonames-generator"),
         .executableTarget(
             name: "bench-places",
-            dependencies: ["FrostboxCore", "FrostboxSQLite", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FrostboxCore", "FrostboxSQLite", grdb],
             path: "tools/bench-places"
         ),
 
@@ -315,9 +249,7 @@ let package = Package(
         .executableTarget(
             name: "bench-notifier",
             dependencies: [
-                "FrostboxAPNs", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite", "FrostboxPostgres",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                "FrostboxAPNs", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite", "FrostboxPostgres", grdb, logging,
             ],
             path: "tools/bench-notifier"
         ),
@@ -326,8 +258,7 @@ let package = Package(
         .executableTarget(
             name: "bench-push",
             dependencies: [
-                "FrostboxAPNs", "FrostboxCore", .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "FrostboxAPNs", "FrostboxCore", logging, nioCore, nioPosix,
             ],
             path: "tools/bench-push"
         ),
@@ -335,8 +266,7 @@ let package = Package(
         .executableTarget(
             name: "bench-fcm",
             dependencies: [
-                "FrostboxFCM", "FrostboxCore", .product(name: "Logging", package: "swift-log"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "FrostboxFCM", "FrostboxCore", logging, .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "tools/bench-fcm"
         ),
@@ -348,8 +278,7 @@ let package = Package(
         .testTarget(
             name: "FrostboxSQLiteTests",
             dependencies: [
-                "FrostboxSQLite", "FrostboxStorageFormats", "FrostboxCore", "FrostboxDoubles", "FrostboxGeoNames",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "FrostboxSQLite", "FrostboxStorageFormats", "FrostboxCore", "FrostboxDoubles", "FrostboxGeoNames", grdb,
             ]),
         .testTarget(
             name: "FrostboxGeoNamesTests",
@@ -358,77 +287,54 @@ let package = Package(
         .testTarget(
             name: "FrostboxHTTPTests",
             dependencies: [
-                "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxApp", "FrostboxSQLite", "MockOpenMeteo",
-                "FrostboxGeoNames",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
+                "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxApp", "FrostboxSQLite", "MockOpenMeteo", "FrostboxGeoNames",
+                .product(name: "HummingbirdTesting", package: "hummingbird"), hummingbird, .product(name: "HTTPTypes", package: "swift-http-types"),
+                nioCore, logging, .product(name: "Yams", package: "Yams"),
             ]
         ),
         .testTarget(
             name: "FrostboxAppTests",
             dependencies: [
                 "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "MockOpenMeteo", "FrostboxAPNs", "FrostboxPlaceImport",
-                "FrostboxOpenMeteo", "MockFCM",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "FrostboxOpenMeteo", "MockFCM", asyncHTTPClient, crypto, logging, serviceLifecycle,
             ]
         ),
         .testTarget(
             name: "FrostboxOpenMeteoTests",
             dependencies: [
-                "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxCore", "MockOpenMeteo", "FrostboxDoubles",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
+                "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxCore", "MockOpenMeteo", "FrostboxDoubles", asyncHTTPClient, logging,
             ]
         ),
         .testTarget(
             name: "FrostboxAPNsTests",
             dependencies: [
-                "FrostboxAPNs", "FrostboxCore", "MockAPNs", "FrostboxDoubles", "FrostboxFixtures",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "Logging", package: "swift-log"),
+                "FrostboxAPNs", "FrostboxCore", "MockAPNs", "FrostboxDoubles", "FrostboxFixtures", crypto, asyncHTTPClient, nioSSL,
+                .product(name: "NIOEmbedded", package: "swift-nio"), nioCore, .product(name: "NIOHTTP2", package: "swift-nio-http2"), logging,
             ]
         ),
         .testTarget(
             name: "FrostboxFCMTests",
             dependencies: [
-                "FrostboxFCM", "MockFCM", "FrostboxCore", "FrostboxFixtures",
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                "FrostboxFCM", "MockFCM", "FrostboxCore", "FrostboxFixtures", .product(name: "_CryptoExtras", package: "swift-crypto"), logging,
             ]
         ),
         .testTarget(
             name: "FrostboxNotifierTests",
             dependencies: [
-                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "FrostboxForecasting",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "FrostboxForecasting", logging, serviceLifecycle,
             ]
         ),
         .testTarget(
             name: "FrostboxPlaceImportTests",
             dependencies: [
                 "FrostboxPlaceImport", "FrostboxSQLite", "FrostboxCore", "FrostboxDoubles", "FrostboxBundledPlaces",
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"), logging,
             ]
         ),
         .testTarget(
             name: "FrostboxPostgresTests",
             dependencies: [
-                "FrostboxPostgres", "FrostboxCore", "TestPostgres", .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "FrostboxPostgres", "FrostboxCore", "TestPostgres", logging, .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         // One suite per port, parameterized by implementation (see ContractSuites.swift).
@@ -437,21 +343,14 @@ let package = Package(
             dependencies: [
                 "FrostboxCore", "FrostboxSQLite", "FrostboxDoubles", "FrostboxPostgres", "TestPostgres", "FrostboxGeoNames",
                 // The notifier's final write, checked against every store.
-                "FrostboxNotifier",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "FrostboxNotifier", grdb,
             ]
         ),
         .testTarget(
             name: "FrostboxEndToEndTests",
             dependencies: [
-                "FrostboxApp", "FrostboxCore", "FrostboxSQLite", "MockOpenMeteo", "MockAPNs", "TestPostgres", "FrostboxPostgres",
-                "FrostboxNotifier", "FrostboxAPNs",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "FrostboxApp", "FrostboxCore", "FrostboxSQLite", "MockOpenMeteo", "MockAPNs", "TestPostgres", "FrostboxPostgres", "FrostboxNotifier",
+                "FrostboxAPNs", asyncHTTPClient, crypto, grdb, logging, nioCore, .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
     ],
