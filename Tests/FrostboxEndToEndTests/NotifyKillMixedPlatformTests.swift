@@ -63,26 +63,16 @@ struct NotifyKillMixedPlatformTests {
                 func pushes() async -> Int { await apns.counters().requests + fcm.counters().sendRequests }
                 var killed = 0
                 for point in [0, 1, 150, 400] {
-                    let run = try ServerProcess(arguments: ["notify", "--once"], directory: directory, environment: environment)
-                    try run.launch()
                     let forecastsBefore = openMeteo.counters.requests
                     let pushesBefore = await pushes()
-                    let reached = try await run.kill(when: {
+                    let reached = try await NotifyKillTests.notifyKilled(directory: directory, environment: environment) {
                         point == 0 ? openMeteo.counters.requests - forecastsBefore >= 1 : await pushes() - pushesBefore >= point
-                    })
+                    }
                     if reached { killed += 1 }
                 }
                 #expect(killed >= 2, "only \(killed) kills hit a running process")
 
-                var finished = false
-                for _ in 0..<3 where !finished {
-                    let run = try ServerProcess(arguments: ["notify", "--once"], directory: directory, environment: environment)
-                    try run.launch()
-                    let status = try await run.wait(timeout: 120)
-                    #expect(status == 0 || status == 2, "notify --once exited \(status): \(run.log.suffix(2000))")
-                    finished = try await NotifyKillTests.pending(databasePath) == 0
-                }
-                #expect(finished)
+                #expect(try await NotifyKillTests.notifyToCompletion(directory: directory, environment: environment, databasePath: databasePath))
 
                 // What was planned: one alert per device and event, delivered on its platform.
                 let planned = try await Self.planned(databasePath)

@@ -64,31 +64,21 @@ struct NotifyKillTests {
             let kills: [KillPoint] = [.forecastRequests(1), .pushes(1), .pushes(700), .pushes(1_500)]
             var killed = 0
             for point in kills {
-                let run = try ServerProcess(arguments: ["notify", "--once"], directory: directory, environment: environment)
-                try run.launch()
                 let forecastsBefore = openMeteo.counters.requests
                 let pushesBefore = await apns.counters().requests
-                let reached = try await run.kill(when: {
+                let reached = try await Self.notifyKilled(directory: directory, environment: environment) {
                     switch point {
                     case .forecastRequests(let n): openMeteo.counters.requests - forecastsBefore >= n
                     case .pushes(let n): await apns.counters().requests - pushesBefore >= n
                     }
-                })
+                }
                 if reached { killed += 1 }
             }
             // At least the kills during delivery must have found the run still going.
             #expect(killed >= 3, "only \(killed) kills hit a running process")
 
             // Run to completion: the last run finds nothing left to send.
-            var finished = false
-            for _ in 0..<3 where !finished {
-                let run = try ServerProcess(arguments: ["notify", "--once"], directory: directory, environment: environment)
-                try run.launch()
-                let status = try await run.wait(timeout: 120)
-                #expect(status == 0 || status == 2, "notify --once exited \(status): \(run.log.suffix(2000))")
-                finished = try await Self.pending(databasePath) == 0
-            }
-            #expect(finished)
+            #expect(try await Self.notifyToCompletion(directory: directory, environment: environment, databasePath: databasePath))
 
             // What was planned, from the database: one row per device and event, all delivered.
             let planned = try await Self.plannedIDs(databasePath)
@@ -116,6 +106,27 @@ struct NotifyKillTests {
             #expect(resent <= killed * (Self.concurrency + 600), "resent \(resent) after \(killed) kills")
             print("notify kill test: \(killed) kills, \(planned.count) alerts, \(resent) sent again")
         }
+    }
+
+    /// Runs `notify --once` and kills it with SIGKILL once `reached` holds; whether it was
+    /// still running then.
+    static func notifyKilled(directory: URL, environment: [String: String], when reached: () async -> Bool) async throws -> Bool {
+        let run = try ServerProcess(arguments: ["notify", "--once"], directory: directory, environment: environment)
+        try run.launch()
+        return try await run.kill(when: reached)
+    }
+
+    /// Runs `notify --once` (at most three times) until the outbox has nothing pending; whether
+    /// it got there. Every run must exit 0 (completed) or 2 (degraded).
+    static func notifyToCompletion(directory: URL, environment: [String: String], databasePath: String) async throws -> Bool {
+        for _ in 0..<3 {
+            let run = try ServerProcess(arguments: ["notify", "--once"], directory: directory, environment: environment)
+            try run.launch()
+            let status = try await run.wait(timeout: 120)
+            #expect(status == 0 || status == 2, "notify --once exited \(status): \(run.log.suffix(2000))")
+            if try await pending(databasePath) == 0 { return true }
+        }
+        return false
     }
 
     /// Devices whose two places are in one box (their alerts for that box are one).
