@@ -63,8 +63,9 @@ extension ConfigKeys {
         guard let keyPath = try r.string("\(base).service_account_path"), !keyPath.isEmpty else {
             throw r.fail("\(base).service_account_path", "is required for app \(name) (the Firebase service-account JSON key)")
         }
+        let key: Data
         do {
-            _ = try SecretFile.read(keyPath, logger: logger)
+            key = try SecretFile.read(keyPath, logger: logger)
         } catch {
             throw r.fail("\(base).service_account_path", error.problem)
         }
@@ -79,7 +80,7 @@ extension ConfigKeys {
             channelID: try r.string("\(base).channel_id").flatMap { $0.isEmpty ? nil : $0 }, trustedCertificatesPath: trust)
         // Parsed now, so a broken key or URL stops start-up naming its key, not the first push.
         do throws(FCMConfigurationError) {
-            _ = try settings.load()
+            _ = try settings.load(read: { _ in key })
         } catch {
             throw r.fail(base, error.message)
         }
