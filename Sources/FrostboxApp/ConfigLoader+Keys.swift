@@ -165,10 +165,19 @@ enum ConfigKeys {
     static func readModelRuns(_ r: inout ConfigLoader.Reader, into forecasts: inout ForecastSettings) throws(ConfigurationError) {
         if let raw = try r.string("forecast.models") {
             let models = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            guard models.count == 1, models[0] == OpenMeteoModels.bestMatch || ModelWatchList.isModelName(models[0]) else {
-                throw r.fail("forecast.models", "must be best_match or one Open-Meteo model name such as icon_d2 (got \"\(raw)\")")
+            if models == [OpenMeteoModels.bestMatch] {
+                forecasts.modelNames = []
+            } else {
+                guard !models.isEmpty, models.count <= OpenMeteoSettings.maximumModels,
+                    models.allSatisfy({ $0 != OpenMeteoModels.bestMatch && ModelWatchList.isModelName($0) }), Set(models).count == models.count
+                else {
+                    throw r.fail(
+                        "forecast.models",
+                        "must be best_match, or 1–\(OpenMeteoSettings.maximumModels) different Open-Meteo model names in order of "
+                            + "preference, comma-separated, such as icon_d2,icon_eu (got \"\(raw)\")")
+                }
+                forecasts.modelNames = models
             }
-            forecasts.model = models[0] == OpenMeteoModels.bestMatch ? nil : models[0]
         }
         if let raw = try r.string("forecast.watch_list") {
             do {

@@ -34,8 +34,9 @@ public struct ForecastSettings: Sendable, Hashable {
     public var maximumConcurrentRequests = 2
     /// Attempts per batch, the first included.
     public var maximumAttempts = 4
-    /// The model asked for; nil: Open-Meteo's `best_match` (`forecast.models`).
-    public var model: String?
+    /// The models asked for, in order of preference; empty: Open-Meteo's `best_match`
+    /// (`forecast.models`).
+    public var modelNames: [String] = []
     /// Which models `best_match` may draw on where (`ModelWatchList` text, `forecast.watch_list`).
     public var watchList = try! ModelWatchList(parsing: OpenMeteoModels.bestMatchWatchList)
     /// Whether a cached forecast is fetched again only for a new model run (else by the TTL alone).
@@ -55,12 +56,12 @@ public struct ForecastSettings: Sendable, Hashable {
             baseURL: baseURL, apiKey: apiKey, forecastDays: forecastDays, batchSize: batchSize, requestTimeoutSeconds: requestTimeoutSeconds,
             connectTimeoutSeconds: connectTimeoutSeconds,
             maximumBodyBytes: maximumBodyBytes, maximumAttempts: maximumAttempts, maximumRateLimitWaitSeconds: maximumQuotaWaitSeconds + 5,
-            model: model, metaTimeoutSeconds: metaTimeoutSeconds)
+            models: modelNames, metaTimeoutSeconds: metaTimeoutSeconds)
     }
 
     /// The models a box's forecast depends on.
     public var models: ForecastModels {
-        model.map { .models([$0]) } ?? .bestMatch(watchList: watchList)
+        modelNames.isEmpty ? .bestMatch(watchList: watchList) : .models(modelNames)
     }
 
     /// The run-aware freshness rule, the TTL its fallback.

@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxForecasting
 import FrostboxNotifier
 import FrostboxSQLite
 import Logging
@@ -7,8 +8,9 @@ import Logging
 public enum NotifierCommands {
     /// One notify run now on the database of `config`. A dry run plans and reports the alerts
     /// through `report` but stores and sends nothing, and it fetches nothing either: it plans
-    /// from the forecasts the cache holds fresh (`CacheOnlyForecastProvider`), so it writes no
-    /// cache entry and charges no quota; boxes without one are reported as left out.
+    /// from the forecasts the cache holds current — by model run when forecasts are run-aware,
+    /// else by the TTL (`CachedForecastProvider.cacheOnly`) — so it writes no cache entry and
+    /// charges no quota; boxes without one are reported as left out.
     public static func notifyOnce(
         config: FrostboxSettings, dryRun: Bool, logger: Logger, report: @escaping @Sendable (String) -> Void
     ) async throws -> Notifier.RunResult {
@@ -32,10 +34,8 @@ public enum NotifierCommands {
 
     /// A notifier like the live one whose forecasts come from the cache only.
     static func dryRunNotifier(_ components: FrostboxApplication.Components, config: FrostboxSettings, logger: Logger) -> Notifier {
-        let cached = CacheOnlyForecastProvider(
-            cache: components.forecasts.cache, freshness: ForecastFreshness(ttlSeconds: config.forecasts.cacheTTLSeconds))
-        return FrostboxApplication.makeNotifier(
-            database: components.database, clock: components.clock, config: config, forecasts: cached,
+        FrostboxApplication.makeNotifier(
+            database: components.database, clock: components.clock, config: config, forecasts: components.forecasts.provider.cacheOnly,
             push: components.push, logger: logger
         ).notifier
     }
@@ -43,7 +43,7 @@ public enum NotifierCommands {
     /// What a dry run cost and left out.
     public static func dryRunCost(_ summary: NotifyRunSummary) -> String {
         "dry run: \(summary.forecastsCached) of \(summary.boxes) boxes planned from cached forecasts; "
-            + "\(summary.boxesLeftOut) without a fresh cached forecast left out (a dry run fetches nothing: 0 requests, no quota used)"
+            + "\(summary.boxesLeftOut) without a current cached forecast left out (a dry run fetches nothing: 0 requests, no quota used)"
     }
 
     /// The latest runs, newest first, and on PostgreSQL who worked on each (by run id; nil on SQLite).

@@ -180,7 +180,8 @@ public struct OpenMeteoClient: Sendable {
         case 200:
             do {
                 let forecasts = try OpenMeteoDecoder.forecasts(
-                    from: body, for: boxes, fetchedAt: now, maximumGridDistance: configuration.maximumGridDistanceDegrees)
+                    from: body, for: boxes, fetchedAt: now, maximumGridDistance: configuration.maximumGridDistanceDegrees,
+                    models: configuration.models)
                 return .success(forecasts)
             } catch {
                 // Open-Meteo charged the request in full whether or not its body decodes.
@@ -227,7 +228,7 @@ public struct OpenMeteoClient: Sendable {
             "forecast_days=\(configuration.forecastDays)",
             "timeformat=unixtime",
         ]
-        if let model = configuration.model { parts.append("models=" + Self.formEscape(model)) }
+        if !configuration.models.isEmpty { parts.append("models=" + configuration.models.map(Self.formEscape).joined(separator: ",")) }
         if let key = configuration.apiKey, !key.isEmpty { parts.append("apikey=" + Self.formEscape(key)) }
         return parts.joined(separator: "&")
     }

@@ -12,19 +12,32 @@ struct OpenMeteoLocationPayload: Decodable {
     var hourlyUnits: [String: String]?
     var hourly: Hourly
 
+    /// The hourly block: the time axis and every series of an asked-for variable, by the name
+    /// Open-Meteo gives it (`temperature_2m`, or `temperature_2m_icon_d2` when several models
+    /// were asked for); other series are skipped unread.
     struct Hourly: Decodable {
         var time: TimeAxis
-        var temperature: NumberSeries
-        var dewPoint: NumberSeries
-        var cloudCover: NumberSeries
-        var windSpeed: NumberSeries
+        var series: [String: NumberSeries]
 
-        enum CodingKeys: String, CodingKey {
-            case time
-            case temperature = "temperature_2m"
-            case dewPoint = "dew_point_2m"
-            case cloudCover = "cloud_cover"
-            case windSpeed = "wind_speed_10m"
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(time: TimeAxis, series: [String: NumberSeries]) {
+            self.time = time
+            self.series = series
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            time = try container.decode(TimeAxis.self, forKey: Key(stringValue: "time"))
+            series = [:]
+            for key in container.allKeys where OpenMeteoSettings.hourlyVariables.contains(where: { key.stringValue.hasPrefix($0) }) {
+                series[key.stringValue] = try container.decode(NumberSeries.self, forKey: key)
+            }
         }
     }
 
@@ -102,7 +115,9 @@ struct OpenMeteoErrorPayload: Decodable {
 /// Never partial: any defect fails the whole answer.
 enum OpenMeteoDecoder {
     /// Decodes `body` as the answer for `boxes` (in request order), fetched at `fetchedAt`.
-    static func forecasts(from body: Data, for boxes: [GeoBox], fetchedAt: Int64, maximumGridDistance: Double) throws(OpenMeteoDecodingError) -> [BoxForecast] {
+    static func forecasts(
+        from body: Data, for boxes: [GeoBox], fetchedAt: Int64, maximumGridDistance: Double, models: [String] = []
+    ) throws(OpenMeteoDecodingError) -> [BoxForecast] {
         let payloads = try locations(from: body)
         guard payloads.count == boxes.count else {
             throw OpenMeteoDecodingError("asked for \(boxes.count) locations, the answer has \(payloads.count)")
@@ -111,7 +126,7 @@ enum OpenMeteoDecoder {
         var result: [BoxForecast] = []
         result.reserveCapacity(boxes.count)
         for (box, payload) in zip(boxes, ordered) {
-            result.append(try forecast(payload, for: box, fetchedAt: fetchedAt, maximumGridDistance: maximumGridDistance))
+            result.append(try forecast(payload, for: box, fetchedAt: fetchedAt, maximumGridDistance: maximumGridDistance, models: models))
         }
         return result
     }
@@ -153,7 +168,7 @@ enum OpenMeteoDecoder {
     }
 
     static func forecast(
-        _ payload: OpenMeteoLocationPayload, for box: GeoBox, fetchedAt: Int64, maximumGridDistance: Double
+        _ payload: OpenMeteoLocationPayload, for box: GeoBox, fetchedAt: Int64, maximumGridDistance: Double, models: [String] = []
     ) throws(OpenMeteoDecodingError) -> BoxForecast {
         guard payload.latitude.isFinite, payload.longitude.isFinite, abs(payload.latitude) <= 90, abs(payload.longitude) <= 180 else {
             throw OpenMeteoDecodingError("location \(box) has an invalid grid cell")
@@ -167,9 +182,8 @@ enum OpenMeteoDecoder {
         let hourly = payload.hourly
         let count = hourly.time.count
         guard count > 0 else { throw OpenMeteoDecodingError("location \(box) has no hours") }
-        guard hourly.temperature.count == count, hourly.dewPoint.count == count, hourly.cloudCover.count == count,
-            hourly.windSpeed.count == count
-        else {
+        let columns = try ModelColumns.all(in: hourly, models: models, box: box)
+        guard columns.allSatisfy({ $0.count == count }) else {
             throw OpenMeteoDecodingError("location \(box) has series of different lengths")
         }
         let units = try Units(payload.hourlyUnits ?? [:])
@@ -198,18 +212,55 @@ enum OpenMeteoDecoder {
         var hours: [ForecastHour] = []
         hours.reserveCapacity(count)
         for i in 0..<count {
+            // The hour comes whole from the first model (in the order asked) that has its temperature.
+            let source = columns.first { finite($0.temperature[i]) != nil } ?? columns[0]
             hours.append(
                 ForecastHour(
                     time: times[i], local: locals[i],
-                    temperatureC: units.celsius(hourly.temperature[i]),
-                    dewPointC: units.dewPointCelsius(hourly.dewPoint[i]),
-                    cloudCoverPercent: finite(hourly.cloudCover[i]),
-                    windSpeedKmh: units.kmh(hourly.windSpeed[i])))
+                    temperatureC: units.celsius(source.temperature[i]),
+                    dewPointC: units.dewPointCelsius(source.dewPoint[i]),
+                    cloudCoverPercent: finite(source.cloudCover[i]),
+                    windSpeedKmh: units.kmh(source.windSpeed[i])))
         }
         return BoxForecast(
             box: box, timezone: timezone, utcOffsetSeconds: offset, gridLatitude: payload.latitude,
             gridLongitude: payload.longitude, elevation: payload.elevation.flatMap { $0.isFinite ? $0 : nil },
             fetchedAt: fetchedAt, hours: hours)
+    }
+
+    /// One model's four series of an answer.
+    struct ModelColumns {
+        var temperature: NumberSeries
+        var dewPoint: NumberSeries
+        var cloudCover: NumberSeries
+        var windSpeed: NumberSeries
+
+        var count: Int { temperature.count }
+
+        func hasLength(_ sameLength: Int) -> Bool {
+            dewPoint.count == sameLength && cloudCover.count == sameLength && windSpeed.count == sameLength
+        }
+
+        /// The columns of each model asked for, in the order asked: suffixed by the model's
+        /// name when several were asked for (Open-Meteo's form), plain for one or `best_match`.
+        static func all(in hourly: OpenMeteoLocationPayload.Hourly, models: [String], box: GeoBox) throws(OpenMeteoDecodingError) -> [ModelColumns] {
+            let suffixes = models.count > 1 ? models.map { "_" + $0 } : [""]
+            var result: [ModelColumns] = []
+            for suffix in suffixes {
+                func column(_ variable: String) throws(OpenMeteoDecodingError) -> NumberSeries {
+                    if let series = hourly.series[variable + suffix] { return series }
+                    throw OpenMeteoDecodingError("location \(box) has no \(variable + suffix)")
+                }
+                let columns = ModelColumns(
+                    temperature: try column("temperature_2m"), dewPoint: try column("dew_point_2m"), cloudCover: try column("cloud_cover"),
+                    windSpeed: try column("wind_speed_10m"))
+                guard columns.hasLength(columns.count) else {
+                    throw OpenMeteoDecodingError("location \(box) has series of different lengths")
+                }
+                result.append(columns)
+            }
+            return result
+        }
     }
 
     /// The units an answer states; values are converted to °C and km/h.
@@ -219,16 +270,20 @@ enum OpenMeteoDecoder {
         var windFactor = 1.0
 
         init(_ units: [String: String]) throws(OpenMeteoDecodingError) {
-            temperatureFahrenheit = try Self.isFahrenheit(units["temperature_2m"])
-            dewPointFahrenheit = try Self.isFahrenheit(units["dew_point_2m"])
-            switch units["wind_speed_10m"] {
+            // With several models each series states its unit under its suffixed name; all are alike.
+            func unit(_ variable: String) -> String? {
+                units[variable] ?? units.first { $0.key.hasPrefix(variable + "_") }?.value
+            }
+            temperatureFahrenheit = try Self.isFahrenheit(unit("temperature_2m"))
+            dewPointFahrenheit = try Self.isFahrenheit(unit("dew_point_2m"))
+            switch unit("wind_speed_10m") {
             case nil, "km/h": windFactor = 1
             case "m/s": windFactor = 3.6
             case "mp/h", "mph": windFactor = 1.609344
             case "kn": windFactor = 1.852
             case let other?: throw OpenMeteoDecodingError("unknown wind unit \(other)")
             }
-            if let cloud = units["cloud_cover"], cloud != "%" { throw OpenMeteoDecodingError("unknown cloud cover unit \(cloud)") }
+            if let cloud = unit("cloud_cover"), cloud != "%" { throw OpenMeteoDecodingError("unknown cloud cover unit \(cloud)") }
         }
 
         static func isFahrenheit(_ unit: String?) throws(OpenMeteoDecodingError) -> Bool {

@@ -35,8 +35,10 @@ public struct OpenMeteoSettings: Sendable, Hashable {
     /// How far (degrees) the grid cell in an answer may lie from the box asked for before the
     /// answer is taken to be about another place.
     public var maximumGridDistanceDegrees: Double
-    /// The model asked for (`models=`); nil: Open-Meteo's `best_match`, sent without `models=`.
-    public var model: String?
+    /// The models asked for (`models=`), in order of preference: each hour of a forecast comes
+    /// from the first of them that has it. Empty: Open-Meteo's `best_match`, sent without
+    /// `models=`.
+    public var models: [String]
     /// Deadline of one model metadata request, seconds (one attempt: a failure falls back to the TTL).
     public var metaTimeoutSeconds: Double
     /// Largest model metadata body accepted, bytes.
@@ -46,7 +48,7 @@ public struct OpenMeteoSettings: Sendable, Hashable {
         baseURL: String = "https://api.open-meteo.com", apiKey: String? = nil, forecastDays: Int = 3, batchSize: Int = 1_000,
         requestTimeoutSeconds: Double = 30, connectTimeoutSeconds: Double = 10, maximumBodyBytes: Int = 64 << 20, maximumURLBytes: Int = 8_000,
         maximumAttempts: Int = 4, backoffBaseSeconds: Double = 0.5, backoffMaximumSeconds: Double = 8,
-        maximumRateLimitWaitSeconds: Double = 65, maximumGridDistanceDegrees: Double = 1, model: String? = nil, metaTimeoutSeconds: Double = 5,
+        maximumRateLimitWaitSeconds: Double = 65, maximumGridDistanceDegrees: Double = 1, models: [String] = [], metaTimeoutSeconds: Double = 5,
         maximumMetaBodyBytes: Int = 64 << 10
     ) {
         self.baseURL = baseURL
@@ -62,10 +64,13 @@ public struct OpenMeteoSettings: Sendable, Hashable {
         self.backoffMaximumSeconds = backoffMaximumSeconds
         self.maximumRateLimitWaitSeconds = maximumRateLimitWaitSeconds
         self.maximumGridDistanceDegrees = maximumGridDistanceDegrees
-        self.model = model == OpenMeteoModels.bestMatch ? nil : model
+        self.models = models.filter { $0 != OpenMeteoModels.bestMatch }
         self.metaTimeoutSeconds = metaTimeoutSeconds
         self.maximumMetaBodyBytes = maximumMetaBodyBytes
     }
+
+    /// The most models one configuration asks for.
+    public static let maximumModels = 5
 
     /// Open-Meteo's limit of locations per request.
     public static let maximumBatchSize = 1_000
@@ -73,14 +78,15 @@ public struct OpenMeteoSettings: Sendable, Hashable {
     /// The hourly variables asked for: °C, °C, %, km/h.
     public static let hourlyVariables = ["temperature_2m", "dew_point_2m", "cloud_cover", "wind_speed_10m"]
 
-    /// Open-Meteo's charge per location: max(1, variables / 10 × max(1, days / 14)).
+    /// Open-Meteo's charge per location: max(1, variables / 10 × max(1, days / 14)), where each
+    /// model asked for counts its variables again.
     public static func weightPerLocation(variables: Int, days: Int) -> Double {
         max(1, Double(variables) / 10 * max(1, Double(days) / 14))
     }
 
     /// The charge per location of this configuration's requests.
     public var weightPerLocation: Double {
-        Self.weightPerLocation(variables: Self.hourlyVariables.count, days: forecastDays)
+        Self.weightPerLocation(variables: Self.hourlyVariables.count * max(1, models.count), days: forecastDays)
     }
 
     /// The server's root: the base URL without a trailing `/` or `/v1/forecast`.

@@ -2,6 +2,7 @@ import Foundation
 import FrostboxApp
 import FrostboxCore
 import FrostboxDoubles
+import FrostboxOpenMeteo
 import Logging
 import MockOpenMeteo
 import Synchronization
@@ -73,6 +74,55 @@ struct DryRunTests {
             _ = try await NotifierCommands.notifyOnce(config: config, dryRun: false, logger: Self.quiet) { _ in }
             #expect(mock.counters.requests > 0)
             #expect(try await components.database.cachedForecasts() == 2)
+        }
+    }
+}
+
+@Suite("notify --once --dry-run by model run")
+struct DryRunByModelRunTests {
+    @Test("a dry run judges the cache by model run: a cached forecast within the TTL but older than the model's new run is left out")
+    func dryRunByRun() async throws {
+        let mock = MockOpenMeteo(logger: DryRunTests.quiet)
+        try await mock.withRunning { baseURL in
+            let directory = try TemporaryDirectory(prefix: "frostbox-dry-run-runs")
+            var config = FrostboxSettings()
+            config.databasePath = directory.databasePath
+            config.placesSeed = nil
+            config.forecasts.baseURL = baseURL
+            config.forecasts.modelNames = ["icon_eu"]
+            let components = try FrostboxApplication.Components(config: config, logger: DryRunTests.quiet)
+            let now = components.clock()
+            let token = try DeviceToken("0123456789abcdef0123456789abcdef")
+            let helsinki = try Coordinate(latitude: 60.17, longitude: 24.94)
+            _ = try await components.subscriptions.subscribe(token, to: NewSubscription(coordinate: helsinki, name: try PlaceName("Home")), at: now)
+            // Cached 30 minutes ago (within the 1 h TTL) from the run that was out 3 hours ago.
+            let old = ModelRun(model: "icon_eu", initialisedAt: now - 5 * 3_600, availableAt: now - 3 * 3_600)
+            var cached = DryRunTests.forecast(helsinki.box, now: now - 1_800)
+            cached.runs = [old]
+            try await components.forecasts.cache.store([cached])
+            let domain = OpenMeteoModels.metaDomain(of: "icon_eu")
+            mock.runs.publish(.init(domain: domain, initialisedAt: old.initialisedAt, availableAt: old.availableAt))
+
+            let current = try await NotifierCommands.notifyOnce(config: config, dryRun: true, logger: DryRunTests.quiet) { _ in }
+            guard case .completed(let first) = current else {
+                Issue.record("the dry run did not run: \(current)")
+                return
+            }
+            #expect(first.forecastsCached == 1)
+            #expect(first.boxesLeftOut == 0)
+
+            // A new run out for 20 minutes (past the 10 min consistency delay): the cached forecast is stale for the dry run too.
+            mock.runs.publish(.init(domain: domain, initialisedAt: now - 3 * 3_600, availableAt: now - 1_200))
+            let stale = try await NotifierCommands.notifyOnce(config: config, dryRun: true, logger: DryRunTests.quiet) { _ in }
+            guard case .completed(let second) = stale else {
+                Issue.record("the dry run did not run: \(stale)")
+                return
+            }
+            #expect(second.forecastsCached == 0)
+            #expect(second.boxesLeftOut == 1)
+            #expect(second.forecastRequests == 0)
+            #expect(mock.counters.requests == 0)
+            #expect(mock.runs.requests[domain, default: 0] >= 1)
         }
     }
 }

@@ -15,8 +15,8 @@ struct ModelRunSettingsTests {
     @Test("no configuration: best_match with the default watch list, run-aware, 10 min delay, 12 h maximum age, TTL 1 h as fallback")
     func defaults() async throws {
         let forecasts = try await Self.load().forecasts
-        #expect(forecasts.model == nil)
-        #expect(forecasts.clientConfiguration.model == nil)
+        #expect(forecasts.modelNames.isEmpty)
+        #expect(forecasts.clientConfiguration.models.isEmpty)
         #expect(forecasts.models == .bestMatch(watchList: try ModelWatchList(parsing: OpenMeteoModels.bestMatchWatchList)))
         #expect(forecasts.runAware)
         #expect(forecasts.runFreshness == RunFreshness(consistencyDelaySeconds: 600, maximumAgeSeconds: 43_200, fallback: ForecastFreshness(ttlSeconds: 3_600)))
@@ -35,6 +35,20 @@ struct ModelRunSettingsTests {
                 .query(for: [GeoBox(latitudeIndex: 1_000, longitudeIndex: 200)]).contains("models="))
     }
 
+    @Test("a list of models is sent in its order, each box depends on all of them, and each costs its variables again")
+    func modelList() async throws {
+        let forecasts = try await Self.load(overrides: ["forecast.models": "icon_d2, icon_eu"]).forecasts
+        #expect(forecasts.modelNames == ["icon_d2", "icon_eu"])
+        #expect(forecasts.models == .models(["icon_d2", "icon_eu"]))
+        #expect(forecasts.models.models(for: GeoBox(latitudeIndex: 100, longitudeIndex: 3_000)) == ["icon_d2", "icon_eu"])
+        let client = OpenMeteoClient(httpClient: { preconditionFailure("no request") }, configuration: forecasts.clientConfiguration, clock: NoClock())
+        #expect(client.query(for: [GeoBox(latitudeIndex: 1_000, longitudeIndex: 200)]).hasSuffix("&models=icon_d2,icon_eu"))
+        // 4 variables × 2 models = 8 < 10: still one call per location; 3 models = 12 → 1.2.
+        #expect(forecasts.clientConfiguration.weightPerLocation == 1)
+        let three = try await Self.load(overrides: ["forecast.models": "icon_d2,icon_eu,gfs_global"]).forecasts
+        #expect(abs(three.clientConfiguration.weightPerLocation - 1.2) < 1e-9)
+    }
+
     @Test("the watch list, run_aware, run_delay, max_age and meta_timeout are read", arguments: [false, true])
     func keys(_ runAware: Bool) async throws {
         let forecasts = try await Self.load(overrides: [
@@ -51,7 +65,9 @@ struct ModelRunSettingsTests {
     @Test(
         "bad values stop start-up naming the key",
         arguments: [
-            ["forecast.models": "icon_d2,icon_eu"], ["forecast.models": "ICON"], ["forecast.watch_list": "europe=icon_d2"],
+            ["forecast.models": "icon_d2,icon_d2"], ["forecast.models": "best_match,icon_eu"], ["forecast.models": "ICON"],
+            ["forecast.models": "icon_d2,icon_eu,gfs_global,gfs_hrrr,ecmwf_ifs025,jma_msm"], ["forecast.models": " , "],
+            ["forecast.watch_list": "europe=icon_d2"],
             ["forecast.max_age": "1m"], ["forecast.run_delay": "3h"],
         ])
     func refused(_ overrides: [String: String]) async throws {

@@ -50,6 +50,24 @@ struct OpenMeteoClientTests {
         }
     }
 
+    @Test("several models: Open-Meteo's suffixed series, ICON-D2's 48 hours extended by ICON-EU's, charged per model's variables")
+    func severalModels() async throws {
+        try await MockHarness.run(configure: { $0.models = ["icon_d2", "icon_eu"] }) { h in
+            let forecast = try #require(await h.client.forecasts(for: [Self.helsinki]).value)[0]
+            #expect(h.mock.counters.weight == 1)
+            var bestMatch = h.client.configuration
+            bestMatch.models = []
+            let plain = try #require(await OpenMeteoClient(httpClient: h.http, configuration: bestMatch, clock: h.clock).forecasts(for: [Self.helsinki]).value)[
+                0]
+            #expect(forecast.hours.count == 72)
+            #expect(forecast.hours.allSatisfy { $0.temperatureC != nil })
+            // The mock's first model has the plain weather for its 48 hours; the second lies 0.3 °C above it.
+            let shifts = zip(forecast.hours, plain.hours).map { ($0.temperatureC! - $1.temperatureC!) * 10 }.map { $0.rounded() / 10 }
+            #expect(shifts[..<48].allSatisfy { $0 == 0 })
+            #expect(shifts[48...].allSatisfy { $0 == 0.3 })
+        }
+    }
+
     @Test("a batch whose URL would pass 8 KB goes as one form-encoded POST")
     func postForLongLists() async throws {
         let boxes = row(1_000)

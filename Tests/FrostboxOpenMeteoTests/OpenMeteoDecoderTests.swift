@@ -76,6 +76,36 @@ struct OpenMeteoDecoderTests {
         }
     }
 
+    @Test("several models: each hour comes whole from the first model in the order asked that has its temperature")
+    func severalModels() throws {
+        let body = Data(
+            """
+            {"latitude":60.2,"longitude":25.0,"utc_offset_seconds":7200,"timezone":"Europe/Helsinki",
+             "hourly_units":{"time":"unixtime","temperature_2m_icon_d2":"°C","dew_point_2m_icon_d2":"°C","cloud_cover_icon_d2":"%",
+              "wind_speed_10m_icon_d2":"m/s","temperature_2m_icon_eu":"°C","dew_point_2m_icon_eu":"°C","cloud_cover_icon_eu":"%",
+              "wind_speed_10m_icon_eu":"m/s"},
+             "hourly":{"time":[1743292800,1743296400,1743300000],
+              "temperature_2m_icon_d2":[-1.0,null,null],"dew_point_2m_icon_d2":[-3.0,null,null],"cloud_cover_icon_d2":[5,null,null],
+              "wind_speed_10m_icon_d2":[1.0,null,null],
+              "temperature_2m_icon_eu":[-0.5,-0.7,null],"dew_point_2m_icon_eu":[-2.0,-2.5,null],"cloud_cover_icon_eu":[50,60,null],
+              "wind_speed_10m_icon_eu":[2.0,3.0,null]}}
+            """.utf8)
+        let hours = try OpenMeteoDecoder.forecasts(from: body, for: [Self.box], fetchedAt: 0, maximumGridDistance: 1, models: ["icon_d2", "icon_eu"])[0]
+            .hours
+        #expect(hours.map(\.temperatureC) == [-1.0, -0.7, nil])
+        #expect(hours.map(\.dewPointC) == [-3.0, -2.5, nil])
+        #expect(hours.map(\.cloudCoverPercent) == [5, 60, nil])
+        #expect(hours.map { $0.windSpeedKmh.map { ($0 * 10).rounded() / 10 } } == [3.6, 10.8, nil])
+        // Asked in the other order, the first two hours come from icon_eu.
+        let reversed = try OpenMeteoDecoder.forecasts(
+            from: body, for: [Self.box], fetchedAt: 0, maximumGridDistance: 1, models: ["icon_eu", "icon_d2"])[0].hours
+        #expect(reversed.map(\.temperatureC) == [-0.5, -0.7, nil])
+        // A model asked for but missing from the answer fails it.
+        #expect(throws: OpenMeteoDecodingError.self) {
+            try OpenMeteoDecoder.forecasts(from: body, for: [Self.box], fetchedAt: 0, maximumGridDistance: 1, models: ["icon_d2", "gfs_global"])
+        }
+    }
+
     @Test("location_id orders an array answer; an absent one means 0")
     func locationIDs() throws {
         let other = Coordinate(uncheckedLatitude: 60.5, longitude: 25.5).box

@@ -11,6 +11,8 @@ struct ForecastRequest: Sendable {
     var unixTime: Bool
     var fahrenheit: Bool
     var windUnit: WindUnit
+    /// The models asked for (`models=`); empty: `best_match`.
+    var models: [String] = []
     /// The mock's clock when the request was accepted.
     var now: Int64 = 0
 
@@ -40,10 +42,18 @@ struct ForecastRequest: Sendable {
 
     var hours: Int { forecastDays * 24 }
 
-    /// Open-Meteo's charge: per location max(1, variables / 10 × max(1, days / 14)).
+    /// Open-Meteo's charge: per location max(1, variables / 10 × max(1, days / 14)), each
+    /// model asked for counting the variables again.
     var weight: Double {
-        Double(boxes.count) * max(1, Double(variables.count) / 10 * max(1, Double(forecastDays) / 14))
+        Double(boxes.count) * max(1, Double(variables.count * max(1, models.count)) / 10 * max(1, Double(forecastDays) / 14))
     }
+
+    /// The suffix of each model's series: none for `best_match` or one model, `_<model>` for
+    /// each of several (as Open-Meteo names them).
+    var modelSuffixes: [String] { models.count > 1 ? models.map { "_" + $0 } : [""] }
+
+    /// How many hours a model forecasts (ICON-D2's 48); nil: the whole request.
+    static func horizonHours(ofModel model: String) -> Int? { model == "icon_d2" ? 48 : nil }
 
     struct Invalid: Error {
         let reason: String
@@ -108,10 +118,11 @@ struct ForecastRequest: Sendable {
         guard let wind = WindUnit(rawValue: p["wind_speed_unit"] ?? p["windspeed_unit"] ?? "kmh") else {
             return .failure(Invalid(reason: "Invalid wind_speed_unit"))
         }
+        let models = p["models"].map { _ in list("models").filter { !$0.isEmpty && $0 != "best_match" } } ?? []
         return .success(
             ForecastRequest(
                 boxes: boxes, coordinates: coordinates, variables: variables, timezones: timezones, forecastDays: days,
-                unixTime: timeformat == "unixtime", fahrenheit: temperatureUnit == "fahrenheit", windUnit: wind))
+                unixTime: timeformat == "unixtime", fahrenheit: temperatureUnit == "fahrenheit", windUnit: wind, models: models))
     }
 
     /// The IANA zone of location `index`.

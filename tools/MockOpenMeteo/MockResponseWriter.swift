@@ -47,14 +47,16 @@ struct MockResponseWriter {
             integer(Int64(locationID))
         }
         raw(",\"hourly_units\":{\"time\":\"\(request.unixTime ? "unixtime" : "iso8601")\"")
-        for variable in request.variables {
-            let unit: String =
-                switch variable {
-                case "temperature_2m", "dew_point_2m": request.fahrenheit ? "°F" : "°C"
-                case "cloud_cover": "%"
-                default: request.windUnit.label
-                }
-            raw(",\"\(variable)\":\"\(unit)\"")
+        for suffix in request.modelSuffixes {
+            for variable in request.variables {
+                let unit: String =
+                    switch variable {
+                    case "temperature_2m", "dew_point_2m": request.fahrenheit ? "°F" : "°C"
+                    case "cloud_cover": "%"
+                    default: request.windUnit.label
+                    }
+                raw(",\"\(variable)\(suffix)\":\"\(unit)\"")
+            }
         }
         raw("},\"hourly\":{\"time\":[")
         // The zone's true offset per hour; looked up once unless it changes within the series.
@@ -85,19 +87,36 @@ struct MockResponseWriter {
             hours.append(hour)
         }
         raw("]")
-        for variable in request.variables {
-            raw(",\"\(variable)\":[")
-            for (i, hour) in hours.enumerated() {
-                if i > 0 { raw(",") }
-                switch variable {
-                case "temperature_2m": tenths(request.fahrenheit ? hour.temperature * 9 / 5 + 32 : hour.temperature)
-                case "dew_point_2m": tenths(request.fahrenheit ? hour.dewPoint * 9 / 5 + 32 : hour.dewPoint)
-                case "cloud_cover": integer(Int64(hour.cloudCover.rounded()))
-                default: tenths(request.windUnit.convert(hour.windSpeed))
+        // Several models: the k-th model's temperatures lie k × 0.3 °C above the first's (so a
+        // test can tell them apart), and a model past its horizon (ICON-D2's 48 h) has nulls.
+        for (k, suffix) in request.modelSuffixes.enumerated() {
+            let horizon = request.models.count > 1 ? ForecastRequest.horizonHours(ofModel: request.models[k]) : nil
+            let shift = Double(k) * 0.3
+            for variable in request.variables {
+                raw(",\"\(variable)\(suffix)\":[")
+                for (i, original) in hours.enumerated() {
+                    if i > 0 { raw(",") }
+                    if let horizon, i >= horizon {
+                        raw("null")
+                        continue
+                    }
+                    var hour = original
+                    hour.temperature += shift
+                    series(variable, hour, request: request)
                 }
+                raw("]")
             }
-            raw("]")
         }
         raw("}}")
+    }
+
+    /// One value of `variable` in the request's units.
+    mutating func series(_ variable: String, _ hour: MockWeather.Hour, request: ForecastRequest) {
+        switch variable {
+        case "temperature_2m": tenths(request.fahrenheit ? hour.temperature * 9 / 5 + 32 : hour.temperature)
+        case "dew_point_2m": tenths(request.fahrenheit ? hour.dewPoint * 9 / 5 + 32 : hour.dewPoint)
+        case "cloud_cover": integer(Int64(hour.cloudCover.rounded()))
+        default: tenths(request.windUnit.convert(hour.windSpeed))
+        }
     }
 }

@@ -2,9 +2,10 @@
 // (Open-Meteo client and meta.json client, SQLite quota ledger and forecast cache) against
 // the in-process mock Open-Meteo, over 24 simulated hourly notify runs, side by side in one
 // invocation: today's time-based cache (TTL 1 h) and the run-aware cache with a 3-hourly
-// model (icon_d2) and a 6-hourly one (icon_global). Each run is available 90 minutes after
-// its initialisation and counted on 10 minutes later. Prints the requests and weight of
-// every run and per day, and the ratio to the TTL.
+// model (icon_d2), a 6-hourly one (icon_global), and a list of two 3-hourly models whose runs
+// come out an hour apart (icon_d2,icon_eu). Each run is available 90 minutes (icon_eu: 150)
+// after its initialisation and counted on 10 minutes later. Prints the requests and weight
+// of every run and per day, and the ratio to the TTL.
 //
 //   swift build -c release --scratch-path .build-release --product bench-model-runs
 //   .build-release/release/bench-model-runs [--boxes 100000] [--days 3]
@@ -41,11 +42,13 @@ final class SimulatedClock: ForecastClock {
     func randomFraction() -> Double { 0.5 }
 }
 
-/// One way of caching: the TTL alone, or run-aware with one model of a run interval.
+/// One way of caching: the TTL alone, or run-aware with models of a run interval.
 struct Strategy {
+    /// A model, its metadata domain, run interval and how long after initialisation a run is out.
+    typealias Model = (name: String, domain: String, interval: Int64, delay: Int64)
     let name: String
-    /// The model and its domain and run interval; nil: TTL.
-    let model: (name: String, domain: String, interval: Int64)?
+    /// The models (`forecast.models`), in order; empty: TTL.
+    let models: [Model]
 }
 
 struct Day {
@@ -66,12 +69,12 @@ func simulate(_ strategy: Strategy, baseURL: String) async throws -> Day {
     defer { try? FileManager.default.removeItem(at: directory) }
     let database = try FrostboxDatabase(path: directory.appendingPathComponent("bench.sqlite").path, logger: quiet)
     let clock = SimulatedClock()
-    let settings = OpenMeteoSettings(baseURL: baseURL, forecastDays: days, requestTimeoutSeconds: 300, model: strategy.model?.name)
+    let settings = OpenMeteoSettings(baseURL: baseURL, forecastDays: days, requestTimeoutSeconds: 300, models: strategy.models.map(\.name))
     let client = OpenMeteoClient(httpClient: http, configuration: settings, clock: clock, logger: quiet)
     var awareness: CachedForecastProvider.RunAwareness?
-    if let model = strategy.model {
+    if !strategy.models.isEmpty {
         let meta = OpenMeteoMetaClient(httpClient: { http }, configuration: settings, logger: quiet)
-        awareness = .init(board: ModelRunBoard(source: meta, logger: quiet), models: .models([model.name]), freshness: RunFreshness())
+        awareness = .init(board: ModelRunBoard(source: meta, logger: quiet), models: .models(strategy.models.map(\.name)), freshness: RunFreshness())
     }
     let provider = CachedForecastProvider(
         fetcher: client, cache: GRDBForecastCache(database: database), ledger: GRDBQuotaLedger(database: database, budgets: budgets),
@@ -82,9 +85,10 @@ func simulate(_ strategy: Strategy, baseURL: String) async throws -> Day {
         // Notify runs on the hour, the first as a run has just been counted on.
         let now = start + 6_000 + hour * 3_600
         clock.set(now)
-        if let model = strategy.model {
-            let initialised = (now - 6_000) / model.interval * model.interval
-            mock.runs.publish(.init(domain: model.domain, initialisedAt: initialised, availableAt: initialised + 5_400, updateIntervalSeconds: model.interval))
+        for model in strategy.models {
+            let initialised = (now - model.delay - 600) / model.interval * model.interval
+            mock.runs.publish(
+                .init(domain: model.domain, initialisedAt: initialised, availableAt: initialised + model.delay, updateIntervalSeconds: model.interval))
         }
         let batch = await provider.forecasts(for: boxes, now: now)
         day.requests.append(batch.requestsMade)
@@ -98,9 +102,12 @@ func simulate(_ strategy: Strategy, baseURL: String) async throws -> Day {
 }
 
 let strategies = [
-    Strategy(name: "TTL 1 h (today)", model: nil),
-    Strategy(name: "run-aware, icon_d2 (3-hourly)", model: ("icon_d2", "dwd_icon_d2", 10_800)),
-    Strategy(name: "run-aware, icon_global (6-hourly)", model: ("icon_global", "dwd_icon", 21_600)),
+    Strategy(name: "TTL 1 h (today)", models: []),
+    Strategy(name: "run-aware, icon_d2 (3-hourly)", models: [("icon_d2", "dwd_icon_d2", 10_800, 5_400)]),
+    Strategy(name: "run-aware, icon_global (6-hourly)", models: [("icon_global", "dwd_icon", 21_600, 5_400)]),
+    Strategy(
+        name: "run-aware, icon_d2,icon_eu (3-hourly, out 1 h apart)",
+        models: [("icon_d2", "dwd_icon_d2", 10_800, 5_400), ("icon_eu", "dwd_icon_eu", 10_800, 9_000)]),
 ]
 let measured: [Day] = try await mock.withRunning { baseURL in
     var results: [Day] = []
