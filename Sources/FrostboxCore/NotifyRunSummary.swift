@@ -45,6 +45,9 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
     /// Sends that failed, by class (an entry retried within the run counts once per final outcome).
     public var failed: [DeliveryFailureClass: Int]
     public var tokensPruned: Int
+    /// Delivered and failed alerts by the device's platform (the failures of every class,
+    /// as in `failed`).
+    public var byPlatform: PlatformDeliveries
     /// Time spent resending entries left pending by earlier runs, milliseconds.
     public var resendMilliseconds: Int
     /// Time spent waiting for forecasts, milliseconds.
@@ -79,6 +82,7 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
         self.alertsDelivered = 0
         self.failed = [:]
         self.tokensPruned = 0
+        self.byPlatform = PlatformDeliveries()
         self.resendMilliseconds = 0
         self.forecastMilliseconds = 0
         self.planningMilliseconds = 0
@@ -113,7 +117,7 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
             + " fetched=\(forecastsFetched)"
             + " box-failures=\(boxesFailed) left-out=\(boxesLeftOut) requests=\(forecastRequests) weight=\(weight)"
             + " verdicts=\(verdicts) planned=\(alertsPlanned) carried-over=\(alertsCarriedOver) delivered=\(alertsDelivered)"
-            + " failed[\(failures)] pruned=\(tokensPruned) resend=\(resendMilliseconds)ms forecasts=\(forecastMilliseconds)ms"
+            + " failed[\(failures)] pruned=\(tokensPruned)\(byPlatform.isEmpty ? "" : " platforms[\(byPlatform)]") resend=\(resendMilliseconds)ms forecasts=\(forecastMilliseconds)ms"
             + " planning=\(planningMilliseconds)ms store=\(storeMilliseconds)ms delivery=\(deliveryMilliseconds)ms duration=\(durationMilliseconds)ms"
             + (error.map { " error=\($0)" } ?? "")
     }
@@ -139,6 +143,7 @@ extension NotifyRunSummary {
             for count in Self.summedCounts { total[keyPath: count] += part[keyPath: count] }
             total.weightUsed += part.weightUsed
             for (failure, count) in part.failed { total.failed[failure, default: 0] += count }
+            total.byPlatform.add(part.byPlatform)
             if total.error == nil { total.error = part.error }
         }
         if let finished = total.finishedAt { total.durationMilliseconds = Int(max(0, finished - total.startedAt)) * 1_000 }
@@ -146,5 +151,61 @@ extension NotifyRunSummary {
         total.status =
             statuses.contains(.interrupted) ? .interrupted : statuses.contains(.failed) ? .failed : total.outcome
         return total
+    }
+}
+
+/// A run's delivered and failed alerts by platform.
+public struct PlatformDeliveries: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The counts of one platform.
+    public struct Counts: Sendable, Hashable, Codable {
+        public var delivered: Int
+        public var failed: Int
+
+        public init(delivered: Int = 0, failed: Int = 0) {
+            self.delivered = delivered
+            self.failed = failed
+        }
+    }
+
+    /// Platforms with at least one alert delivered or failed.
+    public var counts: [DevicePlatform: Counts]
+
+    public init(_ counts: [DevicePlatform: Counts] = [:]) {
+        self.counts = counts.filter { $0.value != Counts() }
+    }
+
+    public var isEmpty: Bool { counts.isEmpty }
+
+    public subscript(platform: DevicePlatform) -> Counts { counts[platform] ?? Counts() }
+
+    public mutating func delivered(_ platform: DevicePlatform, _ count: Int = 1) {
+        guard count > 0 else { return }
+        counts[platform, default: Counts()].delivered += count
+    }
+
+    public mutating func failed(_ platform: DevicePlatform, _ count: Int = 1) {
+        guard count > 0 else { return }
+        counts[platform, default: Counts()].failed += count
+    }
+
+    public mutating func add(_ other: PlatformDeliveries) {
+        for (platform, counts) in other.counts {
+            delivered(platform, counts.delivered)
+            failed(platform, counts.failed)
+        }
+    }
+
+    /// `android=delivered/failed ios=delivered/failed`, platforms in name order.
+    public var description: String {
+        counts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value.delivered)/\($0.value.failed)" }
+            .joined(separator: " ")
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A summary stored before runs were counted by platform (a shared run's part written by
+    /// an older version) has none: read as empty rather than failing the whole summary.
+    public func decode(_ type: PlatformDeliveries.Type, forKey key: Key) throws -> PlatformDeliveries {
+        try decodeIfPresent(type, forKey: key) ?? PlatformDeliveries()
     }
 }

@@ -12,6 +12,8 @@ extension NotifyRun {
         /// Temporary failures not held for a retry this run (over `maximumHeldRetries`), by
         /// metric level; they stay pending.
         var notHeld: [String: Int] = [:]
+        /// The same, by platform.
+        var notHeldByPlatform: [DevicePlatform: Int] = [:]
         /// Apps whose credentials their gateway refused this run.
         var blocked = Set<PushDestination>()
     }
@@ -29,11 +31,14 @@ extension NotifyRun {
         var retry: [OutboxEntry] = []
         var blocked = Set<PushDestination>()
         var pruned = 0
+        /// Delivered and finally failed entries by platform.
+        var byPlatform = PlatformDeliveries()
         var resends = 0
         var milliseconds = 0
 
         mutating func fail(_ entry: OutboxEntry, _ failure: DeliveryFailureClass) {
             failed[failure, default: [:]][NotifyRun.level(of: entry), default: 0] += 1
+            byPlatform.failed(entry.notification.platform)
         }
 
         /// Counts what became of one send: delivered, to retry, or failed by class (an auth
@@ -43,6 +48,7 @@ extension NotifyRun {
             switch sent.outcome {
             case .delivered:
                 delivered[NotifyRun.level(of: entry), default: 0] += 1
+                byPlatform.delivered(entry.notification.platform)
             case .temporaryFailure(let reason):
                 logger.debug("push failed temporarily", metadata: ["token": "\(entry.token.redacted)", "reason": "\(reason)"])
                 var again = entry
@@ -109,6 +115,8 @@ extension NotifyRun {
         // Held in memory or not, every carried entry is counted, in the summary and the metric.
         var carried = delivery.notHeld
         for (level, count) in Self.levels(of: delivery.retry) { carried[level, default: 0] += count }
+        for entry in delivery.retry { summary.byPlatform.failed(entry.notification.platform) }
+        for (platform, count) in delivery.notHeldByPlatform { summary.byPlatform.failed(platform, count) }
         let total = carried.values.reduce(0, +)
         if total > 0 {
             summary.failed[.temporary, default: 0] += total
@@ -117,6 +125,7 @@ extension NotifyRun {
         }
         delivery.retry = []
         delivery.notHeld = [:]
+        delivery.notHeldByPlatform = [:]
     }
 
     /// One send of each entry (`send`), taken into the run at once.
@@ -139,11 +148,15 @@ extension NotifyRun {
             Self.count(FrostboxMetrics.Name.alertsFailed, byLevel: byLevel, failure: failure)
         }
         summary.tokensPruned += round.pruned
+        summary.byPlatform.add(round.byPlatform)
         if round.pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: round.pruned) }
         delivery.blocked.formUnion(round.blocked)
         let room = max(0, Self.maximumHeldRetries - delivery.retry.count)
         delivery.retry += round.retry.prefix(room)
-        for entry in round.retry.dropFirst(room) { delivery.notHeld[Self.level(of: entry), default: 0] += 1 }
+        for entry in round.retry.dropFirst(room) {
+            delivery.notHeld[Self.level(of: entry), default: 0] += 1
+            delivery.notHeldByPlatform[entry.notification.platform, default: 0] += 1
+        }
     }
 
     /// One send of each entry, handed to the push port in chunks with at most `concurrency`

@@ -18,6 +18,13 @@ enum PostgresMigrations {
         ("p1-initial", initial + sharedRuns + notifyOrder + subscribeFunction),
         ("p2-device-platform", devicePlatform),
         ("p3-model-runs", modelRuns),
+        ("p4-run-platforms", runPlatforms),
+    ]
+
+    /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;
+    /// empty for runs stored before).
+    static let runPlatforms: [String] = [
+        "ALTER TABLE notify_run ADD COLUMN by_platform TEXT NOT NULL DEFAULT ''"
     ]
 
     /// Run-aware forecast caching: each cached forecast keeps the model runs it came from

@@ -50,6 +50,9 @@ public enum NotifyRunColumns {
         milliseconds("delivery_ms", \.deliveryMilliseconds), milliseconds("duration_ms", \.durationMilliseconds),
         Column(name: "error", kind: .optionalText, get: { .text($0.error) }, set: { $0.error = $1.text }),
         count("forecasts_fresh_by_run", \.forecastsFreshByRun),
+        Column(
+            name: "by_platform", kind: .text, get: { .text(PlatformDeliveriesCodec.encode($0.byPlatform)) },
+            set: { $0.byPlatform = PlatformDeliveriesCodec.decode($1.text ?? "") }),
     ]
 
     /// The column names, in storage order.

@@ -4,7 +4,8 @@ import FrostboxCore
 /// What `frostbox runs` prints: the latest notify runs as an aligned table, or as JSON.
 enum RunsTable {
     static let headers = [
-        "ID", "STARTED (UTC)", "STATUS", "BOXES", "FRESH BY RUN", "REQUESTS", "BOX FAILURES", "LEFT OUT", "PLANNED", "DELIVERED", "PUSH FAILURES", "DURATION",
+        "ID", "STARTED (UTC)", "STATUS", "BOXES", "FRESH BY RUN", "REQUESTS", "BOX FAILURES", "LEFT OUT", "PLANNED", "DELIVERED", "PUSH FAILURES",
+        "BY PLATFORM (DELIVERED/FAILED)", "DURATION",
     ]
 
     /// One header line and one line per run, columns aligned; a run's error follows its line.
@@ -14,7 +15,7 @@ enum RunsTable {
             [
                 "\(run.id)", timestamp(run.startedAt), run.status.rawValue + (run.dryRun ? " (dry run)" : ""), "\(run.boxes)",
                 "\(run.forecastsFreshByRun)", "\(run.forecastRequests)", "\(run.boxesFailed)", "\(run.boxesLeftOut)", "\(run.alertsPlanned)",
-                "\(run.alertsDelivered)", "\(run.alertsFailed)",
+                "\(run.alertsDelivered)", "\(run.alertsFailed)", run.byPlatform.isEmpty ? "-" : run.byPlatform.description,
                 run.finishedAt == nil ? "-" : seconds(run.durationMilliseconds),
             ]
         }
@@ -70,6 +71,8 @@ enum RunsTable {
         let weightUsed: Double
         let verdicts, alertsPlanned, alertsCarriedOver, alertsDelivered, tokensPruned, durationMs: Int
         let alertsFailed: [String: Int]
+        /// Delivered and failed alerts by platform, platforms with any only.
+        let byPlatform: [String: PlatformDeliveries.Counts]
         let error: String?
         /// Shared runs only: who worked on it.
         var workers: [NotifyRunWorker]?
@@ -95,6 +98,7 @@ enum RunsTable {
             tokensPruned = run.tokensPruned
             durationMs = run.durationMilliseconds
             alertsFailed = Dictionary(uniqueKeysWithValues: DeliveryFailureClass.allCases.map { ($0.rawValue, run.failed[$0] ?? 0) })
+            byPlatform = Dictionary(uniqueKeysWithValues: run.byPlatform.counts.map { ($0.key.rawValue, $0.value) })
             error = run.error
         }
 
@@ -114,6 +118,7 @@ enum RunsTable {
             case alertsCarriedOver = "alerts_carried_over"
             case alertsDelivered = "alerts_delivered"
             case alertsFailed = "alerts_failed"
+            case byPlatform = "by_platform"
             case workers
             case tokensPruned = "tokens_pruned"
             case durationMs = "duration_ms"
@@ -139,6 +144,7 @@ enum RunsTable {
             try c.encode(alertsCarriedOver, forKey: .alertsCarriedOver)
             try c.encode(alertsDelivered, forKey: .alertsDelivered)
             try c.encode(alertsFailed, forKey: .alertsFailed)
+            try c.encode(byPlatform, forKey: .byPlatform)
             try c.encode(tokensPruned, forKey: .tokensPruned)
             try c.encode(durationMs, forKey: .durationMs)
             try c.encode(error, forKey: .error)

@@ -275,6 +275,7 @@ struct NotifierStoreContract {
         summary.alertsCarriedOver = 6
         summary.failed = [.temporary: 1, .permanent: 2, .invalidToken: 1, .auth: 3, .expired: 4]
         summary.tokensPruned = 1
+        summary.byPlatform = PlatformDeliveries([.ios: .init(delivered: 2, failed: 7), .android: .init(delivered: 1, failed: 4)])
         summary.resendMilliseconds = 11
         summary.forecastMilliseconds = 12
         summary.planningMilliseconds = 13

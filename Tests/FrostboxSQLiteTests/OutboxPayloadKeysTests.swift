@@ -43,3 +43,15 @@ struct OutboxPayloadKeysTests {
         #expect(throws: (any Error).self) { try AlertContent(outboxJSON: #"{"frost":{}}"#) }
     }
 }
+
+@Suite("Stored deliveries by platform")
+struct PlatformDeliveriesCodecTests {
+    @Test("the text form round-trips in platform order; an item this version cannot read is skipped, not the run")
+    func roundTrip() {
+        let deliveries = PlatformDeliveries([.ios: .init(delivered: 12, failed: 1), .android: .init(delivered: 3, failed: 0)])
+        #expect(PlatformDeliveriesCodec.encode(deliveries) == "android:3:0;ios:12:1")
+        #expect(PlatformDeliveriesCodec.decode("android:3:0;ios:12:1") == deliveries)
+        #expect(PlatformDeliveriesCodec.decode("") == PlatformDeliveries())
+        #expect(PlatformDeliveriesCodec.decode("web:1:1;ios:12:1;android:x:0") == PlatformDeliveries([.ios: .init(delivered: 12, failed: 1)]))
+    }
+}
