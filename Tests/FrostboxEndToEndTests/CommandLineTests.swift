@@ -140,8 +140,11 @@ struct CommandLineTests {
         let runs = try Self.frostbox(["runs", "--db", path, "--json"], in: directory)
         #expect(runs.status == 0)
         #expect(runs.output.contains(#""status" : "failed""#), "\(runs.output)")
+        // Nothing was sent: no platform has a count.
+        #expect(runs.output.contains(#""by_platform" : {"#), "\(runs.output)")
         let table = try Self.frostbox(["runs", "--db", path], in: directory)
         #expect(table.output.hasPrefix("ID"), "\(table.output)")
+        #expect(table.output.contains("BY PLATFORM (DELIVERED/FAILED)"), "\(table.output)")
         #expect(table.output.contains("failed"), "\(table.output)")
     }
 }
