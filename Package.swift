@@ -249,7 +249,8 @@ let package = Package(
         .executableTarget(
             name: "bench-notifier",
             dependencies: [
-                "FrostboxAPNs", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite", "FrostboxPostgres", grdb, logging,
+                "FrostboxAPNs", "FrostboxFCM", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite", "FrostboxPostgres", grdb,
+                logging, .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "tools/bench-notifier"
         ),

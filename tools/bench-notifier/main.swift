@@ -2,24 +2,29 @@ import Foundation
 import FrostboxAPNs
 import FrostboxApp
 import FrostboxCore
+import FrostboxFCM
 import FrostboxNotifier
 import FrostboxPostgres
 import FrostboxSQLite
 import GRDB
 import Logging
+import _CryptoExtras
 
 // `bench-notifier`: the notifier benchmark.
 //
-//   bench-notifier generate --db FILE [--subscriptions 1000000] [--boxes 100000] [--seed 1]
+//   bench-notifier generate --db FILE [--subscriptions 1000000] [--boxes 100000] [--seed 1] [--android-every N]
 //       A fresh database with that many subscriptions spread over that many boxes
 //       (55–70° N, 5–30° E; two places per device, one device in ten with both in one box).
+//       With --android-every N, every N-th device is an Android one (2: half of them).
 //   bench-notifier run --db FILE --forecast-url URL --now EPOCH [--concurrency 64] [--nights 1]
 //                      [--apns-host HOST:PORT --trust CERT.pem --key AuthKey.p8 --key-id ID --team-id ID
-//                       [--streams 100] [--connections N]] [--prefetch]
+//                       [--streams 100] [--connections N]] [--fcm-url https://HOST:PORT --trust CERT.pem] [--prefetch]
 //       One notify run against a forecast source (the mock Open-Meteo) and prints its figures.
 //       Pushes go to an in-process sender that accepts each at once, or, with --apns-host,
 //       through Frostbox's APNs transport (the one `serve` uses) to that server, e.g. the
-//       nginx sink of tools/apns-sink. With --prefetch, every box's forecast is fetched into
+//       nginx sink of tools/apns-sink; with --fcm-url, Android pushes go through Frostbox's FCM
+//       adapter (OAuth2 token from URL/token, v1 messages) to that server, e.g. the same nginx
+//       sink, which answers both. With --prefetch, every box's forecast is fetched into
 //       the forecast cache before the timed run, which then reads them from the cache: the
 //       run's figures without the forecast fetch.
 //   bench-notifier run --database-url postgres://… --forecast-url URL --now EPOCH […]
@@ -51,6 +56,7 @@ struct Arguments {
 func generate(_ arguments: Arguments) async throws {
     guard let path = arguments.string("db") else { throw BenchError("--db is required") }
     let subscriptions = arguments.int("subscriptions", 1_000_000)
+    let androidEvery = arguments.int("android-every", 0)
     let boxCount = arguments.int("boxes", 100_000)
     var random = SplitMix64(seed: UInt64(arguments.int("seed", 1)))
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -66,14 +72,16 @@ func generate(_ arguments: Arguments) async throws {
     let seed = random.next()
     try await database.pool.write { db in
         var random = SplitMix64(seed: seed)
-        let device = try db.makeStatement(sql: "INSERT INTO device (token, created_at, registered_at) VALUES (?, 1, 1)")
+        let device = try db.makeStatement(sql: "INSERT INTO device (token, platform, created_at, registered_at) VALUES (?, ?, 1, 1)")
         let subscription = try db.makeStatement(
             sql: "INSERT INTO subscription (token, latitude, longitude, box, name, unit, created_at) VALUES (?, ?, ?, ?, ?, ?, 1)")
         var made = 0
         for d in 0..<devices {
             let hex = String(d, radix: 16)
-            let token = String(repeating: "0", count: 64 - hex.count) + hex
-            try device.execute(arguments: [token])
+            let android = androidEvery > 0 && d % androidEvery == androidEvery - 1
+            // FCM registration tokens are opaque and about 150 characters long.
+            let token = android ? "fcm_" + String(repeating: "a", count: 150 - hex.count) + hex : String(repeating: "0", count: 64 - hex.count) + hex
+            try device.execute(arguments: [token, android ? "android" : "ios"])
             // The first places cover every box once, so all of them have a subscription.
             let first = d < boxes.count ? boxes[d] : boxes[random.below(boxes.count)]
             let sameBox = random.below(10) == 0
@@ -135,8 +143,25 @@ func run(_ arguments: Arguments) async throws {
     } else {
         push = DiscardingPushSender()
     }
+    var fcmRouter: FCMPushRouter?
+    if let fcmURL = arguments.string("fcm-url") {
+        guard let trust = arguments.string("trust") else { throw BenchError("--fcm-url needs --trust") }
+        let account = FCMServiceAccount(
+            clientEmail: "bench@bench.iam.gserviceaccount.com", projectID: "bench", tokenURI: fcmURL + "/token",
+            privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
+        var connection = FCMConnectionSettings()
+        connection.maximumConcurrentSends = max(1, config.notifier.concurrency / 2)
+        fcmRouter = try FCMPushRouter(
+            apps: [
+                FCMApp(
+                    settings: FCMAppSettings(packageName: "com.example.frost", serviceAccountPath: "-", url: fcmURL, trustedCertificatesPath: trust),
+                    account: account)
+            ],
+            settings: connection, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+    }
+    let sender: any PushSender = fcmRouter.map { PushSenderByPlatform([.ios: push, .android: $0]) } ?? push
     let notifier = Notifier(
-        store: components.notifier.store, forecasts: components.forecasts.provider, push: push,
+        store: components.notifier.store, forecasts: components.forecasts.provider, push: sender,
         planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
         configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now })
     if prefetch {
@@ -155,8 +180,10 @@ func run(_ arguments: Arguments) async throws {
     let total = ContinuousClock.now - started
     try await components.forecasts.shutdown()
     await router?.shutdown()
+    await fcmRouter?.shutdown()
     let pushesPerSecond = s.deliveryMilliseconds > 0 ? Double(s.alertsDelivered) * 1000 / Double(s.deliveryMilliseconds) : 0
     print(s.line)
+    if !s.byPlatform.isEmpty { print("delivered/failed by platform: \(s.byPlatform)") }
     print(
         "boxes \(s.boxes), forecast requests \(s.forecastRequests) (⌈boxes/\(config.forecasts.batchSize)⌉ = \((s.boxes + config.forecasts.batchSize - 1) / config.forecasts.batchSize)), weight \(s.weightUsed)"
     )
@@ -169,7 +196,7 @@ func run(_ arguments: Arguments) async throws {
         }
     }
     print(
-        "total \(total); excluding the forecast fetch \(totalMilliseconds - s.forecastMilliseconds) ms; push: \(router == nil ? "in-process" : "APNs transport")"
+        "total \(total); excluding the forecast fetch \(totalMilliseconds - s.forecastMilliseconds) ms; push: \(router == nil ? "in-process" : "APNs transport")\(fcmRouter == nil ? "" : " + FCM adapter")"
     )
 }
 
