@@ -30,7 +30,10 @@ struct APNsRequest: Sendable {
         if let expiration = notification.expiration, expiration < 0 {
             return .failure(Refusal(status: 400, reason: "BadExpirationDate"))
         }
-        guard let payload = payloads.encode(notification.content) else {
+        // A verification push is APNs' background push: no alert, no sound, no badge; the app
+        // may be woken silently. APNs still checks the token (BadDeviceToken, Unregistered, …).
+        let verification = notification.purpose == .verification
+        guard let payload = verification ? Self.backgroundPayload : payloads.encode(notification.content) else {
             return .failure(Refusal(status: 400, reason: "PayloadEmpty"))
         }
         guard payload.readableBytes <= maximumPayloadSize else {
@@ -40,19 +43,23 @@ struct APNsRequest: Sendable {
         var fields = HPACKHeaders()
         fields.reserveCapacity(10)
         fields.add(name: "apns-topic", value: topic)
-        fields.add(name: "apns-push-type", value: "alert")
-        fields.add(name: "apns-priority", value: String(notification.priority.rawValue))
+        // Background pushes must be sent with priority 5 (APNs refuses 10 for them).
+        fields.add(name: "apns-push-type", value: verification ? "background" : "alert")
+        fields.add(name: "apns-priority", value: verification ? "5" : String(notification.priority.rawValue))
         // Unique per push: kept out of the HPACK dynamic table, which would only churn.
         fields.add(name: "apns-id", value: notification.messageID, indexing: .nonIndexable)
         if let expiration = notification.expiration {
             fields.add(name: "apns-expiration", value: String(expiration))
         }
-        if let collapseID = notification.collapseID {
+        if let collapseID = notification.collapseID, !verification {
             fields.add(name: "apns-collapse-id", value: collapseID)
         }
         fields.add(name: "content-type", value: "application/json")
         return .success(APNsRequest(path: "/3/device/" + notification.token.value, fields: fields, body: payload))
     }
+
+    /// The whole payload of a background push.
+    static let backgroundPayload: ByteBuffer? = ByteBuffer(string: #"{"aps":{"content-available":1}}"#)
 
     /// A push refused locally, with the status and reason APNs would have answered.
     struct Refusal: Error, Sendable {

@@ -17,6 +17,12 @@ public struct LogOnlyPushSender: PushSender {
 
     private func log(_ notification: PushNotification) -> PushOutcome {
         let content = notification.content
+        guard notification.purpose == .alert else {
+            logger.debug(
+                "verification push (log only: no credentials configured for this platform)",
+                metadata: ["token": "\(notification.token.redacted)", "platform": "\(notification.platform)"])
+            return .delivered(messageID: notification.messageID)
+        }
         logger.info(
             "push (log only: no credentials configured for this platform)",
             metadata: [

@@ -78,6 +78,16 @@ public struct AlertContent: Sendable, Hashable {
     }
 }
 
+/// What a push is for.
+public enum PushPurpose: String, Sendable, Hashable, Codable {
+    /// An alert the person sees.
+    case alert
+    /// Proof that a token reaches an installed app, which the person never sees: each adapter
+    /// sends the quietest request its gateway still checks the token with (no content is
+    /// rendered; `content` is ignored).
+    case verification
+}
+
 /// One alert to one device, with everything decided up front so that a resend after a crash
 /// is the same request, byte for byte, on either platform.
 public struct PushNotification: Sendable, Hashable {
@@ -97,10 +107,13 @@ public struct PushNotification: Sendable, Hashable {
     /// UTC epoch seconds after which the alert is worthless (0: deliver now or never).
     public var expiration: Int64?
     public var content: AlertContent
+    /// An alert, or a verification push (which shows nothing).
+    public var purpose: PushPurpose
 
     public init(
         token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil, messageID: String,
-        collapseID: String? = nil, priority: PushPriority = .immediate, expiration: Int64? = nil, content: AlertContent
+        collapseID: String? = nil, priority: PushPriority = .immediate, expiration: Int64? = nil, content: AlertContent,
+        purpose: PushPurpose = .alert
     ) {
         self.token = token
         self.platform = platform
@@ -111,6 +124,17 @@ public struct PushNotification: Sendable, Hashable {
         self.priority = priority
         self.expiration = expiration
         self.content = content
+        self.purpose = purpose
+    }
+
+    /// A verification push to a device: throttled, no collapse id, no content, worthless after
+    /// `expiration`.
+    public static func verification(
+        token: DeviceToken, platform: DevicePlatform, app: String?, environment: PushEnvironment?, messageID: String, expiration: Int64
+    ) -> PushNotification {
+        PushNotification(
+            token: token, platform: platform, app: app, environment: environment, messageID: messageID, priority: .throttled,
+            expiration: expiration, content: AlertContent(), purpose: .verification)
     }
 
     /// The platform and app the push goes to ("" for the platform's default app): the unit a

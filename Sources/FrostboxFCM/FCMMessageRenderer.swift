@@ -27,6 +27,14 @@ public struct FCMMessageRenderer: Sendable {
 
     /// The request body for `notification`, `now` being UTC epoch seconds (for the TTL).
     public func render(_ notification: PushNotification, now: Int64) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if notification.purpose == .verification {
+            // FCM checks the token and the message without delivering it (`validate_only`):
+            // nothing reaches the device, an unknown token still answers UNREGISTERED.
+            let message = Wire.Message(token: notification.token.value, notification: nil, android: nil, data: ["alert_id": notification.messageID])
+            return (try? encoder.encode(Wire.Request(message: message, validateOnly: true))) ?? Data()
+        }
         let content = notification.content
         var data: [String: String] = ["alert_id": notification.messageID]
         if let frost = content.frost {
@@ -50,8 +58,6 @@ public struct FCMMessageRenderer: Sendable {
                     channelID: channelID, sound: content.sound, tag: notification.collapseID,
                     notificationPriority: content.interruption.map(Self.notificationPriority))),
             data: data)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Strings, string arrays and string maps only: encoding cannot fail.
         return (try? encoder.encode(Wire.Request(message: message))) ?? Data()
     }
@@ -76,12 +82,19 @@ public struct FCMMessageRenderer: Sendable {
     enum Wire {
         struct Request: Encodable {
             var message: Message
+            /// Check the request and the token, deliver nothing.
+            var validateOnly: Bool? = nil
+
+            enum CodingKeys: String, CodingKey {
+                case message
+                case validateOnly = "validate_only"
+            }
         }
 
         struct Message: Encodable {
             var token: String
             var notification: Notification?
-            var android: Android
+            var android: Android?
             var data: [String: String]
         }
 

@@ -44,4 +44,18 @@ struct APNsPayloadEncoderTests {
         #expect(first.fields.first(name: "apns-id") == one.messageID)
         #expect(first.path == "/3/device/" + one.token.value)
     }
+
+    @Test("a verification push is a background push: priority 5, content-available and nothing else, no collapse id")
+    func verificationPush() throws {
+        var notification = PushNotification.verification(
+            token: token("a1", 3), platform: .ios, app: nil, environment: nil, messageID: "1b4e28ba-2fa1-11d2-883f-0016d3cca427",
+            expiration: 1_800_000_000)
+        notification.collapseID = "frost-x"
+        let request = try APNsRequest.make(notification, topic: APNsHarness.bundleID, payloads: APNsPayloadEncoder()).get()
+        #expect(String(buffer: request.body) == #"{"aps":{"content-available":1}}"#)
+        #expect(request.fields.first(name: "apns-push-type") == "background")
+        #expect(request.fields.first(name: "apns-priority") == "5")
+        #expect(request.fields.first(name: "apns-collapse-id") == nil)
+        #expect(request.fields.first(name: "apns-expiration") == "1800000000")
+    }
 }

@@ -68,4 +68,13 @@ struct FCMMessageRendererTests {
         #expect(FCMMessageRenderer.decimal(-4.5) == "-4.5")
         #expect(FCMMessageRenderer.decimal(0.25) == "0.25")
     }
+
+    @Test("a verification push is a validate-only request: the token and its id, nothing that would show")
+    func verification() {
+        let notification = PushNotification.verification(
+            token: DeviceToken(trusted: "fcm:abc"), platform: .android, app: nil, environment: nil,
+            messageID: "1b4e28ba-2fa1-11d2-883f-0016d3cca427", expiration: 100)
+        let text = String(decoding: FCMMessageRenderer(channelID: "frost").render(notification, now: 0), as: UTF8.self)
+        #expect(text == #"{"message":{"data":{"alert_id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"},"token":"fcm:abc"},"validate_only":true}"#)
+    }
 }

@@ -10,6 +10,8 @@ import FrostboxCore
 /// 3. One push sent alone gets the outcome the port gives it in a batch.
 /// 4. A reader that stops the sending at once still reads an outcome for every push, and the
 ///    sequence ends: answers are never dropped, pushes never left without one.
+/// 5. A verification push to a token gets the outcome an alert to it gets: the gateway
+///    judges the token the same way whatever the push carries.
 public enum PushSenderContract {
     /// Every check over pushes to `tokens` (at least two), `expected` being the outcome the
     /// port gives each of them when nothing stops it. With `gatewayNamesMessages` (FCM names
@@ -51,6 +53,22 @@ public enum PushSenderContract {
         let afterStop = await stopped.collect(into: [Int]()) { indices, index, _ in indices.append(index) }.sorted()
         if afterStop != Array(stoppedBatch.indices) {
             found.append("a stopped batch of \(stoppedBatch.count) got outcomes for indices \(afterStop)")
+        }
+
+        // 5. Verification pushes.
+        let verifications = tokens.enumerated().map { index, token in
+            var alert = push(to: token, platform: platform, app: app, number: 3_000 + index)
+            let verification = PushNotification.verification(
+                token: token, platform: platform, app: app, environment: nil, messageID: alert.messageID, expiration: alert.expiration ?? 0)
+            alert.expiration = verification.expiration
+            return (verification, alert)
+        }
+        let verified = await sender.send(verifications.map(\.0)).collect(into: [(Int, PushOutcome)]()) { $0.append(($1, $2)) }
+        if verified.map(\.0).sorted() != Array(verifications.indices) {
+            found.append("a batch of \(verifications.count) verification pushes got outcomes for indices \(verified.map(\.0).sorted())")
+        }
+        for (index, outcome) in verified where verifications.indices.contains(index) && !matches(outcome, expected(verifications[index].1)) {
+            found.append("verification push \(index): \(outcome), expected \(expected(verifications[index].1))")
         }
         return found
     }
