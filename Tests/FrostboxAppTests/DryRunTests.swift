@@ -31,20 +31,32 @@ struct DryRunTests {
             gridLongitude: box.centre.longitude, elevation: 10, fetchedAt: now, hours: hours)
     }
 
+    /// Settings on a database in `directory`, no places, forecasts from `baseURL`.
+    static func settings(_ directory: TemporaryDirectory, baseURL: String) -> FrostboxSettings {
+        var config = FrostboxSettings()
+        config.databasePath = directory.databasePath
+        config.placesSeed = nil
+        config.forecasts.baseURL = baseURL
+        return config
+    }
+
+    /// Subscribes `token` to a place in Helsinki; returns its coordinate.
+    static func subscribeHome(_ token: DeviceToken, _ components: FrostboxApplication.Components, at now: Int64) async throws -> Coordinate {
+        let helsinki = try Coordinate(latitude: 60.17, longitude: 24.94)
+        _ = try await components.subscriptions.subscribe(token, to: NewSubscription(coordinate: helsinki, name: try PlaceName("Home")), at: now)
+        return helsinki
+    }
+
     @Test("a dry run plans from fresh cached forecasts only: no request, no cache write, no quota, the rest left out")
     func dryRunCostsNothing() async throws {
         let mock = MockOpenMeteo(logger: Self.quiet)
         try await mock.withRunning { baseURL in
             let directory = try TemporaryDirectory(prefix: "frostbox-dry-run")
-            var config = FrostboxSettings()
-            config.databasePath = directory.databasePath
-            config.placesSeed = nil
-            config.forecasts.baseURL = baseURL
+            let config = Self.settings(directory, baseURL: baseURL)
             let components = try FrostboxApplication.Components(config: config, logger: Self.quiet)
             let now = components.clock()
             let token = try DeviceToken("0123456789abcdef0123456789abcdef")
-            let helsinki = try Coordinate(latitude: 60.17, longitude: 24.94)
-            _ = try await components.subscriptions.subscribe(token, to: NewSubscription(coordinate: helsinki, name: try PlaceName("Home")), at: now)
+            let helsinki = try await Self.subscribeHome(token, components, at: now)
             _ = try await components.subscriptions.subscribe(
                 token, to: NewSubscription(coordinate: try Coordinate(latitude: -33.87, longitude: 151.21), name: try PlaceName("Away")), at: now)
             try await components.forecasts.cache.store([Self.forecast(helsinki.box, now: now)])
@@ -85,16 +97,11 @@ struct DryRunByModelRunTests {
         let mock = MockOpenMeteo(logger: DryRunTests.quiet)
         try await mock.withRunning { baseURL in
             let directory = try TemporaryDirectory(prefix: "frostbox-dry-run-runs")
-            var config = FrostboxSettings()
-            config.databasePath = directory.databasePath
-            config.placesSeed = nil
-            config.forecasts.baseURL = baseURL
+            var config = DryRunTests.settings(directory, baseURL: baseURL)
             config.forecasts.modelNames = ["icon_eu"]
             let components = try FrostboxApplication.Components(config: config, logger: DryRunTests.quiet)
             let now = components.clock()
-            let token = try DeviceToken("0123456789abcdef0123456789abcdef")
-            let helsinki = try Coordinate(latitude: 60.17, longitude: 24.94)
-            _ = try await components.subscriptions.subscribe(token, to: NewSubscription(coordinate: helsinki, name: try PlaceName("Home")), at: now)
+            let helsinki = try await DryRunTests.subscribeHome(try DeviceToken("0123456789abcdef0123456789abcdef"), components, at: now)
             // Cached 30 minutes ago (within the 1 h TTL) from the run that was out 3 hours ago.
             let old = ModelRun(model: "icon_eu", initialisedAt: now - 5 * 3_600, availableAt: now - 3 * 3_600)
             var cached = DryRunTests.forecast(helsinki.box, now: now - 1_800)
@@ -103,26 +110,29 @@ struct DryRunByModelRunTests {
             let domain = OpenMeteoModels.metaDomain(of: "icon_eu")
             mock.runs.publish(.init(domain: domain, initialisedAt: old.initialisedAt, availableAt: old.availableAt))
 
-            let current = try await NotifierCommands.notifyOnce(config: config, dryRun: true, logger: DryRunTests.quiet) { _ in }
-            guard case .completed(let first) = current else {
-                Issue.record("the dry run did not run: \(current)")
-                return
-            }
+            let first = try await Self.dryRun(config)
             #expect(first.forecastsCached == 1)
             #expect(first.boxesLeftOut == 0)
 
             // A new run out for 20 minutes (past the 10 min consistency delay): the cached forecast is stale for the dry run too.
             mock.runs.publish(.init(domain: domain, initialisedAt: now - 3 * 3_600, availableAt: now - 1_200))
-            let stale = try await NotifierCommands.notifyOnce(config: config, dryRun: true, logger: DryRunTests.quiet) { _ in }
-            guard case .completed(let second) = stale else {
-                Issue.record("the dry run did not run: \(stale)")
-                return
-            }
+            let second = try await Self.dryRun(config)
             #expect(second.forecastsCached == 0)
             #expect(second.boxesLeftOut == 1)
             #expect(second.forecastRequests == 0)
             #expect(mock.counters.requests == 0)
             #expect(mock.runs.requests[domain, default: 0] >= 1)
         }
+    }
+
+    /// One dry run's summary; a run that did not happen fails the test.
+    static func dryRun(_ config: FrostboxSettings) async throws -> NotifyRunSummary {
+        let result = try await NotifierCommands.notifyOnce(config: config, dryRun: true, logger: DryRunTests.quiet) { _ in }
+        guard case .completed(let summary) = result else { throw DryRunDidNotRun(result: "\(result)") }
+        return summary
+    }
+
+    struct DryRunDidNotRun: Error {
+        let result: String
     }
 }
