@@ -80,7 +80,7 @@ func generate(_ arguments: Arguments) async throws {
             let hex = String(d, radix: 16)
             let android = androidEvery > 0 && d % androidEvery == androidEvery - 1
             // FCM registration tokens are opaque and about 150 characters long.
-            let token = android ? "fcm_" + String(repeating: "a", count: 150 - hex.count) + hex : String(repeating: "0", count: 64 - hex.count) + hex
+            let token = android ? "fcm_" + String(repeating: "x", count: 150 - hex.count) + hex : String(repeating: "0", count: 64 - hex.count) + hex
             try device.execute(arguments: [token, android ? "android" : "ios"])
             // The first places cover every box once, so all of them have a subscription.
             let first = d < boxes.count ? boxes[d] : boxes[random.below(boxes.count)]
