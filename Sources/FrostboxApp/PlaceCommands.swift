@@ -21,6 +21,25 @@ public enum PlaceCommands {
         return summary
     }
 
+    /// Builds a new places generation into `directory` (`--build`) and describes it.
+    public static func buildGeneration(
+        paths: [String], options: PlaceImportOptions, directory: String, keep: Int, logger: Logger
+    ) async throws -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PlaceGenerationError(directory, "--build needs an existing directory")
+        }
+        let printer = ProgressPrinter(live: isatty(STDERR_FILENO) == 1)
+        let outcome = try await PlaceGenerationBuild.run(
+            paths: paths, options: options, directory: directory, keep: keep, logger: logger, progress: printer.report)
+        printer.end()
+        return [
+            outcome.summary.text,
+            "generation: \(outcome.manifest.file) (from \(outcome.base ?? "an empty file"))",
+            "holds: \(outcome.manifest.counts), \(outcome.manifest.bytes) bytes, sha256 \(outcome.manifest.sha256)",
+        ].joined(separator: "\n") + (outcome.pruned.isEmpty ? "" : "\ndeleted older: \(outcome.pruned.joined(separator: ", "))")
+    }
+
     /// The search `frostbox search` asks for, validated; a refusal speaks of the command's
     /// argument and options (`TEXT`, `--near`, `--limit`, `--radius-km`), not of the HTTP
     /// route's parameters.
