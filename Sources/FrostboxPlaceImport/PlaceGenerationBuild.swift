@@ -56,7 +56,7 @@ public enum PlaceGenerationBuild {
     /// The newest generation in `directory` that passes the checks a server makes
     /// (`PlaceGenerationFile.open`): a build never starts from a damaged file.
     static func newestSound(in directory: String, logger: Logger) -> PlaceGenerationManifest? {
-        for manifest in generations(in: directory) {
+        for manifest in PlaceGenerationManifest.all(in: directory) {
             let database: PlacesDatabase
             do throws(PlaceGenerationError) {
                 database = try PlaceGenerationFile.open(manifest, in: directory)
@@ -68,14 +68,6 @@ public enum PlaceGenerationBuild {
             return manifest
         }
         return nil
-    }
-
-    /// Every generation in `directory` with a readable manifest, newest first.
-    static func generations(in directory: String) -> [PlaceGenerationManifest] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter(PlaceGenerationManifest.isManifestName).sorted(by: >).compactMap { name in
-            try? PlaceGenerationManifest.read(at: (directory as NSString).appendingPathComponent(name))
-        }
     }
 
     /// fsyncs the file and returns its size and SHA-256.
@@ -123,7 +115,7 @@ public enum PlaceGenerationBuild {
     /// one that is going). A server still searching a deleted one finishes on it: the file
     /// lives on until its last descriptor closes.
     static func prune(_ directory: String, keep: Int) -> [String] {
-        let old = generations(in: directory).dropFirst(max(keep, 1))
+        let old = PlaceGenerationManifest.all(in: directory).dropFirst(max(keep, 1))
         for manifest in old {
             let path = (directory as NSString).appendingPathComponent(manifest.file)
             try? FileManager.default.removeItem(atPath: (path as NSString).deletingPathExtension + ".json")

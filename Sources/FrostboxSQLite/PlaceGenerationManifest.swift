@@ -57,6 +57,15 @@ public struct PlaceGenerationManifest: Codable, Sendable, Equatable {
         name.hasPrefix("places-") && name.hasSuffix(".json")
     }
 
+    /// Every generation in `directory` whose manifest can be read, newest first (a manifest
+    /// being written, or of another format, is left out).
+    public static func all(in directory: String) -> [PlaceGenerationManifest] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter(isManifestName).sorted(by: >).compactMap { name in
+            try? read(at: (directory as NSString).appendingPathComponent(name))
+        }
+    }
+
     /// Reads the manifest at `path`.
     public static func read(at path: String) throws(PlaceGenerationError) -> PlaceGenerationManifest {
         guard let data = FileManager.default.contents(atPath: path) else { throw PlaceGenerationError(path, "the manifest cannot be read") }

@@ -179,12 +179,8 @@ public final class PlacesInUse: Sendable {
             else { return [] }
             return [(manifest, directory)]
         case .directory:
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-            let currentStem = current.map { ($0.file as NSString).deletingPathExtension } ?? ""
-            return names.filter(PlaceGenerationManifest.isManifestName).sorted(by: >)
-                .filter { ($0 as NSString).deletingPathExtension > currentStem }
-                .compactMap { name in try? PlaceGenerationManifest.read(at: (path as NSString).appendingPathComponent(name)) }
-                .map { ($0, path) }
+            let currentFile = current?.file ?? ""
+            return PlaceGenerationManifest.all(in: path).filter { $0.file > currentFile }.map { ($0, path) }
         }
     }
 }

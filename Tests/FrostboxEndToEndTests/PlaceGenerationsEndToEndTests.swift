@@ -94,6 +94,11 @@ struct PlaceGenerationsEndToEndTests {
             }
             let found = try await get(server.port, "/v1/places?q=frostgen%20shared&lat=60.2&lon=24.9")
             #expect(found.status == 200 && found.body.contains("\"id\":658225"), "\(found.body.prefix(300))")
+            // The status page's summary and /metrics say so too.
+            #expect(try await get(server.port, "/admin/status/summary").body.contains("\"generation\":\"\(next)\""))
+            let metrics = try await get(server.port, "/metrics").body.split(separator: "\n")
+            let switchedAt = metrics.first { $0.hasPrefix("frostbox_places_generation_switched_at_seconds ") }
+            #expect(switchedAt.map { !$0.hasSuffix(" 0") && !$0.hasSuffix(" 0.0") } == true, "\(switchedAt ?? "missing")")
         }
         stop.set()
         await searching
