@@ -156,10 +156,16 @@ public final class PlacesInUse: Sendable {
         return firstRefusal ?? .unchanged(generation: current?.file)
     }
 
+    /// A link counts as a link to a generation only when a manifest stands beside its
+    /// target; a link to a plain places file (or to a directory) is that file (directory).
     static func layout(of path: String) -> Layout {
-        if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil { return .symlink }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return .directory }
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
+            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+            let manifest = target.deletingPathExtension().appendingPathExtension("json").path
+            if FileManager.default.fileExists(atPath: manifest) { return .symlink }
+        }
         return .file
     }
 

@@ -139,6 +139,13 @@ struct PlaceGenerationTests {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: (directory as NSString).appendingPathComponent(next.manifest.file))
         #expect(await places.check(now: 900) == .switched(generation: next.manifest.file))
         #expect(try await names(places, "frostgen link") == [658_225])
+        // A link to a plain places file (no manifest beside it) is that file, updated in place.
+        let plain = temporary.path("plain-places.sqlite")
+        _ = try PlacesDatabase(path: plain)
+        let plainLink = temporary.path("plain-link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: plainLink, withDestinationPath: plain)
+        let linked = try PlacesInUse(path: plainLink, logger: logger)
+        #expect(linked.layout == .file && linked.status.generation == nil)
     }
 
     @Test("a build keeps the newest generations and deletes older ones; an empty directory cannot be served")
