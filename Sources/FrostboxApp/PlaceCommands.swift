@@ -13,6 +13,9 @@ public enum PlaceCommands {
     public static func importGeoNames(
         paths: [String], options: PlaceImportOptions, placesPath: String, logger: Logger
     ) async throws -> PlaceImportSummary {
+        guard PlacesInUse.layout(of: placesPath) == .file else {
+            throw PlaceGenerationError(placesPath, "places.path holds generations, which are never changed: import with --build DIRECTORY")
+        }
         let database = try PlacesDatabase(path: placesPath, logger: logger)
         let printer = ProgressPrinter(live: isatty(STDERR_FILENO) == 1)
         let summary = try await PlaceImport.run(
@@ -71,8 +74,7 @@ public enum PlaceCommands {
         logger: Logger
     ) async throws -> String {
         let query = try searchQuery(text: text, near: near, limit: limit, radiusKilometres: radiusKilometres, language: language)
-        let database = try PlacesDatabase(path: placesPath, logger: logger)
-        let matches = try await GRDBPlaceIndex(database: database).search(query)
+        let matches = try await GRDBPlaceIndex(places: try PlacesInUse(path: placesPath, logger: logger)).search(query)
         guard !matches.isEmpty else { return "no places match \"\(text)\"" }
         return matches.enumerated().map { index, match in
             let place = match.place

@@ -158,7 +158,7 @@ public final class PlacesInUse: Sendable {
 
     /// A link counts as a link to a generation only when a manifest stands beside its
     /// target; a link to a plain places file (or to a directory) is that file (directory).
-    static func layout(of path: String) -> Layout {
+    public static func layout(of path: String) -> Layout {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return .directory }
         if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
