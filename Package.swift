@@ -142,7 +142,7 @@ let package = Package(
             // The import use case drives two adapters, one per thread: the GeoNames reader and
             // the SQLite place importer (they never see each other).
             dependencies: [
-                "FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite", "CFrostboxSystem", "FrostboxBundledPlaces", logging,
+                "FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite", "CFrostboxSystem", "FrostboxBundledPlaces", logging, crypto,
             ]
         ),
         .target(

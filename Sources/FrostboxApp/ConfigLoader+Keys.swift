@@ -87,6 +87,7 @@ enum ConfigKeys {
         if let path = try r.filePath("places.path", empty: " (leave it out for the file beside the database)") {
             config.placesPathSetting = path
         }
+        if let interval = try r.duration("places.watch_interval", in: .zero ... .seconds(3_600)) { config.placesWatchInterval = interval }
 
         // limits
         if let limit = try r.int("limits.subscriptions_per_device", in: 1...10_000) { config.maximumSubscriptionsPerDevice = limit }

@@ -74,12 +74,13 @@ extension FrostboxApplication {
 
     /// Counts and the latest runs for `GET /admin/stats`.
     static func adminStats(
-        database: DeviceDatabase, places: PlacesDatabase, runs: @escaping @Sendable () async throws -> [NotifyRunSummary] = { [] },
+        database: DeviceDatabase, places: PlacesInUse, runs: @escaping @Sendable () async throws -> [NotifyRunSummary] = { [] },
         workQueue: (any NotifyWorkQueue)? = nil
     ) -> @Sendable () async throws -> AdminStats {
         {
             var counts = try await database.statistics()
-            counts.places = try await places.placeCount()
+            counts.places = try await places.database.placeCount()
+            let generation = places.status
             let summaries = try await runs()
             let workers = try await workQueue?.workers(ofRuns: summaries.map(\.id))
             let recent = summaries.map { run in
@@ -90,7 +91,25 @@ extension FrostboxApplication {
             }
             return AdminStats(
                 devices: counts.devices, devicesByPlatform: counts.devicesByPlatform, subscriptions: counts.subscriptions, boxes: counts.boxes,
-                places: counts.places, outboxPending: counts.outboxPending, forecastsCached: counts.forecastsCached, recentRuns: recent)
+                places: counts.places, placesGeneration: generation.generation, placesSwitchedAt: generation.switchedAt,
+                outboxPending: counts.outboxPending, forecastsCached: counts.forecastsCached, recentRuns: recent)
+        }
+    }
+
+    /// `POST /admin/places/reload`: one check for a newer places generation, as the admin API
+    /// reports it.
+    static func placesReload(_ reloader: PlacesReloader) -> @Sendable () async -> PlacesReload {
+        {
+            let status = reloader.places.status
+            switch await reloader.reload() {
+            case .unchanged(let generation):
+                return PlacesReload(result: "unchanged", generation: generation, switchedAt: status.switchedAt)
+            case .switched(let generation):
+                return PlacesReload(result: "switched", generation: generation, switchedAt: reloader.places.status.switchedAt)
+            case .refused(let candidate, let reason):
+                return PlacesReload(
+                    result: "refused", generation: status.generation, switchedAt: status.switchedAt, refused: candidate, reason: reason)
+            }
         }
     }
 

@@ -62,9 +62,10 @@ extension FrostboxApplication {
 
     /// Start-up work of `serve`, done before the server accepts connections: the place tables
     /// are seeded when empty, from the extract compiled into the binary or `places.seed_path`
-    /// (an empty one skips it).
+    /// (an empty one skips it); never into a places generation.
     static func startUp(config: FrostboxSettings, components: Components, logger: Logger) async {
-        if let seed = config.placesSeed {
+        // Generations are built by `frostbox import … --build`, never seeded.
+        if let seed = config.placesSeed, components.placesInUse.layout == .file {
             await PlaceImport.seedIfEmpty(seed, database: components.placesDatabase, logger: logger)
         }
     }

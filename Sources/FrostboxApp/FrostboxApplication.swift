@@ -18,9 +18,14 @@ public enum FrostboxApplication {
         /// Devices, subscriptions, the notifier's state, forecast cache and ledger: the SQLite
         /// file, or a shared PostgreSQL (`database.url`).
         public let database: DeviceDatabase
-        /// The places file (GeoNames reference data), apart from the device database so that
-        /// imports never hold the device database's write lock.
-        public let placesDatabase: PlacesDatabase
+        /// The places file in use (GeoNames reference data), apart from the device database so
+        /// that imports never hold the device database's write lock; with generations
+        /// (`places.path` a directory or a link), switched while the server runs.
+        public let placesInUse: PlacesInUse
+        /// Checks for a newer places generation (the watch service and the admin route).
+        public let placesReloader: PlacesReloader
+        /// The places file new searches read now.
+        public var placesDatabase: PlacesDatabase { placesInUse.database }
         public let subscriptions: any SubscriptionStore
         public let clock: @Sendable () -> Int64
         /// Place search over the GeoNames tables (`PlaceImport` fills them).
@@ -62,7 +67,7 @@ public enum FrostboxApplication {
 
         public init(config: FrostboxSettings, database: DeviceDatabase, logger: Logger) throws {
             self.database = database
-            placesDatabase = try PlacesDatabase(path: config.placesPath, logger: logger)
+            placesInUse = try PlacesInUse(path: config.placesPath, logger: logger)
             subscriptions = database.subscriptions(maximumPerDevice: config.maximumSubscriptionsPerDevice)
             clock = { Int64(Date().timeIntervalSince1970) }
             alertRule = FrostRule.presets[config.alertRule] ?? .default
@@ -71,8 +76,9 @@ public enum FrostboxApplication {
                 ? NewPlaceLimit(
                     perHour: config.newBoxesPerHour, ipv6PrefixLength: config.newBoxesIPv6Prefix, trustedProxies: config.rateLimit.trustedProxies)
                 : nil
-            places = GRDBPlaceIndex(database: placesDatabase)
+            places = GRDBPlaceIndex(places: placesInUse)
             operations = OperationsComponents(config: config)
+            placesReloader = PlacesReloader(places: placesInUse, metrics: operations.telemetry.factory)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
             do throws(PushConfigurationError) {
                 pushComponents = try PushComponents(
@@ -107,9 +113,10 @@ public enum FrostboxApplication {
                     components.operations,
                     admin: AdminRoutes.Operations(
                         stats: adminStats(
-                            database: database, places: components.placesDatabase, runs: { try await components.notifier.store.recentRuns(limit: 10) },
+                            database: database, places: components.placesInUse, runs: { try await components.notifier.store.recentRuns(limit: 10) },
                             workQueue: components.notifier.workQueue),
-                        notify: components.notifier.trigger, pushSender: components.push)) + statusRoutes(components),
+                        notify: components.notifier.trigger, pushSender: components.push,
+                        reloadPlaces: placesReload(components.placesReloader))) + statusRoutes(components),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))
     }
@@ -150,7 +157,13 @@ public enum FrostboxApplication {
             // run needs are closed.
             TriggeredRunDrainService(stopTriggeredRun: { _ = await components.notifier.notifier.stopTriggeredRun() }, logger: logger),
             StartsWhenListening(base: components.notifier.service(logger: logger), listening: listening),
-        ]
+        ] + placesWatch(components, interval: config.placesWatchInterval)
+    }
+
+    /// The places watch service, when `places.path` holds generations and polling is on.
+    static func placesWatch(_ components: Components, interval: Duration) -> [any Service] {
+        guard components.placesInUse.layout != .file, interval > .zero else { return [] }
+        return [PlacesWatchService(reloader: components.placesReloader, interval: interval)]
     }
 
     /// Builds the HTTP application for `config` over already opened `components`;

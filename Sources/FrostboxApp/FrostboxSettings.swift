@@ -29,6 +29,10 @@ public struct FrostboxSettings: Sendable {
     public var placesPathSetting: String?
     /// Where places are stored.
     public var placesPath: String { placesPathSetting ?? PlacesDatabase.defaultPath(beside: databasePath) }
+    /// How often `serve` looks for a newer places generation when `places.path` is a
+    /// directory of generations or a link to one (`places.watch_interval`); zero: only on
+    /// `POST /admin/places/reload`.
+    public var placesWatchInterval: Duration = .seconds(10)
     /// Most subscriptions one device may hold.
     public var maximumSubscriptionsPerDevice = 50
     /// Log level of the service.

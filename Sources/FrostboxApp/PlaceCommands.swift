@@ -13,12 +13,34 @@ public enum PlaceCommands {
     public static func importGeoNames(
         paths: [String], options: PlaceImportOptions, placesPath: String, logger: Logger
     ) async throws -> PlaceImportSummary {
+        guard PlacesInUse.layout(of: placesPath) == .file else {
+            throw PlaceGenerationError(placesPath, "places.path holds generations, which are never changed: import with --build DIRECTORY")
+        }
         let database = try PlacesDatabase(path: placesPath, logger: logger)
         let printer = ProgressPrinter(live: isatty(STDERR_FILENO) == 1)
         let summary = try await PlaceImport.run(
             paths: paths, options: options, database: database, logger: logger, progress: printer.report)
         printer.end()
         return summary
+    }
+
+    /// Builds a new places generation into `directory` (`--build`) and describes it.
+    public static func buildGeneration(
+        paths: [String], options: PlaceImportOptions, directory: String, keep: Int, logger: Logger
+    ) async throws -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PlaceGenerationError(directory, "--build needs an existing directory")
+        }
+        let printer = ProgressPrinter(live: isatty(STDERR_FILENO) == 1)
+        let outcome = try await PlaceGenerationBuild.run(
+            paths: paths, options: options, directory: directory, keep: keep, logger: logger, progress: printer.report)
+        printer.end()
+        return [
+            outcome.summary.text,
+            "generation: \(outcome.manifest.file) (from \(outcome.base ?? "an empty file"))",
+            "holds: \(outcome.manifest.counts), \(outcome.manifest.bytes) bytes, sha256 \(outcome.manifest.sha256)",
+        ].joined(separator: "\n") + (outcome.pruned.isEmpty ? "" : "\ndeleted older: \(outcome.pruned.joined(separator: ", "))")
     }
 
     /// The search `frostbox search` asks for, validated; a refusal speaks of the command's
@@ -52,8 +74,7 @@ public enum PlaceCommands {
         logger: Logger
     ) async throws -> String {
         let query = try searchQuery(text: text, near: near, limit: limit, radiusKilometres: radiusKilometres, language: language)
-        let database = try PlacesDatabase(path: placesPath, logger: logger)
-        let matches = try await GRDBPlaceIndex(database: database).search(query)
+        let matches = try await GRDBPlaceIndex(places: try PlacesInUse(path: placesPath, logger: logger)).search(query)
         guard !matches.isEmpty else { return "no places match \"\(text)\"" }
         return matches.enumerated().map { index, match in
             let place = match.place

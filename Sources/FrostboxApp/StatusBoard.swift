@@ -88,6 +88,16 @@ extension FrostboxApplication {
                 failed: report.failed, inFlight: report.inFlight,
                 averageConfirmMs: (report.averageConfirmMilliseconds * 10).rounded() / 10, outcomes: report.outcomes,
                 outcomesByPlatform: report.outcomesByPlatform),
-            places: .init(stored: try await components.placesDatabase.placeCount(), newestModified: try await components.placesDatabase.newestModified()))
+            places: try await places(components.placesInUse))
+    }
+
+    /// The places part of the summary, read from one places file (a switch in between would
+    /// mix two generations).
+    static func places(_ inUse: PlacesInUse) async throws -> StatusSummary.Places {
+        let status = inUse.status
+        let database = inUse.database
+        return .init(
+            stored: try await database.placeCount(), newestModified: try await database.newestModified(), generation: status.generation,
+            switchedAt: status.switchedAt)
     }
 }

@@ -57,6 +57,14 @@ public enum FrostboxMetrics {
         public static let notifyRuns = "frostbox_notify_runs_total"
         /// Gauge: alerts waiting in the outbox.
         public static let outboxPending = "frostbox_outbox_pending"
+
+        // Places
+        /// Gauge (UTC epoch seconds): when the places generation in use was built; 0 for a plain places file.
+        public static let placesGenerationCreatedAt = "frostbox_places_generation_created_at_seconds"
+        /// Gauge (UTC epoch seconds): when the server switched to the places generation in use; 0 for the one it started with.
+        public static let placesGenerationSwitchedAt = "frostbox_places_generation_switched_at_seconds"
+        /// Gauge: places generations refused since start (damaged, half-written, another schema).
+        public static let placesGenerationsRefused = "frostbox_places_generations_refused"
     }
 
     /// Label (dimension) keys.
@@ -105,5 +113,8 @@ public enum FrostboxMetrics {
         Name.notifyRunDuration: "Duration of whole notify runs, by result.",
         Name.notifyRuns: "Notify runs, by result: completed, degraded (some boxes or pushes failed) or failed.",
         Name.outboxPending: "Alerts waiting in the outbox.",
+        Name.placesGenerationCreatedAt: "When the places generation in use was built (UTC epoch seconds; 0: a plain places file).",
+        Name.placesGenerationSwitchedAt: "When the server switched to the places generation in use (UTC epoch seconds; 0: the one it started with).",
+        Name.placesGenerationsRefused: "Places generations refused since start (damaged, half-written or of another schema).",
     ]
 }

@@ -27,15 +27,19 @@ public struct AdminRoutes: Sendable {
         public var notify: @Sendable () async throws -> NotifyTrigger
         /// Where `POST /admin/push-test` sends; nil when push is not configured.
         public var pushSender: (any PushSender)?
+        /// Looks for a newer places generation now (`POST /admin/places/reload`).
+        public var reloadPlaces: @Sendable () async -> PlacesReload
 
         public init(
             stats: @escaping @Sendable () async throws -> AdminStats,
             notify: @escaping @Sendable () async throws -> NotifyTrigger = { .unavailable },
-            pushSender: (any PushSender)? = nil
+            pushSender: (any PushSender)? = nil,
+            reloadPlaces: @escaping @Sendable () async -> PlacesReload = { PlacesReload(result: "unchanged", generation: nil, switchedAt: nil) }
         ) {
             self.stats = stats
             self.notify = notify
             self.pushSender = pushSender
+            self.reloadPlaces = reloadPlaces
         }
     }
 
@@ -64,6 +68,14 @@ public struct AdminRoutes: Sendable {
             case .unavailable:
                 throw APIError(.serviceUnavailable, code: "notifier_unavailable", "no notifier is configured in this process")
             }
+        }
+
+        routes.on(.post, "/admin/places/reload") { request, context in
+            try authorize(request, context, changesState: true)
+            let reload = await operations.reloadPlaces()
+            context.logger.notice(
+                "places reload requested by admin", metadata: ["result": "\(reload.result)", "generation": "\(reload.generation ?? "-")"])
+            return JSONResponse(.ok, reload)
         }
 
         routes.on(.post, "/admin/push-test") { request, context in
@@ -128,6 +140,10 @@ public struct AdminStats: Sendable, Encodable, Equatable {
     public var boxes: Int
     /// Places in the search index.
     public var places: Int
+    /// The places generation in use (its file name); nil for a plain places file.
+    public var placesGeneration: String?
+    /// When the server switched to it (RFC 3339 UTC); nil for the one it started with.
+    public var placesSwitchedAt: String?
     /// Alerts waiting in the outbox.
     public var outboxPending: Int
     /// Boxes with a cached forecast (the forecast cache's size).
@@ -136,9 +152,11 @@ public struct AdminStats: Sendable, Encodable, Equatable {
     public var recentRuns: [AdminRunSummary]
 
     public init(
-        devices: Int, devicesByPlatform: [String: Int] = [:], subscriptions: Int, boxes: Int, places: Int, outboxPending: Int = 0,
-        forecastsCached: Int = 0, recentRuns: [AdminRunSummary] = []
+        devices: Int, devicesByPlatform: [String: Int] = [:], subscriptions: Int, boxes: Int, places: Int, placesGeneration: String? = nil,
+        placesSwitchedAt: Int64? = nil, outboxPending: Int = 0, forecastsCached: Int = 0, recentRuns: [AdminRunSummary] = []
     ) {
+        self.placesGeneration = placesGeneration
+        self.placesSwitchedAt = placesSwitchedAt.map(Timestamp.iso8601)
         self.devices = devices
         self.devicesByPlatform = devicesByPlatform
         self.subscriptions = subscriptions
@@ -155,6 +173,35 @@ public struct AdminStats: Sendable, Encodable, Equatable {
         case outboxPending = "outbox_pending"
         case forecastsCached = "forecasts_cached"
         case recentRuns = "recent_runs"
+        case placesGeneration = "places_generation"
+        case placesSwitchedAt = "places_switched_at"
+    }
+}
+
+/// The body of `POST /admin/places/reload`.
+public struct PlacesReload: Sendable, Encodable, Equatable {
+    /// `switched` (to a newer generation), `unchanged`, or `refused` (the newest candidate
+    /// failed its checks; the server keeps the one it has).
+    public var result: String
+    /// The generation in use after the check (nil: a plain places file).
+    public var generation: String?
+    /// When the server switched to it (RFC 3339 UTC); nil for the one it started with.
+    public var switchedAt: String?
+    /// The refused generation and why.
+    public var refused: String?
+    public var reason: String?
+
+    public init(result: String, generation: String?, switchedAt: Int64?, refused: String? = nil, reason: String? = nil) {
+        self.result = result
+        self.generation = generation
+        self.switchedAt = switchedAt.map(Timestamp.iso8601)
+        self.refused = refused
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case result, generation, refused, reason
+        case switchedAt = "switched_at"
     }
 }
 

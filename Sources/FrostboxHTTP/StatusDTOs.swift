@@ -168,10 +168,16 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
         /// Newest GeoNames modification date among the stored places (`YYYY-MM-DD`): how
         /// recent the last import's data is.
         public var newestModified: String?
+        /// The places generation in use (its file name); nil for a plain places file.
+        public var generation: String?
+        /// When the server switched to it (RFC 3339 UTC); nil for the one it started with.
+        public var switchedAt: String?
 
-        public init(stored: Int, newestModified: String?) {
+        public init(stored: Int, newestModified: String?, generation: String? = nil, switchedAt: Int64? = nil) {
             self.stored = stored
             self.newestModified = newestModified
+            self.generation = generation
+            self.switchedAt = switchedAt.map(Timestamp.iso8601)
         }
     }
 }

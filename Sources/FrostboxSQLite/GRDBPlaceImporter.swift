@@ -99,9 +99,15 @@ public final class GRDBPlaceImporter {
         pacer?.stop()
         let databasePath = database.path
         let runDirectory = runDirectory
+        // Never the places file itself: closing any descriptor of a file drops every POSIX
+        // lock this process holds on it, SQLite's included. A server that seeded its places
+        // lost its shared lock that way; the next `frostbox import` process then found the
+        // file unlocked when it closed, deleted the WAL and shared memory under the server,
+        // and the server kept reading the deleted ones: later committed days stayed
+        // invisible to it. SQLite takes no lock on the WAL file.
         pacer = WritebackPacer {
             let runs = (try? FileManager.default.contentsOfDirectory(atPath: runDirectory)) ?? []
-            return [databasePath, databasePath + "-wal"] + runs.map { runDirectory + "/" + $0 }
+            return [databasePath + "-wal"] + runs.map { runDirectory + "/" + $0 }
         }
         names = NameRunBuffer(capacity: runBytes + runBytes / 8)
         try database.pool.writeWithoutTransaction { db in

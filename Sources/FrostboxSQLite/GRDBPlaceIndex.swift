@@ -13,20 +13,28 @@ import GRDB
 /// Worldwide: population tiers, largest first, until `limit` places were found.
 /// Candidates are then ranked by `PlaceRanking`.
 public struct GRDBPlaceIndex: PlaceIndex {
-    let database: PlacesDatabase
+    /// The places file a search starts on (a server may switch generations between searches;
+    /// a search keeps the file it started on to its end).
+    let database: @Sendable () -> PlacesDatabase
     /// Most name rows read for one reading of a query (and again for its worldwide
     /// completion): bounds the work of one-letter queries in dense areas.
     public let maximumNameRows: Int
-    let regions = RegionCatalogCache()
 
     public init(database: PlacesDatabase, maximumNameRows: Int = 250) {
-        self.database = database
+        self.database = { database }
+        self.maximumNameRows = maximumNameRows
+    }
+
+    /// Searches whichever places file `places` holds when each search starts.
+    public init(places: PlacesInUse, maximumNameRows: Int = 250) {
+        self.database = { places.database }
         self.maximumNameRows = maximumNameRows
     }
 
     public func search(_ query: PlaceQuery) async throws -> [PlaceMatch] {
         let cap = maximumNameRows
-        let regions = self.regions
+        let database = self.database()
+        let regions = database.regions
         return try await database.pool.read { db in
             try Self.prepareReader(db)
             return try PlaceSearchPlan.results(

@@ -12,6 +12,9 @@ public final class PlacesDatabase: Sendable {
     public let pool: DatabasePool
     /// Where the file lives.
     public let path: String
+    /// The region catalog of this file: each file (each generation) has its own, so a
+    /// catalog read from one file never answers for another.
+    let regions = RegionCatalogCache()
 
     /// Opens (creating if needed) the places file at `path` and migrates it.
     public init(path: String, logger: Logger = Logger(label: "frostbox.places")) throws {
@@ -26,6 +29,16 @@ public final class PlacesDatabase: Sendable {
         self.pool = pool
         self.path = path
         logger.debug("opened places", metadata: ["path": "\(path)"])
+    }
+
+    /// Opens a places generation (`PlaceGenerationFile`) read-only, without migrating it: a
+    /// generation is never written once built.
+    init(generationAt path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        self.pool = try DatabasePool(path: path, configuration: configuration)
+        self.path = path
     }
 
     /// The default places file beside a device database: `dir/NAME.sqlite` →

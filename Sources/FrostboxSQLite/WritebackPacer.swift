@@ -7,7 +7,7 @@ import Synchronization
 /// queue behind gigabytes of import data the kernel decided to write back at once.
 ///
 /// A background thread asks the kernel every `interval` (10 ms) to write back, and waits for, the
-/// dirty pages of the import's files (the places file, its WAL, the run files), with
+/// dirty pages of the import's files (the places file's WAL and the run files), with
 /// `sync_file_range(2)`: no journal commit, no metadata, only data already written by the
 /// import. The thread is in the idle I/O class, so the writes it starts yield to the
 /// service's fsyncs in the block layer. The import's own threads never wait for it.
@@ -16,7 +16,8 @@ final class WritebackPacer: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts pacing the files `paths()` names (asked again on every round: run files come
-    /// and go).
+    /// and go). Never a database file SQLite has open in this process: the pacer closes
+    /// its descriptors, and a close drops the process's POSIX locks on the file.
     init(interval: Duration = .milliseconds(10), paths: @escaping @Sendable () -> [String]) {
         let thread = Thread { [self] in
             defer { finished.signal() }

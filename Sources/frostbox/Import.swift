@@ -27,10 +27,14 @@ struct Import: AsyncParsableCommand {
         @Option(help: "Keep only places with at least this population.") var minPopulation: Int64 = 0
         @Flag(help: "Drop every stored place first.") var replace = false
         @Flag(help: "Rebuild the name index even for files small enough to apply in place.") var rebuild = false
+        @Option(help: "Write a new places generation into this directory (from its newest one) instead of changing the places file.")
+        var build: String?
+        @Option(help: "With --build: how many generations to keep in the directory.") var keep = 3
         @OptionGroup var shared: ConfigOptions
 
         func validate() throws {
             guard !files.isEmpty else { throw ValidationError("give at least one GeoNames file") }
+            guard keep >= 1 else { throw ValidationError("--keep must be at least 1") }
         }
 
         func run() async throws {
@@ -44,6 +48,10 @@ struct Import: AsyncParsableCommand {
             logger.logLevel = .warning
             let path = try await shared.load(command: "import", logger: logger).placesPath
             do {
+                if let build {
+                    print(try await PlaceCommands.buildGeneration(paths: files, options: options, directory: build, keep: keep, logger: logger))
+                    return
+                }
                 let summary = try await PlaceCommands.importGeoNames(paths: files, options: options, placesPath: path, logger: logger)
                 print(summary.text)
             } catch let error as PlaceImportError {

@@ -64,6 +64,17 @@ struct ConfigLoaderTests {
         #expect(try await Self.load(environment: ["FROSTBOX_PLACES_SEED_PATH": ""]).placesSeed == nil)
     }
 
+    @Test("places.watch_interval: 10 s by default, 0 turns polling off, more than an hour or a non-duration is refused by name")
+    func placesWatchInterval() async throws {
+        #expect(try await Self.load().placesWatchInterval == .seconds(10))
+        #expect(try await Self.load(environment: ["FROSTBOX_PLACES_WATCH_INTERVAL": "0"]).placesWatchInterval == .zero)
+        #expect(try await Self.load(overrides: ["places.watch_interval": "500ms"]).placesWatchInterval == .milliseconds(500))
+        for bad in ["2h", "soon", "-1s"] {
+            let error = await #expect(throws: ConfigurationError.self) { try await Self.load(overrides: ["places.watch_interval": bad]) }
+            #expect(error?.key == "places.watch_interval", "\(bad)")
+        }
+    }
+
     @Test("the example file loads, documents every key, and its values are the defaults")
     func example() async throws {
         let (config, known) = try await ConfigLoader.loadReporting(
@@ -75,6 +86,7 @@ struct ConfigLoaderTests {
         #expect(config.port == defaults.port)
         #expect(config.databasePath == defaults.databasePath)
         #expect(config.placesPath == defaults.placesPath)
+        #expect(config.placesWatchInterval == defaults.placesWatchInterval)
         #expect(config.requestTimeout == defaults.requestTimeout)
         #expect(config.idleTimeout == defaults.idleTimeout)
         #expect(config.maximumConnections == defaults.maximumConnections)

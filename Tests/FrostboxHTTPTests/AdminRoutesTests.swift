@@ -29,7 +29,11 @@ struct AdminRoutesTests {
                             id: 7, status: "completed", startedAt: 1_795_000_000, finishedAt: 1_795_000_042, boxes: 2, planned: 4, delivered: 3, failed: 1)
                     ])
             },
-            notify: notify, pushSender: sender)
+            notify: notify, pushSender: sender,
+            reloadPlaces: {
+                PlacesReload(
+                    result: "refused", generation: "places-a.sqlite", switchedAt: 1_795_000_000, refused: "places-b.sqlite", reason: "quick_check failed")
+            })
         return FrostboxAPI(groups: [AdminRoutes(token: AdminToken(secret)!, operations: operations).add(to:)])
     }
 
@@ -53,7 +57,9 @@ struct AdminRoutesTests {
                 [:], bearer("nope"), bearer(Self.secret + "x"), bearer(String(Self.secret.dropLast())), bearer(""), wrongScheme,
             ]
             for headers in credentials {
-                for (method, path) in [(HTTPRequest.Method.get, "/admin/stats"), (.post, "/admin/notify"), (.post, "/admin/push-test")] {
+                for (method, path) in [
+                    (HTTPRequest.Method.get, "/admin/stats"), (.post, "/admin/notify"), (.post, "/admin/push-test"), (.post, "/admin/places/reload"),
+                ] {
                     let response = try await client.send(method, path, json: #"{"token": "\#(Self.token)"}"#, headers: headers)
                     #expect(response.status == .unauthorized, "\(method) \(path) \(headers)")
                     #expect(response.errorCode == "unauthorized")
@@ -63,6 +69,19 @@ struct AdminRoutesTests {
         }
         #expect(sender.sent.isEmpty)
         #expect(notified.withLock { $0 } == 0)
+    }
+
+    @Test("POST /admin/places/reload answers what the check found, with the generation in use")
+    func placesReload() async throws {
+        try await Self.run(Self.adminAPI()) { client in
+            let response = try await client.send(.post, "/admin/places/reload", headers: bearer(Self.secret))
+            #expect(response.status == .ok)
+            #expect(response.json["result"] as? String == "refused")
+            #expect(response.json["generation"] as? String == "places-a.sqlite")
+            #expect(response.json["switched_at"] as? String == "2026-11-18T11:06:40Z")
+            #expect(response.json["refused"] as? String == "places-b.sqlite")
+            #expect(response.json["reason"] as? String == "quick_check failed")
+        }
     }
 
     @Test("GET /admin/stats answers counts and recent runs")

@@ -414,6 +414,8 @@
     list($("#places"), [
       ["Places stored", number(summary.places.stored)],
       ["Newest data (GeoNames modified)", escapeHTML(summary.places.newest_modified || "–")],
+      ["Generation in use", escapeHTML(summary.places.generation || "– (places file updated in place)")],
+      ["Switched", escapeHTML(summary.places.switched_at || "– (since start)")],
     ]);
   }
 
