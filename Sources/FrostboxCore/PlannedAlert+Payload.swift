@@ -32,9 +32,11 @@ extension PlannedAlert {
     /// The notification group: one per box.
     public var threadID: String { "frost-box-\(event.box)" }
 
-    /// How strongly the alert may interrupt: time-sensitive from freeze up, passive for the all-clear.
+    /// How strongly the alert may interrupt: time-sensitive from freeze up and whenever it
+    /// breaks through quiet hours, passive for the all-clear.
     public var interruptionLevel: InterruptionLevel {
-        switch (kind, event.level) {
+        if timing == .breakThrough { return .timeSensitive }
+        return switch (kind, event.level) {
         case (.allClear, _): .passive
         case (_, .freeze), (_, .hardFreeze): .timeSensitive
         default: .active

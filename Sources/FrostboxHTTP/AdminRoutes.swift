@@ -134,6 +134,8 @@ public struct AdminStats: Sendable, Encodable, Equatable {
     public var forecastsCached: Int
     /// The latest notify runs, newest first.
     public var recentRuns: [AdminRunSummary]
+    /// Of `outboxPending`, alerts held until their device's quiet hours end.
+    public var outboxHeld: Int = 0
 
     public init(
         devices: Int, devicesByPlatform: [String: Int] = [:], subscriptions: Int, boxes: Int, places: Int, outboxPending: Int = 0,
@@ -155,6 +157,7 @@ public struct AdminStats: Sendable, Encodable, Equatable {
         case outboxPending = "outbox_pending"
         case forecastsCached = "forecasts_cached"
         case recentRuns = "recent_runs"
+        case outboxHeld = "outbox_held"
     }
 }
 

@@ -18,6 +18,7 @@ enum PostgresMigrations {
         ("p1-initial", initial + sharedRuns + notifyOrder + subscribeFunction),
         ("p2-device-platform", devicePlatform),
         ("p3-model-runs", modelRuns),
+        ("p4-quiet-hours", quietHours),
     ]
 
     /// Run-aware forecast caching: each cached forecast keeps the model runs it came from

@@ -50,6 +50,7 @@ public enum NotifyRunColumns {
         milliseconds("delivery_ms", \.deliveryMilliseconds), milliseconds("duration_ms", \.durationMilliseconds),
         Column(name: "error", kind: .optionalText, get: { .text($0.error) }, set: { $0.error = $1.text }),
         count("forecasts_fresh_by_run", \.forecastsFreshByRun),
+        count("alerts_held", \.alertsHeld), count("alerts_released", \.alertsReleased), count("alerts_held_expired", \.alertsHeldExpired),
     ]
 
     /// The column names, in storage order.
