@@ -10,9 +10,10 @@ import Logging
 
 // `bench-notifier`: the notifier benchmark.
 //
-//   bench-notifier generate --db FILE [--subscriptions 1000000] [--boxes 100000] [--seed 1]
+//   bench-notifier generate --db FILE [--subscriptions 1000000] [--boxes 100000] [--seed 1] [--quiet-percent 0]
 //       A fresh database with that many subscriptions spread over that many boxes
-//       (55–70° N, 5–30° E; two places per device, one device in ten with both in one box).
+//       (55–70° N, 5–30° E; two places per device, one device in ten with both in one box);
+//       with --quiet-percent P, P % of the devices have quiet hours 22:00–07:00.
 //   bench-notifier run --db FILE --forecast-url URL --now EPOCH [--concurrency 64] [--nights 1]
 //                      [--apns-host HOST:PORT --trust CERT.pem --key AuthKey.p8 --key-id ID --team-id ID
 //                       [--streams 100] [--connections N]] [--prefetch]
@@ -64,16 +65,20 @@ func generate(_ arguments: Arguments) async throws {
     let started = ContinuousClock.now
     let devices = (subscriptions + 1) / 2
     let seed = random.next()
+    let quietPercent = arguments.int("quiet-percent", 0)
     try await database.pool.write { db in
         var random = SplitMix64(seed: seed)
-        let device = try db.makeStatement(sql: "INSERT INTO device (token, created_at, registered_at) VALUES (?, 1, 1)")
+        let device = try db.makeStatement(
+            sql: "INSERT INTO device (token, created_at, registered_at, quiet_start, quiet_end) VALUES (?, 1, 1, ?, ?)")
         let subscription = try db.makeStatement(
             sql: "INSERT INTO subscription (token, latitude, longitude, box, name, unit, created_at) VALUES (?, ?, ?, ?, ?, ?, 1)")
         var made = 0
         for d in 0..<devices {
             let hex = String(d, radix: 16)
             let token = String(repeating: "0", count: 64 - hex.count) + hex
-            try device.execute(arguments: [token])
+            // Every device in a hundred at the same rank: the quiet ones are spread evenly.
+            let quiet = d % 100 < quietPercent
+            try device.execute(arguments: [token, quiet ? 22 * 60 : nil, quiet ? 7 * 60 : nil])
             // The first places cover every box once, so all of them have a subscription.
             let first = d < boxes.count ? boxes[d] : boxes[random.below(boxes.count)]
             let sameBox = random.below(10) == 0
