@@ -71,11 +71,15 @@ public struct AlertedEvent: Sendable, Hashable {
     public var token: DeviceToken
     public var event: FrostEvent
     public var kind: AlertKind
+    /// Held for quiet hours and never sent (still held, or ended while held): the person has
+    /// not seen it, so a later alert of its night is their first.
+    public var neverSent: Bool
 
-    public init(token: DeviceToken, event: FrostEvent, kind: AlertKind) {
+    public init(token: DeviceToken, event: FrostEvent, kind: AlertKind, neverSent: Bool = false) {
         self.token = token
         self.event = event
         self.kind = kind
+        self.neverSent = neverSent
     }
 }
 
@@ -112,6 +116,9 @@ public struct PlannedAlert: Sendable, Hashable {
     public var frostStartsAt: Int64?
     /// When it goes out: at once, breaking through quiet hours, or held until they end.
     public var timing: DeliveryTiming = .now
+    /// An escalation whose earlier alerts of the night were all held and never sent: it is
+    /// worded as a first alert.
+    public var isFirstSeen = false
 
     public init(
         token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil, event: FrostEvent, kind: AlertKind,
@@ -218,6 +225,7 @@ public struct AlertPlanner: Sendable {
                 entry.allClearSent = true
             } else {
                 entry.level = max(entry.level, event.event.level)
+                if !event.neverSent { entry.seen = true }
             }
             history[key] = entry
         }
@@ -268,6 +276,8 @@ public struct AlertPlanner: Sendable {
     private struct NightHistory {
         var level: FrostLevel = .none
         var allClearSent = false
+        /// Whether an alert of the night reached the person (was not only held).
+        var seen = false
     }
 
     private struct NightContext {
@@ -291,7 +301,9 @@ public struct AlertPlanner: Sendable {
 
         if level >= .frostRisk, level > alertedLevel {
             let named = c.device.filter { (c.verdict($0)?.level ?? .none) >= .frostRisk }
-            return makeAlert(c, named: Array(named), level: level, kind: alertedLevel == .none ? .frost : .escalation)
+            var alert = makeAlert(c, named: Array(named), level: level, kind: alertedLevel == .none ? .frost : .escalation)
+            alert.isFirstSeen = alert.kind == .escalation && history?.seen != true
+            return alert
         }
 
         guard alertedLevel >= .frostRisk, history?.allClearSent != true,

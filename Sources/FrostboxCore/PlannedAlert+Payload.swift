@@ -57,7 +57,7 @@ extension PlannedAlert {
                 body += ": low \(low)"
                 if let coldestAt { body += " around \(coldestAt.clockText)" }
             }
-            let title = kind == .escalation ? "Colder than forecast" : levelTitle
+            let title = kind == .escalation && !isFirstSeen ? "Colder than forecast" : levelTitle
             return (title, body)
         }
     }
@@ -74,7 +74,7 @@ extension PlannedAlert {
     public var titleLocKey: String {
         switch kind {
         case .frost: "FROST_TITLE_\(levelKey)"
-        case .escalation: "FROST_TITLE_ESCALATION"
+        case .escalation: isFirstSeen ? "FROST_TITLE_\(levelKey)" : "FROST_TITLE_ESCALATION"
         case .allClear: "FROST_TITLE_ALL_CLEAR"
         }
     }

@@ -152,6 +152,11 @@ public final class InMemoryNotifierStore: NotifierStore {
         return state.withLock { state in
             var result: [GeoBox: [AlertedEvent]] = [:]
             for (event, expiresAt) in state.alerted where wanted.contains(event.event.box) && expiresAt > now {
+                var event = event
+                // As the SQL: held for quiet hours and never attempted.
+                event.neverSent = state.outbox.contains {
+                    $0.entry.token == event.token && $0.entry.event == event.event && $0.entry.notBefore != nil && $0.entry.attempts == 0
+                }
                 result[event.event.box, default: []].append(event)
             }
             return result

@@ -74,16 +74,18 @@ public struct PostgresNotifierStore: NotifierStore {
         guard !boxes.isEmpty else { return [:] }
         let rows = try await database.query(
             """
-            SELECT d.token, o.box, o.night, o.level, o.kind FROM outbox AS o JOIN device AS d ON d.id = o.device_id
+            SELECT d.token, o.box, o.night, o.level, o.kind, o.attempts = 0 AND o.not_before IS NOT NULL
+            FROM outbox AS o JOIN device AS d ON d.id = o.device_id
             WHERE o.box = ANY(\(boxes.map(\.key))) AND o.expires_at > \(now)
             """)
         var result: [GeoBox: [AlertedEvent]] = [:]
-        for try await (token, key, night, level, kind) in rows.decode((String, Int64, Int32, Int16, String).self) {
+        for try await (token, key, night, level, kind, neverSent) in rows.decode((String, Int64, Int32, Int16, String, Bool).self) {
             guard let box = GeoBox(key: key), let night = LocalDate(compactNumber: Int(night)),
                 let level = FrostLevel(rawValue: Int(level)), let kind = AlertKind(rawValue: kind)
             else { continue }
             result[box, default: []].append(
-                AlertedEvent(token: DeviceToken(trusted: token), event: FrostEvent(box: box, night: night, level: level), kind: kind))
+                AlertedEvent(
+                    token: DeviceToken(trusted: token), event: FrostEvent(box: box, night: night, level: level), kind: kind, neverSent: neverSent))
         }
         return result
     }

@@ -78,7 +78,8 @@ public struct GRDBNotifierStore: NotifierStore {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT d.token, o.box, o.night, o.level, o.kind FROM outbox AS o JOIN device AS d ON d.id = o.device_id
+                    SELECT d.token, o.box, o.night, o.level, o.kind, o.attempts = 0 AND o.not_before IS NOT NULL
+                    FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                     WHERE o.box IN (\(Self.placeholders(keys.count))) AND o.expires_at > ?
                     """,
                 arguments: StatementArguments(keys) + [now])
@@ -87,7 +88,9 @@ public struct GRDBNotifierStore: NotifierStore {
                     let level = FrostLevel(rawValue: row[3]), let kind = AlertKind(rawValue: row[4])
                 else { continue }
                 result[box, default: []].append(
-                    AlertedEvent(token: DeviceToken(trusted: row[0]), event: FrostEvent(box: box, night: night, level: level), kind: kind))
+                    AlertedEvent(
+                        token: DeviceToken(trusted: row[0]), event: FrostEvent(box: box, night: night, level: level), kind: kind,
+                        neverSent: row[5]))
             }
             return result
         }

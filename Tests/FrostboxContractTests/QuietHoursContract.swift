@@ -99,8 +99,10 @@ struct QuietHoursContract {
         #expect(due.map(\.id) == stored.map(\.id))
         #expect(due.first?.notBefore == 5_000)
         #expect(due.first?.frostStartsAt == 7_000)
-        // Held, it still marks its event alerted: planning does not plan it again.
-        #expect(try await subject.store.alertedEvents(in: [home.box], now: 2_000)[home.box]?.count == 1)
+        // Held, it still marks its event alerted (planning does not plan it again), as never sent.
+        #expect(try await subject.store.alertedEvents(in: [home.box], now: 2_000)[home.box]?.map(\.neverSent) == [true])
+        try await subject.store.record(.failed(.temporary, reason: "503", at: 5_000), for: stored[0].id)
+        #expect(try await subject.store.alertedEvents(in: [home.box], now: 2_000)[home.box]?.map(\.neverSent) == [false])
     }
 
     @Test(

@@ -171,6 +171,29 @@ struct QuietHoursTests {
         #expect(alert.timing == .hold(until: QuietFixtures.instant(saturday, 23) + 9 * 3600))
     }
 
+    @Test("an escalation over alerts that were only held reads as a first alert; over one that was sent, as an escalation")
+    func escalationWording() throws {
+        let forecast = QuietFixtures.frostNight(night, low: -4)
+        let freeze = FrostEvent(box: Fixtures.box, night: night, level: .freeze)
+        let now = QuietFixtures.instant(night, 18)
+        let onlyHeld = try #require(
+            AlertPlanner().plan(
+                forecast: forecast, places: [QuietFixtures.place()],
+                alerted: [AlertedEvent(token: Fixtures.token(1), event: freeze, kind: .frost, neverSent: true)],
+                now: now
+            ).alerts.first)
+        #expect(onlyHeld.kind == .escalation && onlyHeld.isFirstSeen)
+        #expect(onlyHeld.text.title == "Hard frost warning")
+        #expect(onlyHeld.titleLocKey == "FROST_TITLE_HARD_FREEZE")
+        let sent = try #require(
+            AlertPlanner().plan(
+                forecast: forecast, places: [QuietFixtures.place()], alerted: [AlertedEvent(token: Fixtures.token(1), event: freeze, kind: .frost)], now: now
+            ).alerts.first)
+        #expect(sent.kind == .escalation && !sent.isFirstSeen)
+        #expect(sent.text.title == "Colder than forecast")
+        #expect(sent.titleLocKey == "FROST_TITLE_ESCALATION")
+    }
+
     @Test("a forecast whose zone name is unknown here falls back to the offset its hours show")
     func unknownZone() {
         var forecast = QuietFixtures.frostNight(night)

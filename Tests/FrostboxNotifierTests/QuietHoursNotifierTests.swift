@@ -104,6 +104,9 @@ struct QuietHoursNotifierTests {
         #expect(released.alertsDelivered == 1)
         #expect(h.push.sent.count == 1)
         #expect(h.push.sent.first?.content.frost?.level == FrostLevel.hardFreeze.description)
+        // The person never saw the held alert: the one they get reads as a first alert.
+        #expect(h.push.sent.first?.content.title == "Hard frost warning")
+        #expect(h.push.sent.first?.content.titleLocKey == "FROST_TITLE_HARD_FREEZE")
     }
 
     @Test("an all-clear while held cancels the held alert: the person gets neither")
