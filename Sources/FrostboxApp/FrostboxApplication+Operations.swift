@@ -89,10 +89,12 @@ extension FrostboxApplication {
                     boxesFailed: run.boxesFailed, planned: run.alertsPlanned, delivered: run.alertsDelivered, failed: run.failed.values.reduce(0, +),
                     freshByRun: run.forecastsFreshByRun, forecastRequests: run.forecastRequests, workers: workers.map { $0[run.id] ?? [] })
             }
-            return AdminStats(
+            var stats = AdminStats(
                 devices: counts.devices, devicesByPlatform: counts.devicesByPlatform, subscriptions: counts.subscriptions, boxes: counts.boxes,
                 places: counts.places, placesGeneration: generation.generation, placesSwitchedAt: generation.switchedAt,
                 outboxPending: counts.outboxPending, forecastsCached: counts.forecastsCached, recentRuns: recent)
+            stats.outboxHeld = counts.outboxPendingByClass[DatabaseStatistics.heldClass] ?? 0
+            return stats
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import FrostboxCore
 import FrostboxForecasting
 import FrostboxNotifier
@@ -61,6 +62,7 @@ public enum NotifierCommands {
     /// One line per planned alert: device (redacted), event and text.
     public static func describe(_ entry: OutboxEntry) -> String {
         let content = entry.notification.content
-        return "would send to \(entry.token.redacted) [\(entry.kind.rawValue) \(entry.event)]: \(content.title ?? "") — \(content.body ?? "")"
+        let held = entry.notBefore.map { " (held for quiet hours until \(Date(timeIntervalSince1970: TimeInterval($0)).formatted(.iso8601)))" } ?? ""
+        return "would send to \(entry.token.redacted)\(held) [\(entry.kind.rawValue) \(entry.event)]: \(content.title ?? "") — \(content.body ?? "")"
     }
 }

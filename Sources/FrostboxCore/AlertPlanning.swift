@@ -1,3 +1,5 @@
+import Foundation
+
 /// A frost event: one box, one local night, one level. An all-clear is recorded as the
 /// night's event at level `.none`, so it too goes out at most once.
 public struct FrostEvent: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -41,10 +43,15 @@ public struct SubscribedPlace: Sendable, Hashable {
     public var app: String?
     /// The device's delivery environment (nil: the configured default; iOS only).
     public var environment: PushEnvironment?
+    /// The device's quiet hours on the place's wall clock (nil: none).
+    public var quietHours: QuietHours?
+    /// Whether the device lets a hard-freeze alert through its quiet hours.
+    public var hardFreezeBreaksQuietHours: Bool
 
     public init(
         subscriptionID: Int64, token: DeviceToken, name: String, unit: TemperatureUnit, settings: AlertSettings = .default,
-        platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil
+        platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil,
+        quietHours: QuietHours? = nil, hardFreezeBreaksQuietHours: Bool = false
     ) {
         self.subscriptionID = subscriptionID
         self.token = token
@@ -54,6 +61,8 @@ public struct SubscribedPlace: Sendable, Hashable {
         self.platform = platform
         self.app = app
         self.environment = environment
+        self.quietHours = quietHours
+        self.hardFreezeBreaksQuietHours = hardFreezeBreaksQuietHours
     }
 }
 
@@ -62,11 +71,15 @@ public struct AlertedEvent: Sendable, Hashable {
     public var token: DeviceToken
     public var event: FrostEvent
     public var kind: AlertKind
+    /// Held for quiet hours and never sent (still held, or ended while held): the person has
+    /// not seen it, so a later alert of its night is their first.
+    public var neverSent: Bool
 
-    public init(token: DeviceToken, event: FrostEvent, kind: AlertKind) {
+    public init(token: DeviceToken, event: FrostEvent, kind: AlertKind, neverSent: Bool = false) {
         self.token = token
         self.event = event
         self.kind = kind
+        self.neverSent = neverSent
     }
 }
 
@@ -98,6 +111,14 @@ public struct PlannedAlert: Sendable, Hashable {
     /// End of the frost window (UTC epoch seconds): after it the alert is stale.
     public var windowEnd: Int64
     public var relativeNight: RelativeNight
+    /// When the frost at the alert's level begins (UTC epoch seconds; nil for an all-clear):
+    /// a held alert released after it no longer helps.
+    public var frostStartsAt: Int64?
+    /// When it goes out: at once, breaking through quiet hours, or held until they end.
+    public var timing: DeliveryTiming = .now
+    /// An escalation whose earlier alerts of the night were all held and never sent: it is
+    /// worded as a first alert.
+    public var isFirstSeen = false
 
     public init(
         token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil, event: FrostEvent, kind: AlertKind,
@@ -204,6 +225,7 @@ public struct AlertPlanner: Sendable {
                 entry.allClearSent = true
             } else {
                 entry.level = max(entry.level, event.event.level)
+                if !event.neverSent { entry.seen = true }
             }
             history[key] = entry
         }
@@ -212,6 +234,9 @@ public struct AlertPlanner: Sendable {
             (places[$0].token, places[$0].subscriptionID) < (places[$1].token, places[$1].subscriptionID)
         }
         var alerts: [PlannedAlert] = []
+        // Worked out only for boxes with a device in quiet hours.
+        var boxZone: TimeZone?
+        var quietEnds: [QuietHours: Int64?] = [:]
         var start = 0
         while start < order.count {
             var end = start + 1
@@ -222,7 +247,17 @@ public struct AlertPlanner: Sendable {
                     box: box, night: night, places: places, device: device, ruleOfPlace: ruleOfPlace,
                     verdicts: verdicts, rules: distinctRules,
                     relative: night == currentNight ? .tonight : night == currentNight.next ? .tomorrowNight : .later)
-                if let alert = planNight(context, history: history[DeviceNight(token: places[order[start]].token, night: night)]) {
+                if var alert = planNight(context, history: history[DeviceNight(token: places[order[start]].token, night: night)]) {
+                    let owner = places[order[start]]
+                    if let quiet = owner.quietHours {
+                        // Devices of a box mostly share a few spans: each span's end is worked out once.
+                        let zone = boxZone ?? Self.zone(of: forecast, at: now)
+                        boxZone = zone
+                        let quietEnd = quietEnds[quiet] ?? quiet.end(around: now, in: zone)
+                        quietEnds[quiet] = .some(quietEnd)
+                        alert.timing = DeliveryTiming(
+                            level: alert.event.level, quietHoursEnd: quietEnd, hardFreezeBreaksThrough: owner.hardFreezeBreaksQuietHours)
+                    }
                     alerts.append(alert)
                 }
             }
@@ -241,6 +276,8 @@ public struct AlertPlanner: Sendable {
     private struct NightHistory {
         var level: FrostLevel = .none
         var allClearSent = false
+        /// Whether an alert of the night reached the person (was not only held).
+        var seen = false
     }
 
     private struct NightContext {
@@ -264,7 +301,9 @@ public struct AlertPlanner: Sendable {
 
         if level >= .frostRisk, level > alertedLevel {
             let named = c.device.filter { (c.verdict($0)?.level ?? .none) >= .frostRisk }
-            return makeAlert(c, named: Array(named), level: level, kind: alertedLevel == .none ? .frost : .escalation)
+            var alert = makeAlert(c, named: Array(named), level: level, kind: alertedLevel == .none ? .frost : .escalation)
+            alert.isFirstSeen = alert.kind == .escalation && history?.seen != true
+            return alert
         }
 
         guard alertedLevel >= .frostRisk, history?.allClearSent != true,
@@ -284,24 +323,37 @@ public struct AlertPlanner: Sendable {
         var minimum: Double?
         var coldestAt: LocalDateTime?
         var windowEnd: Int64 = 0
+        var frostStartsAt: Int64?
         for place in named {
             let name = c.places[place].name
             if !names.contains(name) { names.append(name) }
             guard let verdict = c.verdict(place) else { continue }
             windowEnd = max(windowEnd, verdict.windowEnd)
+            if kind != .allClear, let first = verdict.firstAtLevel?.time { frostStartsAt = min(frostStartsAt ?? first, first) }
             if let t = verdict.minimumC, minimum.map({ t < $0 }) ?? true {
                 minimum = t
                 coldestAt = verdict.coldest?.local
             }
         }
         let first = c.places[named[0]]
-        return PlannedAlert(
+        var alert = PlannedAlert(
             token: first.token, platform: first.platform, app: first.app, environment: first.environment,
             event: FrostEvent(box: c.box, night: c.night, level: level), kind: kind, places: names,
             unit: first.unit, minimumC: minimum, coldestAt: coldestAt, windowEnd: windowEnd, relativeNight: c.relative)
+        alert.frostStartsAt = frostStartsAt
+        return alert
     }
 
     // MARK: Local time
+
+    /// The forecast's IANA zone (`timezone=auto`); when the name is unknown here, the fixed
+    /// offset the forecast shows at `now`.
+    public static func zone(of forecast: BoxForecast, at now: Int64) -> TimeZone {
+        if let zone = TimeZone(identifier: forecast.timezone) { return zone }
+        let local = localTime(at: now, in: forecast)
+        let offset = Int(local.wallClockSeconds - now) / 60 * 60
+        return TimeZone(secondsFromGMT: offset) ?? .gmt
+    }
 
     /// The wall clock at the forecast's place at `now`, from the hour covering `now` (so DST
     /// is right), else from the series' UTC offset.

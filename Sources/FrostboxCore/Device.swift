@@ -14,6 +14,10 @@ public struct Device: Sendable, Hashable {
     public var createdAt: Int64
     /// Epoch seconds of the latest registration (a gateway's word that a token died earlier does not prune a device registered since).
     public var registeredAt: Int64
+    /// When ordinary alerts wait, on the wall clock of each alert's place (nil: never).
+    public var quietHours: QuietHours?
+    /// Whether a hard-freeze alert goes out inside quiet hours (time-sensitive).
+    public var hardFreezeBreaksQuietHours: Bool = false
 
     public init(
         token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil,
@@ -36,6 +40,10 @@ public struct DeviceRegistration: Sendable, Hashable {
     public var app: String?
     public var environment: PushEnvironment?
     public var locale: String?
+    /// A change to the device's quiet hours; nil keeps what is stored.
+    public var quietHours: QuietHoursUpdate?
+    /// A new value of `Device.hardFreezeBreaksQuietHours`; nil keeps what is stored.
+    public var hardFreezeBreaksQuietHours: Bool?
 
     /// `platform` nil: the one the token's form says (`DeviceToken.formPlatform`).
     public init(
@@ -46,5 +54,19 @@ public struct DeviceRegistration: Sendable, Hashable {
         self.app = app
         self.environment = environment
         self.locale = locale
+    }
+}
+
+/// What a registration does to a device's quiet hours.
+public enum QuietHoursUpdate: Sendable, Hashable {
+    case set(QuietHours)
+    case clear
+
+    /// The stored start and end minutes after the update (nil, nil once cleared).
+    public var minutes: (start: Int64?, end: Int64?) {
+        switch self {
+        case .set(let quiet): (Int64(quiet.startMinute), Int64(quiet.endMinute))
+        case .clear: (nil, nil)
+        }
     }
 }

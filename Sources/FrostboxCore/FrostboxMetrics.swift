@@ -57,6 +57,12 @@ public enum FrostboxMetrics {
         public static let notifyRuns = "frostbox_notify_runs_total"
         /// Gauge: alerts waiting in the outbox.
         public static let outboxPending = "frostbox_outbox_pending"
+        /// Counter: alerts planned inside their device's quiet hours and held, by `level`.
+        public static let alertsHeld = "frostbox_alerts_held_total"
+        /// Counter: held alerts sent when the quiet hours ended, by `level`.
+        public static let alertsReleased = "frostbox_alerts_released_total"
+        /// Counter: held alerts dropped when the quiet hours ended because their frost had begun, by `level`.
+        public static let alertsHeldExpired = "frostbox_alerts_held_expired_total"
 
         // Places
         /// Gauge (UTC epoch seconds): when the places generation in use was built; 0 for a plain places file.
@@ -113,6 +119,9 @@ public enum FrostboxMetrics {
         Name.notifyRunDuration: "Duration of whole notify runs, by result.",
         Name.notifyRuns: "Notify runs, by result: completed, degraded (some boxes or pushes failed) or failed.",
         Name.outboxPending: "Alerts waiting in the outbox.",
+        Name.alertsHeld: "Alerts planned inside their device's quiet hours and held in the outbox, by level.",
+        Name.alertsReleased: "Held alerts sent when their device's quiet hours ended, by level.",
+        Name.alertsHeldExpired: "Held alerts dropped when the quiet hours ended because the frost had begun, by level.",
         Name.placesGenerationCreatedAt: "When the places generation in use was built (UTC epoch seconds; 0: a plain places file).",
         Name.placesGenerationSwitchedAt: "When the server switched to the places generation in use (UTC epoch seconds; 0: the one it started with).",
         Name.placesGenerationsRefused: "Places generations refused since start (damaged, half-written or of another schema).",

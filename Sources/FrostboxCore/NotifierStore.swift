@@ -11,15 +11,29 @@ public struct OutboxEntry: Sendable, Hashable {
     public var attempts: Int
     /// When it was planned, UTC epoch seconds.
     public var createdAt: Int64
+    /// Held through the device's quiet hours: not sent before this (UTC epoch seconds); nil
+    /// for an entry that was never held.
+    public var notBefore: Int64?
+    /// When its frost begins (UTC epoch seconds): a held entry released after it is dropped
+    /// (`DeliveryTiming.heldAlertStillHelps`). Nil for all-clears.
+    public var frostStartsAt: Int64?
 
-    public init(id: Int64 = 0, event: FrostEvent, kind: AlertKind, notification: PushNotification, attempts: Int = 0, createdAt: Int64) {
+    public init(
+        id: Int64 = 0, event: FrostEvent, kind: AlertKind, notification: PushNotification, attempts: Int = 0, createdAt: Int64,
+        notBefore: Int64? = nil, frostStartsAt: Int64? = nil
+    ) {
         self.id = id
         self.event = event
         self.kind = kind
         self.notification = notification
         self.attempts = attempts
         self.createdAt = createdAt
+        self.notBefore = notBefore
+        self.frostStartsAt = frostStartsAt
     }
+
+    /// Whether it waits for quiet hours to end at `now`.
+    public func isHeld(at now: Int64) -> Bool { notBefore.map { $0 > now } ?? false }
 
     /// The device the entry is for.
     public var token: DeviceToken { notification.token }
@@ -84,12 +98,17 @@ public protocol NotifierStore: Sendable {
     func recordFetches(succeeded: [GeoBox], failed: [GeoBox: String], at now: Int64) async throws
 
     /// In one transaction, puts `entries` in the outbox and marks their events alerted for
-    /// their devices. An entry whose (device, event) is already there is skipped. Returns the
-    /// entries stored, with their ids.
+    /// their devices. An entry whose (device, event) is already there is skipped. An
+    /// escalation or all-clear ends the device's entries of the same box and night still held
+    /// for quiet hours (failed, `expired`, with the reason `OutboxEntry.replacedWhileHeld`);
+    /// an all-clear that so cancelled a held alert is itself stored as ended (the person gets
+    /// neither, `OutboxEntry.cancelledWhileHeld`). Returns the entries stored and still
+    /// pending, with their ids.
     func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry]
 
-    /// Pending outbox entries with `after < id` (and `id <= through` when given), by id, at most `limit`.
-    func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry]
+    /// Pending outbox entries with `after < id` (and `id <= through` when given) that are due
+    /// at `dueBy` (not held past it: `notBefore` nil or ≤ `dueBy`), by id, at most `limit`.
+    func pendingOutbox(after: Int64, through: Int64?, limit: Int, dueBy: Int64) async throws -> [OutboxEntry]
 
     /// The highest outbox id so far (0 when the outbox was never used).
     func lastOutboxID() async throws -> Int64
@@ -123,8 +142,22 @@ public protocol NotifierStore: Sendable {
 }
 
 extension NotifierStore {
+    /// Every pending outbox entry with `after < id` (and `id <= through`), held or not.
+    public func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry] {
+        try await pendingOutbox(after: after, through: through, limit: limit, dueBy: .max)
+    }
+
     /// Records one send of entry `id` (see `record(_:)`).
     public func record(_ outcome: OutboxOutcome, for id: Int64) async throws {
         try await record([(id: id, outcome: outcome)])
     }
+}
+
+extension OutboxEntry {
+    /// The failure reason of a held entry dropped at release because its frost had begun.
+    public static let heldExpired = "held through quiet hours: the frost had begun when they ended"
+    /// The failure reason of a held entry an escalation or all-clear replaced.
+    public static let replacedWhileHeld = "held through quiet hours: replaced by a later alert of the same night"
+    /// The failure reason of an all-clear whose alert was still held (the person gets neither).
+    public static let cancelledWhileHeld = "all-clear for an alert still held through quiet hours: neither is sent"
 }

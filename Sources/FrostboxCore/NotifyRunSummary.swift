@@ -61,6 +61,13 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
     public var durationMilliseconds: Int
     /// Why the run failed, when it did.
     public var error: String?
+    /// Alerts planned inside their device's quiet hours and held in the outbox (of `alertsPlanned`).
+    public var alertsHeld: Int = 0
+    /// Held alerts sent once the quiet hours ended.
+    public var alertsReleased: Int = 0
+    /// Held alerts dropped when the quiet hours ended because their frost had begun (also
+    /// counted in `failed[.expired]`).
+    public var alertsHeldExpired: Int = 0
 
     public init(id: Int64 = 0, startedAt: Int64, dryRun: Bool = false) {
         self.id = id
@@ -120,6 +127,7 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
             + " failed[\(failures)] pruned=\(tokensPruned)\(byPlatform.isEmpty ? "" : " platforms[\(byPlatform)]") resend=\(resendMilliseconds)ms forecasts=\(forecastMilliseconds)ms"
             + " planning=\(planningMilliseconds)ms store=\(storeMilliseconds)ms delivery=\(deliveryMilliseconds)ms duration=\(durationMilliseconds)ms"
             + (error.map { " error=\($0)" } ?? "")
+            + " held=\(alertsHeld) released=\(alertsReleased) held-expired=\(alertsHeldExpired)"
     }
 }
 
@@ -129,6 +137,7 @@ extension NotifyRunSummary {
         \.forecastsCached, \.forecastsFreshByRun, \.forecastsFetched, \.boxesFailed, \.boxesLeftOut, \.forecastRequests, \.verdicts,
         \.alertsPlanned, \.alertsCarriedOver, \.alertsDelivered, \.tokensPruned, \.resendMilliseconds,
         \.forecastMilliseconds, \.planningMilliseconds, \.storeMilliseconds, \.deliveryMilliseconds,
+        \.alertsHeld, \.alertsReleased, \.alertsHeldExpired,
     ]
 
     /// One run's summary from the parts its workers did (a run shared by several instances):

@@ -32,9 +32,11 @@ extension PlannedAlert {
     /// The notification group: one per box.
     public var threadID: String { "frost-box-\(event.box)" }
 
-    /// How strongly the alert may interrupt: time-sensitive from freeze up, passive for the all-clear.
+    /// How strongly the alert may interrupt: time-sensitive from freeze up and whenever it
+    /// breaks through quiet hours, passive for the all-clear.
     public var interruptionLevel: InterruptionLevel {
-        switch (kind, event.level) {
+        if timing == .breakThrough { return .timeSensitive }
+        return switch (kind, event.level) {
         case (.allClear, _): .passive
         case (_, .freeze), (_, .hardFreeze): .timeSensitive
         default: .active
@@ -55,7 +57,7 @@ extension PlannedAlert {
                 body += ": low \(low)"
                 if let coldestAt { body += " around \(coldestAt.clockText)" }
             }
-            let title = kind == .escalation ? "Colder than forecast" : levelTitle
+            let title = kind == .escalation && !isFirstSeen ? "Colder than forecast" : levelTitle
             return (title, body)
         }
     }
@@ -72,7 +74,7 @@ extension PlannedAlert {
     public var titleLocKey: String {
         switch kind {
         case .frost: "FROST_TITLE_\(levelKey)"
-        case .escalation: "FROST_TITLE_ESCALATION"
+        case .escalation: isFirstSeen ? "FROST_TITLE_\(levelKey)" : "FROST_TITLE_ESCALATION"
         case .allClear: "FROST_TITLE_ALL_CLEAR"
         }
     }

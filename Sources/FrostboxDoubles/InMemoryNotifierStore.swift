@@ -35,6 +35,8 @@ public final class InMemoryNotifierStore: NotifierStore {
         var platform: DevicePlatform
         var app: String?
         var environment: PushEnvironment?
+        var quietHours: QuietHours?
+        var hardFreezeBreaksQuietHours = false
     }
 
     struct State: Sendable {
@@ -70,10 +72,13 @@ public final class InMemoryNotifierStore: NotifierStore {
 
     /// Registers (or re-registers) a device at `registeredAt`.
     public func register(
-        _ token: DeviceToken, at registeredAt: Int64, platform: DevicePlatform? = nil, app: String? = nil, environment: PushEnvironment? = nil
+        _ token: DeviceToken, at registeredAt: Int64, platform: DevicePlatform? = nil, app: String? = nil, environment: PushEnvironment? = nil,
+        quietHours: QuietHours? = nil, hardFreezeBreaksQuietHours: Bool = false
     ) {
         state.withLock {
-            $0.devices[token] = DeviceFacts(registeredAt: registeredAt, platform: platform ?? token.formPlatform, app: app, environment: environment)
+            $0.devices[token] = DeviceFacts(
+                registeredAt: registeredAt, platform: platform ?? token.formPlatform, app: app, environment: environment,
+                quietHours: quietHours, hardFreezeBreaksQuietHours: hardFreezeBreaksQuietHours)
         }
     }
 
@@ -134,6 +139,8 @@ public final class InMemoryNotifierStore: NotifierStore {
                 place.platform = device?.platform ?? place.token.formPlatform
                 place.app = device?.app
                 place.environment = device?.environment
+                place.quietHours = device?.quietHours
+                place.hardFreezeBreaksQuietHours = device?.hardFreezeBreaksQuietHours ?? false
                 result[box, default: []].append(place)
             }
             return result
@@ -145,6 +152,11 @@ public final class InMemoryNotifierStore: NotifierStore {
         return state.withLock { state in
             var result: [GeoBox: [AlertedEvent]] = [:]
             for (event, expiresAt) in state.alerted where wanted.contains(event.event.box) && expiresAt > now {
+                var event = event
+                // As the SQL: held for quiet hours and never attempted.
+                event.neverSent = state.outbox.contains {
+                    $0.entry.token == event.token && $0.entry.event == event.event && $0.entry.notBefore != nil && $0.entry.attempts == 0
+                }
                 result[event.event.box, default: []].append(event)
             }
             return result
@@ -175,20 +187,41 @@ public final class InMemoryNotifierStore: NotifierStore {
                 if duplicate { continue }
                 entry.id = state.nextOutboxID
                 state.nextOutboxID += 1
-                state.outbox.append(Row(entry: entry, status: .pending, runID: runID))
+                var row = Row(entry: entry, status: .pending, runID: runID)
+                if entry.kind != .frost {
+                    var replaced = false
+                    for index in state.outbox.indices {
+                        let other = state.outbox[index]
+                        guard other.status == .pending, other.entry.notBefore != nil, other.entry.token == entry.token,
+                            other.entry.event.box == entry.event.box, other.entry.event.night == entry.event.night
+                        else { continue }
+                        state.outbox[index].status = .failed
+                        state.outbox[index].failure = .expired
+                        state.outbox[index].failureReason = OutboxEntry.replacedWhileHeld
+                        replaced = true
+                    }
+                    if replaced, entry.kind == .allClear {
+                        row.status = .failed
+                        row.failure = .expired
+                        row.failureReason = OutboxEntry.cancelledWhileHeld
+                    }
+                }
+                state.outbox.append(row)
                 let alerted = AlertedEvent(token: entry.token, event: entry.event, kind: entry.kind)
                 state.alerted[alerted] = entry.alertedUntil
-                stored.append(entry)
+                if row.status == .pending { stored.append(entry) }
             }
             return stored
         }
     }
 
-    public func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry] {
+    public func pendingOutbox(after: Int64, through: Int64?, limit: Int, dueBy: Int64) async throws -> [OutboxEntry] {
         state.withLock { state in
             Array(
                 state.outbox.lazy
-                    .filter { $0.status == .pending && $0.entry.id > after && $0.entry.id <= (through ?? .max) }
+                    .filter {
+                        $0.status == .pending && $0.entry.id > after && $0.entry.id <= (through ?? .max) && !$0.entry.isHeld(at: dueBy)
+                    }
                     .map(\.entry)
                     .prefix(limit))
         }

@@ -40,6 +40,7 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
             device.app = registration.app ?? device.app
             device.environment = registration.environment ?? device.environment
             device.locale = registration.locale ?? device.locale
+            device.apply(registration)
             state.devices[registration.token] = device
             return false
         }
@@ -106,9 +107,11 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
     }
 
     static func newDevice(_ registration: DeviceRegistration, at now: Int64) -> Device {
-        Device(
+        var device = Device(
             token: registration.token, platform: registration.platform, app: registration.app, environment: registration.environment,
             locale: registration.locale, createdAt: now, registeredAt: now)
+        device.apply(registration)
+        return device
     }
 
     /// The SQLite store's match: same device and name, each axis within 1e-6° (plain
@@ -117,5 +120,17 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
         subscription.token == token && subscription.name == name
             && abs(subscription.coordinate.latitude - coordinate.latitude) <= 1e-6
             && abs(subscription.coordinate.longitude - coordinate.longitude) <= 1e-6
+    }
+}
+
+extension Device {
+    /// Takes the quiet-hours settings a registration changes.
+    fileprivate mutating func apply(_ registration: DeviceRegistration) {
+        switch registration.quietHours {
+        case .set(let quiet): quietHours = quiet
+        case .clear: quietHours = nil
+        case nil: break
+        }
+        hardFreezeBreaksQuietHours = registration.hardFreezeBreaksQuietHours ?? hardFreezeBreaksQuietHours
     }
 }

@@ -150,6 +150,8 @@ public struct AdminStats: Sendable, Encodable, Equatable {
     public var forecastsCached: Int
     /// The latest notify runs, newest first.
     public var recentRuns: [AdminRunSummary]
+    /// Of `outboxPending`, alerts held until their device's quiet hours end.
+    public var outboxHeld: Int = 0
 
     public init(
         devices: Int, devicesByPlatform: [String: Int] = [:], subscriptions: Int, boxes: Int, places: Int, placesGeneration: String? = nil,
@@ -175,6 +177,7 @@ public struct AdminStats: Sendable, Encodable, Equatable {
         case recentRuns = "recent_runs"
         case placesGeneration = "places_generation"
         case placesSwitchedAt = "places_switched_at"
+        case outboxHeld = "outbox_held"
     }
 }
 

@@ -32,6 +32,58 @@ struct DeviceBody: Decodable {
     let topic: String?
     let environment: String?
     let locale: String?
+    /// Absent: keep; `null`: remove; an object: set.
+    let quietHours: QuietHoursField
+    let hardFreezeBreaksQuietHours: Bool?
+
+    /// `quiet_hours` as sent: absent, `null`, or `{"start": "HH:MM", "end": "HH:MM"}`.
+    enum QuietHoursField {
+        case absent
+        case null
+        case span(QuietHoursBody)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case platform, app, topic, environment, locale
+        case quietHours = "quiet_hours"
+        case hardFreezeBreaksQuietHours = "hard_freeze_breaks_quiet_hours"
+    }
+
+    init(
+        platform: String?, app: String?, topic: String?, environment: String?, locale: String?, quietHours: QuietHoursField = .absent,
+        hardFreezeBreaksQuietHours: Bool? = nil
+    ) {
+        self.platform = platform
+        self.app = app
+        self.topic = topic
+        self.environment = environment
+        self.locale = locale
+        self.quietHours = quietHours
+        self.hardFreezeBreaksQuietHours = hardFreezeBreaksQuietHours
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        platform = try container.decodeIfPresent(String.self, forKey: .platform)
+        app = try container.decodeIfPresent(String.self, forKey: .app)
+        topic = try container.decodeIfPresent(String.self, forKey: .topic)
+        environment = try container.decodeIfPresent(String.self, forKey: .environment)
+        locale = try container.decodeIfPresent(String.self, forKey: .locale)
+        hardFreezeBreaksQuietHours = try container.decodeIfPresent(Bool.self, forKey: .hardFreezeBreaksQuietHours)
+        if !container.contains(.quietHours) {
+            quietHours = .absent
+        } else if try container.decodeNil(forKey: .quietHours) {
+            quietHours = .null
+        } else {
+            quietHours = .span(try container.decode(QuietHoursBody.self, forKey: .quietHours))
+        }
+    }
+}
+
+/// `{"start": "22:00", "end": "07:00"}`: quiet hours on the wall clock of each alert's place.
+struct QuietHoursBody: Codable {
+    let start: String
+    let end: String
 }
 
 /// The body of `POST /v1/devices/{token}/subscriptions`.
@@ -107,11 +159,30 @@ struct DeviceResponse: Encodable {
     let locale: String?
     let createdAt: String
     let registeredAt: String
+    /// Always present; `null` when none are set.
+    let quietHours: QuietHoursBody?
+    let hardFreezeBreaksQuietHours: Bool
 
     enum CodingKeys: String, CodingKey {
         case token, platform, app, topic, environment, locale
         case createdAt = "created_at"
         case registeredAt = "registered_at"
+        case quietHours = "quiet_hours"
+        case hardFreezeBreaksQuietHours = "hard_freeze_breaks_quiet_hours"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(token, forKey: .token)
+        try container.encode(platform, forKey: .platform)
+        try container.encodeIfPresent(app, forKey: .app)
+        try container.encodeIfPresent(topic, forKey: .topic)
+        try container.encodeIfPresent(environment, forKey: .environment)
+        try container.encodeIfPresent(locale, forKey: .locale)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(registeredAt, forKey: .registeredAt)
+        try container.encode(quietHours, forKey: .quietHours)
+        try container.encode(hardFreezeBreaksQuietHours, forKey: .hardFreezeBreaksQuietHours)
     }
 
     init(_ device: Device) {
@@ -123,6 +194,8 @@ struct DeviceResponse: Encodable {
         locale = device.locale
         createdAt = Timestamp.iso8601(device.createdAt)
         registeredAt = Timestamp.iso8601(device.registeredAt)
+        quietHours = device.quietHours.map { QuietHoursBody(start: $0.start, end: $0.end) }
+        hardFreezeBreaksQuietHours = device.hardFreezeBreaksQuietHours
     }
 }
 

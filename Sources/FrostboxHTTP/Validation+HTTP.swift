@@ -77,6 +77,12 @@ enum WireValidation {
             }
             registration.locale = locale
         }
+        switch body.quietHours {
+        case .absent: break
+        case .null: registration.quietHours = .clear
+        case .span(let span): registration.quietHours = .set(try QuietHours(start: span.start, end: span.end, field: "quiet_hours"))
+        }
+        registration.hardFreezeBreaksQuietHours = body.hardFreezeBreaksQuietHours
         return registration
     }
 }

@@ -35,6 +35,10 @@ extension NotifyRun {
         var byPlatform = PlatformDeliveries()
         var resends = 0
         var milliseconds = 0
+        /// Held entries sent now that their quiet hours are over, by metric level.
+        var released: [String: Int] = [:]
+        /// Held entries dropped because their frost had begun, by metric level.
+        var heldExpired: [String: Int] = [:]
 
         mutating func fail(_ entry: OutboxEntry, _ failure: DeliveryFailureClass) {
             failed[failure, default: [:]][NotifyRun.level(of: entry), default: 0] += 1
@@ -88,7 +92,8 @@ extension NotifyRun {
         var found = 0
         while true {
             try Task.checkCancellation()
-            let page = try await store.pendingOutbox(after: cursor, through: through, limit: max(1, configuration.outboxPageSize))
+            let page = try await store.pendingOutbox(
+                after: cursor, through: through, limit: max(1, configuration.outboxPageSize), dueBy: clock())
             guard let last = page.last else { break }
             cursor = last.id
             found += page.count
@@ -147,6 +152,10 @@ extension NotifyRun {
             summary.failed[failure, default: 0] += byLevel.values.reduce(0, +)
             Self.count(FrostboxMetrics.Name.alertsFailed, byLevel: byLevel, failure: failure)
         }
+        summary.alertsReleased += round.released.values.reduce(0, +)
+        Self.count(FrostboxMetrics.Name.alertsReleased, byLevel: round.released)
+        summary.alertsHeldExpired += round.heldExpired.values.reduce(0, +)
+        Self.count(FrostboxMetrics.Name.alertsHeldExpired, byLevel: round.heldExpired)
         summary.tokensPruned += round.pruned
         summary.byPlatform.add(round.byPlatform)
         if round.pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: round.pruned) }
@@ -191,6 +200,12 @@ extension NotifyRun {
                     round.fail(entry, .expired)
                     continue
                 }
+                if entry.notBefore != nil, !DeliveryTiming.heldAlertStillHelps(at: now, frostStartsAt: entry.frostStartsAt, windowEnd: nil) {
+                    outcomes.add(entry.id, .failed(.expired, reason: OutboxEntry.heldExpired, at: now))
+                    round.fail(entry, .expired)
+                    round.heldExpired[Self.level(of: entry), default: 0] += 1
+                    continue
+                }
                 // A held entry is not sent (no attempt counted) and stays pending; it is
                 // counted as an auth failure, like the one that stopped its app.
                 if round.blocked.contains(entry.notification.destination) {
@@ -199,6 +214,7 @@ extension NotifyRun {
                 }
                 // Counted from the entry's own history: sent before, in this run or an earlier one.
                 if entry.attempts > 0 { round.resends += 1 }
+                if entry.notBefore != nil, entry.attempts == 0 { round.released[Self.level(of: entry), default: 0] += 1 }
                 chunk.append(entry)
             }
             return chunk

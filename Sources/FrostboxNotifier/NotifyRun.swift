@@ -4,8 +4,8 @@ import Metrics
 
 /// The work of one notify run, without the scheduling:
 ///
-/// 1. resend the outbox entries earlier runs left pending (a crash, temporary failures), with
-///    their original apns-id and collapse-id;
+/// 1. resend the outbox entries earlier runs left pending (a crash, temporary failures, held
+///    through quiet hours that have ended), with their original apns-id and collapse-id;
 /// 2. for the distinct subscribed boxes, chunk by chunk (failed and left-out boxes first): get
 ///    forecasts, compute one verdict per box and distinct rule, plan one alert per device and
 ///    event, and queue the alerts in the outbox in the transaction that marks them alerted;
@@ -205,14 +205,17 @@ struct NotifyRun: Sendable {
             let plan = planner.plan(forecast: forecast, places: boxPlaces, alerted: alerted[box] ?? [], now: runNow)
             summary.verdicts += plan.verdictsComputed
             for alert in plan.alerts {
-                entries.append(
-                    OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(), createdAt: runNow))
+                var entry = OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(), createdAt: runNow)
+                entry.frostStartsAt = alert.frostStartsAt
+                if case .hold(let until) = alert.timing { entry.notBefore = until }
+                entries.append(entry)
             }
         }
         summary.planningMilliseconds += Self.milliseconds(since: stopwatch)
 
         if dryRun {
             summary.alertsPlanned += entries.count
+            summary.alertsHeld += entries.count { $0.isHeld(at: runNow) }
             await onPlanned?(entries)
             return []
         }
@@ -222,7 +225,12 @@ struct NotifyRun: Sendable {
         summary.alertsPlanned += stored.count
         Self.count(FrostboxMetrics.Name.alertsPlanned, stored)
         await onPlanned?(stored)
-        return stored
+        // Held entries wait, durable, for a run after their quiet hours (`resend` releases them).
+        let held = stored.filter { $0.isHeld(at: runNow) }
+        guard !held.isEmpty else { return stored }
+        summary.alertsHeld += held.count
+        Self.count(FrostboxMetrics.Name.alertsHeld, held)
+        return stored.filter { !$0.isHeld(at: runNow) }
     }
 
     static func describe(_ failure: ForecastFailure) -> String {

@@ -30,7 +30,11 @@ extension PostgresDatabase {
 
     func outboxPendingByClass() async throws -> [String: Int] {
         let rows = try await query(
-            "SELECT COALESCE(failure_class, 'not-sent-yet'), count(*) FROM outbox WHERE status = 'pending' GROUP BY 1")
+            """
+            SELECT CASE WHEN failure_class IS NULL AND not_before IS NOT NULL THEN 'quiet-hours' ELSE COALESCE(failure_class, 'not-sent-yet') END,
+                   count(*)
+            FROM outbox WHERE status = 'pending' GROUP BY 1
+            """)
         var result: [String: Int] = [:]
         for try await (failure, count) in rows.decode((String, Int64).self) { result[failure] = Int(count) }
         return result

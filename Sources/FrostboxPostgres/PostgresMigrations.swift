@@ -19,6 +19,7 @@ enum PostgresMigrations {
         ("p2-device-platform", devicePlatform),
         ("p3-model-runs", modelRuns),
         ("p4-run-platforms", runPlatforms),
+        ("p5-quiet-hours", quietHours),
     ]
 
     /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;

@@ -127,7 +127,7 @@ extension PostgresNotifierStore: NotifyWorkQueue {
                 """
                 WITH c AS MATERIALIZED (
                     SELECT p.id FROM outbox AS p
-                    WHERE p.status = 'pending'
+                    WHERE p.status = 'pending' AND (p.not_before IS NULL OR p.not_before <= \(now))
                       AND NOT (p.claim_run IS NOT NULL AND p.claim_run = \(runID) AND (p.claimed_by = \(worker) OR EXISTS (
                           SELECT 1 FROM run_worker AS w
                           WHERE w.run_id = \(runID) AND w.worker = p.claimed_by AND w.finished_at IS NULL
@@ -161,7 +161,8 @@ extension PostgresNotifierStore: NotifyWorkQueue {
             """
             SELECT (SELECT count(*) FROM run_box WHERE run_id = \(runID) AND done_at IS NULL),
                    (SELECT count(*) FROM outbox AS o
-                    WHERE o.status = 'pending' AND o.claim_run = \(runID) AND o.claimed_by <> \(worker) AND EXISTS (
+                    WHERE o.status = 'pending' AND (o.not_before IS NULL OR o.not_before <= \(now))
+                      AND o.claim_run = \(runID) AND o.claimed_by <> \(worker) AND EXISTS (
                         SELECT 1 FROM run_worker AS w
                         WHERE w.run_id = \(runID) AND w.worker = o.claimed_by AND w.finished_at IS NULL
                           AND w.heartbeat_at > \(now - leaseSeconds)))

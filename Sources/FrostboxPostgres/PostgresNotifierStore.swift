@@ -46,23 +46,26 @@ public struct PostgresNotifierStore: NotifierStore {
         let rows = try await database.query(
             """
             SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
-                   s.all_clear, d.topic, d.environment, d.platform
+                   s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet
             FROM subscription AS s JOIN device AS d ON d.token = s.token
             WHERE s.box = ANY(\(boxes.map(\.key)))
             ORDER BY s.box, s.token COLLATE "C", s.id
             """)
         var result: [GeoBox: [SubscribedPlace]] = [:]
-        for try await (key, id, token, name, unit, rule, frostRisk, freeze, hardFreeze, allClear, topic, environment, platform) in rows.decode(
-            (Int64, Int64, String, String, String, String?, Double?, Double?, Double?, Bool, String?, String?, String).self)
-        {
+        for try await row in rows {
+            let (key, id, token, name, unit, rule, frostRisk, freeze, hardFreeze, allClear, topic, environment, platform) = try row.decode(
+                (Int64, Int64, String, String, String, String?, Double?, Double?, Double?, Bool, String?, String?, String).self)
             guard let box = GeoBox(key: key) else { continue }
+            let columns = row.makeRandomAccess()
             result[box, default: []].append(
                 SubscribedPlace(
                     subscriptionID: id, token: DeviceToken(trusted: token), name: name,
                     unit: TemperatureUnit(rawValue: unit) ?? .celsius,
                     settings: AlertSettings(rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear),
                     platform: DevicePlatform(rawValue: platform) ?? .ios, app: topic,
-                    environment: environment.flatMap(PushEnvironment.init(rawValue:))))
+                    environment: environment.flatMap(PushEnvironment.init(rawValue:)),
+                    quietHours: Self.quietHours(try columns[13].decode(Int32?.self), try columns[14].decode(Int32?.self)),
+                    hardFreezeBreaksQuietHours: try columns[15].decode(Bool.self)))
         }
         return result
     }
@@ -71,16 +74,18 @@ public struct PostgresNotifierStore: NotifierStore {
         guard !boxes.isEmpty else { return [:] }
         let rows = try await database.query(
             """
-            SELECT d.token, o.box, o.night, o.level, o.kind FROM outbox AS o JOIN device AS d ON d.id = o.device_id
+            SELECT d.token, o.box, o.night, o.level, o.kind, o.attempts = 0 AND o.not_before IS NOT NULL
+            FROM outbox AS o JOIN device AS d ON d.id = o.device_id
             WHERE o.box = ANY(\(boxes.map(\.key))) AND o.expires_at > \(now)
             """)
         var result: [GeoBox: [AlertedEvent]] = [:]
-        for try await (token, key, night, level, kind) in rows.decode((String, Int64, Int32, Int16, String).self) {
+        for try await (token, key, night, level, kind, neverSent) in rows.decode((String, Int64, Int32, Int16, String, Bool).self) {
             guard let box = GeoBox(key: key), let night = LocalDate(compactNumber: Int(night)),
                 let level = FrostLevel(rawValue: Int(level)), let kind = AlertKind(rawValue: kind)
             else { continue }
             result[box, default: []].append(
-                AlertedEvent(token: DeviceToken(trusted: token), event: FrostEvent(box: box, night: night, level: level), kind: kind))
+                AlertedEvent(
+                    token: DeviceToken(trusted: token), event: FrostEvent(box: box, night: night, level: level), kind: kind, neverSent: neverSent))
         }
         return result
     }
@@ -129,9 +134,10 @@ public struct PostgresNotifierStore: NotifierStore {
         }
     }
 
-    public func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry] {
+    public func pendingOutbox(after: Int64, through: Int64?, limit: Int, dueBy: Int64) async throws -> [OutboxEntry] {
         try await database.withConnection { connection in
-            try await PostgresOutboxWriter.pending(on: connection, after: after, through: through ?? Int64.max, limit: limit, logger: logger)
+            try await PostgresOutboxWriter.pending(
+                on: connection, after: after, through: through ?? Int64.max, limit: limit, dueBy: dueBy, logger: logger)
         }
     }
 
@@ -253,5 +259,11 @@ public struct PostgresNotifierStore: NotifierStore {
             ).collectCount()
             return deleted
         }
+    }
+
+    /// The quiet hours of stored minutes (both set, or none).
+    static func quietHours(_ start: Int32?, _ end: Int32?) -> QuietHours? {
+        guard let start, let end else { return nil }
+        return QuietHours(startMinute: Int(start), endMinute: Int(end))
     }
 }

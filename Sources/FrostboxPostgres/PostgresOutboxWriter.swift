@@ -46,6 +46,7 @@ enum PostgresOutboxWriter {
         var tokens: [String] = [], boxes: [Int64] = [], nights: [Int32] = [], levels: [Int16] = [], kinds: [String] = []
         var pushColumn: [Int64] = [], messageIDs: [String] = [], topics: [String] = [], hasTopic: [Bool] = []
         var environments: [String] = [], attempts: [Int32] = [], created: [Int64] = [], expires: [Int64] = []
+        var notBefore: [Int64] = [], frostStartsAt: [Int64] = []
         for (index, entry) in entries.enumerated() {
             let n = entry.notification
             let event = entry.event
@@ -62,18 +63,21 @@ enum PostgresOutboxWriter {
             attempts.append(Int32(clamping: entry.attempts))
             created.append(entry.createdAt)
             expires.append(entry.alertedUntil)
+            notBefore.append(entry.notBefore ?? noValue)
+            frostStartsAt.append(entry.frostStartsAt ?? noValue)
         }
         let rows = try await connection.query(
             """
             INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, apns_id, topic, environment,
-                                status, attempts, created_at, expires_at, run_id, claimed_by, claim_run)
+                                status, attempts, created_at, expires_at, run_id, claimed_by, claim_run, not_before, frost_starts_at)
             SELECT u.id, d.id, u.box, u.night, u.level, u.kind, u.push_id, NULLIF(u.apns_id, ''),
                    CASE WHEN u.has_topic THEN u.topic END, NULLIF(u.environment, ''), 'pending', u.attempts,
-                   u.created_at, u.expires_at, \(runID), \(worker), \(runID)
+                   u.created_at, u.expires_at, \(runID), \(worker), \(runID), NULLIF(u.not_before, \(noValue)),
+                   NULLIF(u.frost_starts_at, \(noValue))
             FROM unnest(\(ids), \(tokens), \(boxes), \(nights), \(levels), \(kinds), \(pushColumn), \(messageIDs), \(topics),
-                        \(hasTopic), \(environments), \(attempts), \(created), \(expires))
+                        \(hasTopic), \(environments), \(attempts), \(created), \(expires), \(notBefore), \(frostStartsAt))
                 AS u(id, token, box, night, level, kind, push_id, apns_id, topic, has_topic, environment, attempts,
-                     created_at, expires_at)
+                     created_at, expires_at, not_before, frost_starts_at)
             JOIN device AS d ON d.token = u.token
             ORDER BY u.id
             ON CONFLICT (device_id, box, night, level) DO NOTHING
@@ -87,7 +91,33 @@ enum PostgresOutboxWriter {
             entry.id = ids[index]
             stored.append(entry)
         }
-        return stored
+        let cancelled = try await endHeld(before: stored.filter { $0.kind != .frost }, on: connection, logger: logger)
+        return cancelled.isEmpty ? stored : stored.filter { !cancelled.contains($0.id) }
+    }
+
+    /// Ends the entries still held for quiet hours that the stored escalations and
+    /// all-clears `replacing` replace (same device, box and night), and the all-clears that so
+    /// cancelled one; returns the ids of those all-clears (see `NotifierStore.enqueue`).
+    static func endHeld(before replacing: [OutboxEntry], on connection: PostgresConnection, logger: Logger) async throws -> Set<Int64> {
+        guard !replacing.isEmpty else { return [] }
+        let rows = try await connection.query(
+            """
+            UPDATE outbox AS o SET status = 'failed', failure_class = 'expired', failure_reason = \(OutboxEntry.replacedWhileHeld)
+            FROM outbox AS e
+            WHERE e.id = ANY(\(replacing.map(\.id))) AND o.device_id = e.device_id AND o.box = e.box AND o.night = e.night
+              AND o.id <> e.id AND o.status = 'pending' AND o.not_before IS NOT NULL
+            RETURNING e.id
+            """, logger: logger)
+        var replacers: Set<Int64> = []
+        for try await id in rows.decode(Int64.self) { replacers.insert(id) }
+        let cancelled = replacing.filter { $0.kind == .allClear && replacers.contains($0.id) }.map(\.id)
+        guard !cancelled.isEmpty else { return [] }
+        try await connection.query(
+            """
+            UPDATE outbox SET status = 'failed', failure_class = 'expired', failure_reason = \(OutboxEntry.cancelledWhileHeld)
+            WHERE id = ANY(\(cancelled))
+            """, logger: logger)
+        return Set(cancelled)
     }
 
     /// `count` new ids of `table`'s identity column, ascending.
@@ -106,11 +136,13 @@ enum PostgresOutboxWriter {
 
     /// Pending entries with `after < id <= through`, by id, at most `limit`; each distinct
     /// push of the page decoded once.
-    static func pending(on connection: PostgresConnection, after: Int64, through: Int64, limit: Int, logger: Logger) async throws -> [OutboxEntry] {
+    static func pending(
+        on connection: PostgresConnection, after: Int64, through: Int64, limit: Int, dueBy: Int64, logger: Logger
+    ) async throws -> [OutboxEntry] {
         try await read(
             on: connection,
             """
-            WHERE o.status = 'pending' AND o.id > \(after) AND o.id <= \(through)
+            WHERE o.status = 'pending' AND o.id > \(after) AND o.id <= \(through) AND (o.not_before IS NULL OR o.not_before <= \(dueBy))
             ORDER BY o.id LIMIT \(Int64(limit))
             """, logger: logger)
     }
@@ -125,19 +157,26 @@ enum PostgresOutboxWriter {
     static func read(on connection: PostgresConnection, _ condition: PostgresQuery, logger: Logger) async throws -> [OutboxEntry] {
         typealias Row = (
             id: Int64, token: String, box: Int64, night: Int32, level: Int16, kind: String, pushID: Int64,
-            messageID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64, platform: String
+            messageID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64, platform: String,
+            notBefore: Int64?, frostStartsAt: Int64?
         )
         var rows: [Row] = []
         let query = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
                     SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
-                           o.attempts, o.created_at, d.platform
+                           o.attempts, o.created_at, d.platform, o.not_before, o.frost_starts_at
                     FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                     """ + " " + condition.sql, binds: condition.binds),
             logger: logger)
-        for try await row in query.decode((Int64, String, Int64, Int32, Int16, String, Int64, String?, String?, String?, Int32, Int64, String).self) {
-            rows.append(row)
+        for try await row in query {
+            let head = try row.decode((Int64, String, Int64, Int32, Int16, String, Int64, String?, String?, String?, Int32, Int64, String).self)
+            let columns = row.makeRandomAccess()
+            rows.append(
+                (
+                    head.0, head.1, head.2, head.3, head.4, head.5, head.6, head.7, head.8, head.9, head.10, head.11, head.12,
+                    try columns[13].decode(Int64?.self), try columns[14].decode(Int64?.self)
+                ))
         }
         var pushes: [Int64: OutboxPush] = [:]
         let pushIDs = Array(Set(rows.map(\.pushID)))
@@ -165,7 +204,9 @@ enum PostgresOutboxWriter {
             let notification = push.notification(
                 token: token, event: event, storedMessageID: row.messageID, platform: DevicePlatform(rawValue: row.platform) ?? .ios, app: row.topic,
                 environment: row.environment.flatMap(PushEnvironment.init(rawValue:)))
-            return OutboxEntry(id: row.id, event: event, kind: kind, notification: notification, attempts: Int(row.attempts), createdAt: row.createdAt)
+            return OutboxEntry(
+                id: row.id, event: event, kind: kind, notification: notification, attempts: Int(row.attempts), createdAt: row.createdAt,
+                notBefore: row.notBefore, frostStartsAt: row.frostStartsAt)
         }
     }
 

@@ -17,15 +17,22 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     @discardableResult
     public func register(_ registration: DeviceRegistration, at now: Int64) async throws -> Bool {
         // Facts the client did not send keep their stored value; `xmax = 0` only on a new row.
+        let quiet = registration.quietHours?.minutes
+        let setsQuiet = registration.quietHours != nil
+        let quietStart = quiet?.start.map { Int32($0) }, quietEnd = quiet?.end.map { Int32($0) }
         let rows = try await database.query(
             """
-            INSERT INTO device (token, platform, topic, environment, locale, created_at, registered_at)
+            INSERT INTO device (token, platform, topic, environment, locale, created_at, registered_at,
+                                quiet_start, quiet_end, hard_freeze_breaks_quiet)
             VALUES (\(registration.token.value), \(registration.platform.rawValue), \(registration.app), \(registration.environment?.rawValue),
-                    \(registration.locale), \(now), \(now))
+                    \(registration.locale), \(now), \(now), \(quietStart), \(quietEnd), \(registration.hardFreezeBreaksQuietHours ?? false))
             ON CONFLICT (token) DO UPDATE SET registered_at = excluded.registered_at, platform = excluded.platform,
                 topic = COALESCE(excluded.topic, device.topic),
                 environment = COALESCE(excluded.environment, device.environment),
-                locale = COALESCE(excluded.locale, device.locale)
+                locale = COALESCE(excluded.locale, device.locale),
+                quiet_start = CASE WHEN \(setsQuiet) THEN excluded.quiet_start ELSE device.quiet_start END,
+                quiet_end = CASE WHEN \(setsQuiet) THEN excluded.quiet_end ELSE device.quiet_end END,
+                hard_freeze_breaks_quiet = COALESCE(\(registration.hardFreezeBreaksQuietHours), device.hard_freeze_breaks_quiet)
             RETURNING (xmax = 0)
             """, writes: true)
         for try await inserted in rows.decode(Bool.self) { return inserted }
@@ -34,14 +41,20 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
 
     public func device(_ token: DeviceToken) async throws -> Device? {
         let rows = try await database.query(
-            "SELECT platform, topic, environment, locale, created_at, registered_at FROM device WHERE token = \(token.value)")
-        for try await (platform, topic, environment, locale, createdAt, registeredAt) in rows.decode(
-            (String, String?, String?, String?, Int64, Int64).self)
+            """
+            SELECT platform, topic, environment, locale, created_at, registered_at, quiet_start, quiet_end, hard_freeze_breaks_quiet
+            FROM device WHERE token = \(token.value)
+            """)
+        for try await (platform, topic, environment, locale, createdAt, registeredAt, quietStart, quietEnd, breaks) in rows.decode(
+            (String, String?, String?, String?, Int64, Int64, Int32?, Int32?, Bool).self)
         {
-            return Device(
+            var device = Device(
                 token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: topic,
                 environment: environment.flatMap(PushEnvironment.init(rawValue:)), locale: locale,
                 createdAt: createdAt, registeredAt: registeredAt)
+            device.quietHours = PostgresNotifierStore.quietHours(quietStart, quietEnd)
+            device.hardFreezeBreaksQuietHours = breaks
+            return device
         }
         return nil
     }

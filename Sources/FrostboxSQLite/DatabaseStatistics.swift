@@ -21,6 +21,9 @@ public struct DatabaseStatistics: Sendable, Equatable {
     /// Alerts waiting in the outbox to be sent.
     public var outboxPending: Int { outboxPendingByClass.values.reduce(0, +) }
 
+    /// The class of pending entries held for their device's quiet hours (never sent yet).
+    public static let heldClass = "quiet-hours"
+
     public init(
         devices: Int = 0, devicesByPlatform: [String: Int] = [:], subscriptions: Int = 0, boxes: Int = 0, places: Int = 0, forecastsCached: Int = 0,
         outboxPendingByClass: [String: Int] = [:]
@@ -70,7 +73,12 @@ extension FrostboxDatabase {
         guard try db.tableExists("outbox") else { return [:] }
         var result: [String: Int] = [:]
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT coalesce(failure_class, 'not-sent-yet'), count(*) FROM outbox WHERE status = 'pending' GROUP BY 1")
+            db,
+            sql: """
+                SELECT CASE WHEN failure_class IS NULL AND not_before IS NOT NULL THEN 'quiet-hours' ELSE coalesce(failure_class, 'not-sent-yet') END,
+                       count(*)
+                FROM outbox WHERE status = 'pending' GROUP BY 1
+                """)
         while let row = try rows.next() { result[row[0]] = row[1] }
         return result
     }

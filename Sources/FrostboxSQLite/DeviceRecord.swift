@@ -12,11 +12,17 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     var locale: String?
     var createdAt: Int64
     var registeredAt: Int64
+    var quietStart: Int64?
+    var quietEnd: Int64?
+    var hardFreezeBreaksQuiet: Bool
 
     enum CodingKeys: String, CodingKey {
         case token, platform, topic, environment, locale
         case createdAt = "created_at"
         case registeredAt = "registered_at"
+        case quietStart = "quiet_start"
+        case quietEnd = "quiet_end"
+        case hardFreezeBreaksQuiet = "hard_freeze_breaks_quiet"
     }
 
     init(_ registration: DeviceRegistration, at now: Int64) {
@@ -27,13 +33,20 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
         locale = registration.locale
         createdAt = now
         registeredAt = now
+        let quiet = registration.quietHours?.minutes
+        quietStart = quiet?.start
+        quietEnd = quiet?.end
+        hardFreezeBreaksQuiet = registration.hardFreezeBreaksQuietHours ?? false
     }
 
     var device: Device {
         let token = DeviceToken(trusted: token)
-        return Device(
+        var device = Device(
             token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: topic,
             environment: environment.flatMap(PushEnvironment.init(rawValue:)),
             locale: locale, createdAt: createdAt, registeredAt: registeredAt)
+        device.quietHours = GRDBNotifierStore.quietHours(quietStart, quietEnd)
+        device.hardFreezeBreaksQuietHours = hardFreezeBreaksQuiet
+        return device
     }
 }

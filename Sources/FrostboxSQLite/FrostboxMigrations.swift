@@ -23,6 +23,7 @@ public enum FrostboxMigrations {
         ("v9-device-platform", v9DevicePlatform),
         ("v10-model-runs", v10ModelRuns),
         ("v11-run-platforms", v11RunPlatforms),
+        ("v12-quiet-hours", v12QuietHours),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

@@ -40,7 +40,7 @@ public struct GRDBNotifierStore: NotifierStore {
                 db,
                 sql: """
                     SELECT s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
-                           s.all_clear, d.topic, d.environment, d.platform
+                           s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet
                     FROM subscription AS s JOIN device AS d ON d.token = s.token
                     WHERE s.box = ?
                     ORDER BY s.token, s.id
@@ -60,7 +60,9 @@ public struct GRDBNotifierStore: NotifierStore {
                                 freezeC: statement.optionalDouble(6), hardFreezeC: statement.optionalDouble(7),
                                 allClear: statement.int64(8) != 0),
                             platform: DevicePlatform(rawValue: statement.text(11)) ?? .ios, app: statement.optionalText(9),
-                            environment: statement.optionalText(10).flatMap(PushEnvironment.init(rawValue:))))
+                            environment: statement.optionalText(10).flatMap(PushEnvironment.init(rawValue:)),
+                            quietHours: Self.quietHours(statement.optionalInt64(12), statement.optionalInt64(13)),
+                            hardFreezeBreaksQuietHours: statement.int64(14) != 0))
                 }
                 if !places.isEmpty { result[box] = places }
             }
@@ -76,7 +78,8 @@ public struct GRDBNotifierStore: NotifierStore {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT d.token, o.box, o.night, o.level, o.kind FROM outbox AS o JOIN device AS d ON d.id = o.device_id
+                    SELECT d.token, o.box, o.night, o.level, o.kind, o.attempts = 0 AND o.not_before IS NOT NULL
+                    FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                     WHERE o.box IN (\(Self.placeholders(keys.count))) AND o.expires_at > ?
                     """,
                 arguments: StatementArguments(keys) + [now])
@@ -85,7 +88,9 @@ public struct GRDBNotifierStore: NotifierStore {
                     let level = FrostLevel(rawValue: row[3]), let kind = AlertKind(rawValue: row[4])
                 else { continue }
                 result[box, default: []].append(
-                    AlertedEvent(token: DeviceToken(trusted: row[0]), event: FrostEvent(box: box, night: night, level: level), kind: kind))
+                    AlertedEvent(
+                        token: DeviceToken(trusted: row[0]), event: FrostEvent(box: box, night: night, level: level), kind: kind,
+                        neverSent: row[5]))
             }
             return result
         }
@@ -124,15 +129,15 @@ public struct GRDBNotifierStore: NotifierStore {
             for var entry in entries {
                 guard let id = try writer.insert(entry, runID: runID) else { continue }
                 entry.id = id
-                stored.append(entry)
+                if try writer.endHeldBefore(entry) { stored.append(entry) }
             }
             return stored
         }
     }
 
-    public func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry] {
+    public func pendingOutbox(after: Int64, through: Int64?, limit: Int, dueBy: Int64) async throws -> [OutboxEntry] {
         try await database.pool.read { db in
-            try OutboxReader.pending(db, after: after, through: through ?? Int64.max, limit: limit)
+            try OutboxReader.pending(db, after: after, through: through ?? Int64.max, limit: limit, dueBy: dueBy)
         }
     }
 
@@ -232,6 +237,12 @@ public struct GRDBNotifierStore: NotifierStore {
             deleted += db.changesCount
             return deleted
         }
+    }
+
+    /// The quiet hours of stored minutes (both set, or none).
+    static func quietHours(_ start: Int64?, _ end: Int64?) -> QuietHours? {
+        guard let start, let end else { return nil }
+        return QuietHours(startMinute: Int(start), endMinute: Int(end))
     }
 
     static func placeholders(_ count: Int) -> String {

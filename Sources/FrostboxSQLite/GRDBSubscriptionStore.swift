@@ -107,13 +107,16 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
         // Facts the client did not send keep their stored value (COALESCE with the old row).
         let update = try db.cachedStatement(
             sql: """
-                UPDATE device SET registered_at = ?, platform = ?,
-                    topic = COALESCE(?, topic), environment = COALESCE(?, environment), locale = COALESCE(?, locale)
-                WHERE token = ?
+                UPDATE device SET registered_at = ?1, platform = ?2,
+                    topic = COALESCE(?3, topic), environment = COALESCE(?4, environment), locale = COALESCE(?5, locale),
+                    quiet_start = CASE WHEN ?7 THEN ?8 ELSE quiet_start END, quiet_end = CASE WHEN ?7 THEN ?9 ELSE quiet_end END,
+                    hard_freeze_breaks_quiet = COALESCE(?10, hard_freeze_breaks_quiet)
+                WHERE token = ?6
                 """)
+        let quiet = registration.quietHours?.minutes
         try update.execute(arguments: [
             now, registration.platform.rawValue, registration.app, registration.environment?.rawValue, registration.locale,
-            registration.token.value,
+            registration.token.value, registration.quietHours != nil, quiet?.start, quiet?.end, registration.hardFreezeBreaksQuietHours,
         ])
         if db.changesCount > 0 { return false }
         try insertDevice(db, registration, at: now)
@@ -123,12 +126,14 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
     static func insertDevice(_ db: Database, _ registration: DeviceRegistration, at now: Int64) throws {
         let insert = try db.cachedStatement(
             sql: """
-                INSERT INTO device (token, platform, topic, environment, locale, created_at, registered_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO device (token, platform, topic, environment, locale, created_at, registered_at,
+                    quiet_start, quiet_end, hard_freeze_breaks_quiet)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
+        let quiet = registration.quietHours?.minutes
         try insert.execute(arguments: [
             registration.token.value, registration.platform.rawValue, registration.app, registration.environment?.rawValue,
-            registration.locale, now, now,
+            registration.locale, now, now, quiet?.start, quiet?.end, registration.hardFreezeBreaksQuietHours ?? false,
         ])
     }
 

@@ -9,6 +9,8 @@ struct OutboxWriter {
     private let db: Database
     private let addPush: RawStatement
     private let addEntry: RawStatement
+    private let endHeld: RawStatement
+    private let endEntry: RawStatement
     private var pushes: [OutboxPush: Int64] = [:]
 
     init(_ db: Database) throws {
@@ -19,10 +21,36 @@ struct OutboxWriter {
             db,
             sql: """
                 INSERT INTO outbox (device_id, box, night, level, kind, push_id, apns_id, topic, environment,
-                    status, attempts, created_at, expires_at, run_id)
-                SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, ?11, ?12, ?13 FROM device WHERE token = ?1
+                    status, attempts, created_at, expires_at, run_id, not_before, frost_starts_at)
+                SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, ?11, ?12, ?13, ?14, ?15 FROM device WHERE token = ?1
                 ON CONFLICT (device_id, box, night, level) DO NOTHING
                 """)
+        endHeld = try RawStatement(
+            db,
+            sql: """
+                UPDATE outbox SET status = 'failed', failure_class = 'expired', failure_reason = ?1
+                WHERE device_id = (SELECT device_id FROM outbox WHERE id = ?2) AND box = ?3 AND night = ?4 AND id != ?2
+                    AND status = 'pending' AND not_before IS NOT NULL
+                """)
+        endEntry = try RawStatement(
+            db, sql: "UPDATE outbox SET status = 'failed', failure_class = 'expired', failure_reason = ?1 WHERE id = ?2")
+    }
+
+    /// After `entry` (stored, with its id) is an escalation or all-clear: ends its device's
+    /// entries of the same box and night still held for quiet hours, and ends an all-clear
+    /// that so cancelled one. False when `entry` itself was ended (see `NotifierStore.enqueue`).
+    mutating func endHeldBefore(_ entry: OutboxEntry) throws -> Bool {
+        guard entry.kind != .frost else { return true }
+        endHeld.bind(1, OutboxEntry.replacedWhileHeld)
+        endHeld.bind(2, entry.id)
+        endHeld.bind(3, entry.event.box.key)
+        endHeld.bind(4, Int64(entry.event.night.compactNumber))
+        try endHeld.execute()
+        guard db.changesCount > 0, entry.kind == .allClear else { return true }
+        endEntry.bind(1, OutboxEntry.cancelledWhileHeld)
+        endEntry.bind(2, entry.id)
+        try endEntry.execute()
+        return false
     }
 
     /// Stores `entry`; its id, or nil when its device is gone or its (device, event) is already
@@ -44,6 +72,8 @@ struct OutboxWriter {
         addEntry.bind(11, entry.createdAt)
         addEntry.bind(12, entry.alertedUntil)
         addEntry.bind(13, runID)
+        addEntry.bind(14, entry.notBefore)
+        addEntry.bind(15, entry.frostStartsAt)
         try addEntry.execute()
         guard db.changesCount > 0 else { return nil }
         return db.lastInsertedRowID
@@ -71,17 +101,17 @@ struct OutboxWriter {
 enum OutboxReader {
     /// Pending entries with `after < id <= through`, by id, at most `limit`; each distinct
     /// push of the page is decoded once.
-    static func pending(_ db: Database, after: Int64, through: Int64, limit: Int) throws -> [OutboxEntry] {
+    static func pending(_ db: Database, after: Int64, through: Int64, limit: Int, dueBy: Int64) throws -> [OutboxEntry] {
         let rows = try Row.fetchAll(
             db,
             sql: """
                 SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
-                       o.attempts, o.created_at, d.platform
+                       o.attempts, o.created_at, d.platform, o.not_before, o.frost_starts_at
                 FROM outbox AS o JOIN device AS d ON d.id = o.device_id
-                WHERE o.status = 'pending' AND o.id > ? AND o.id <= ?
+                WHERE o.status = 'pending' AND o.id > ? AND o.id <= ? AND (o.not_before IS NULL OR o.not_before <= ?)
                 ORDER BY o.id LIMIT ?
                 """,
-            arguments: [after, through, limit])
+            arguments: [after, through, dueBy, limit])
         let pushIDs = Set(rows.map { $0[6] as Int64 })
         var pushes: [Int64: OutboxPush] = [:]
         if !pushIDs.isEmpty {
@@ -111,7 +141,9 @@ enum OutboxReader {
             let notification = push.notification(
                 token: token, event: event, storedMessageID: row[7], platform: DevicePlatform(rawValue: row[12]) ?? .ios, app: row[8],
                 environment: environment.flatMap(PushEnvironment.init(rawValue:)))
-            return OutboxEntry(id: id, event: event, kind: kind, notification: notification, attempts: row[10], createdAt: row[11])
+            return OutboxEntry(
+                id: id, event: event, kind: kind, notification: notification, attempts: row[10], createdAt: row[11],
+                notBefore: row[13], frostStartsAt: row[14])
         }
     }
 

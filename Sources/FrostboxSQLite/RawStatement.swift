@@ -77,6 +77,8 @@ struct RawStatement {
     }
     /// A text column as a string, nil for NULL.
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    /// An integer column, nil for NULL.
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
     /// A real column, nil for NULL.
     func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
     /// Length in bytes of a text column.

@@ -53,6 +53,7 @@ public enum NotifyRunColumns {
         Column(
             name: "by_platform", kind: .text, get: { .text(PlatformDeliveriesCodec.encode($0.byPlatform)) },
             set: { $0.byPlatform = PlatformDeliveriesCodec.decode($1.text ?? "") }),
+        count("alerts_held", \.alertsHeld), count("alerts_released", \.alertsReleased), count("alerts_held_expired", \.alertsHeldExpired),
     ]
 
     /// The column names, in storage order.

@@ -5,7 +5,7 @@ import FrostboxCore
 enum RunsTable {
     static let headers = [
         "ID", "STARTED (UTC)", "STATUS", "BOXES", "FRESH BY RUN", "REQUESTS", "BOX FAILURES", "LEFT OUT", "PLANNED", "DELIVERED", "PUSH FAILURES",
-        "BY PLATFORM (DELIVERED/FAILED)", "DURATION",
+        "BY PLATFORM (DELIVERED/FAILED)", "DURATION", "HELD", "RELEASED", "HELD EXPIRED",
     ]
 
     /// One header line and one line per run, columns aligned; a run's error follows its line.
@@ -17,6 +17,7 @@ enum RunsTable {
                 "\(run.forecastsFreshByRun)", "\(run.forecastRequests)", "\(run.boxesFailed)", "\(run.boxesLeftOut)", "\(run.alertsPlanned)",
                 "\(run.alertsDelivered)", "\(run.alertsFailed)", run.byPlatform.isEmpty ? "-" : run.byPlatform.description,
                 run.finishedAt == nil ? "-" : seconds(run.durationMilliseconds),
+                "\(run.alertsHeld)", "\(run.alertsReleased)", "\(run.alertsHeldExpired)",
             ]
         }
         let widths = headers.indices.map { column in ([headers] + rows).map { $0[column].count }.max() ?? 0 }
@@ -76,6 +77,8 @@ enum RunsTable {
         let error: String?
         /// Shared runs only: who worked on it.
         var workers: [NotifyRunWorker]?
+        /// Quiet hours: alerts held, held alerts released, held alerts dropped because their frost had begun.
+        let alertsHeld, alertsReleased, alertsHeldExpired: Int
 
         init(_ run: NotifyRunSummary) {
             id = run.id
@@ -100,6 +103,9 @@ enum RunsTable {
             alertsFailed = Dictionary(uniqueKeysWithValues: DeliveryFailureClass.allCases.map { ($0.rawValue, run.failed[$0] ?? 0) })
             byPlatform = Dictionary(uniqueKeysWithValues: run.byPlatform.counts.map { ($0.key.rawValue, $0.value) })
             error = run.error
+            alertsHeld = run.alertsHeld
+            alertsReleased = run.alertsReleased
+            alertsHeldExpired = run.alertsHeldExpired
         }
 
         enum CodingKeys: String, CodingKey {
@@ -122,6 +128,9 @@ enum RunsTable {
             case workers
             case tokensPruned = "tokens_pruned"
             case durationMs = "duration_ms"
+            case alertsHeld = "alerts_held"
+            case alertsReleased = "alerts_released"
+            case alertsHeldExpired = "alerts_held_expired"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -149,6 +158,9 @@ enum RunsTable {
             try c.encode(durationMs, forKey: .durationMs)
             try c.encode(error, forKey: .error)
             if let workers { try c.encode(workers, forKey: .workers) }
+            try c.encode(alertsHeld, forKey: .alertsHeld)
+            try c.encode(alertsReleased, forKey: .alertsReleased)
+            try c.encode(alertsHeldExpired, forKey: .alertsHeldExpired)
         }
     }
 }

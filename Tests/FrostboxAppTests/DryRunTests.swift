@@ -88,6 +88,18 @@ struct DryRunTests {
             #expect(try await components.database.cachedForecasts() == 2)
         }
     }
+
+    @Test("a dry run's line says when an alert would be held for quiet hours, and until when")
+    func describesHeld() {
+        let alert = PlannedAlert(
+            token: DeviceToken(trusted: "0123456789abcdef0123456789abcdef"),
+            event: FrostEvent(box: GeoBox(key: 1)!, night: LocalDate(year: 2026, month: 11, day: 10), level: .freeze),
+            kind: .frost, places: ["Garden"], unit: .celsius, minimumC: -1, coldestAt: nil, windowEnd: 2_000_000_000, relativeNight: .tonight)
+        var entry = OutboxEntry(event: alert.event, kind: .frost, notification: alert.notification(), createdAt: 0)
+        #expect(!NotifierCommands.describe(entry).contains("held"))
+        entry.notBefore = 1_794_380_400
+        #expect(NotifierCommands.describe(entry).contains("(held for quiet hours until 2026-11-11T07:00:00Z)"))
+    }
 }
 
 @Suite("notify --once --dry-run by model run")

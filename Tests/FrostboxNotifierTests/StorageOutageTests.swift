@@ -64,8 +64,8 @@ final class OutageStore: NotifierStore {
     func alertedEvents(in boxes: [GeoBox], now: Int64) async throws -> [GeoBox: [AlertedEvent]] { try await base.alertedEvents(in: boxes, now: now) }
     func recordFetches(succeeded: [GeoBox], failed: [GeoBox: String], at now: Int64) async throws { throw Self.refused }
     func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry] { throw Self.refused }
-    func pendingOutbox(after: Int64, through: Int64?, limit: Int) async throws -> [OutboxEntry] {
-        try await base.pendingOutbox(after: after, through: through, limit: limit)
+    func pendingOutbox(after: Int64, through: Int64?, limit: Int, dueBy: Int64) async throws -> [OutboxEntry] {
+        try await base.pendingOutbox(after: after, through: through, limit: limit, dueBy: dueBy)
     }
     func record(_ outcomes: [(id: Int64, outcome: OutboxOutcome)]) async throws { throw Self.refused }
     func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool { throw Self.refused }

@@ -12,10 +12,11 @@ import _CryptoExtras
 
 // `bench-notifier`: the notifier benchmark.
 //
-//   bench-notifier generate --db FILE [--subscriptions 1000000] [--boxes 100000] [--seed 1] [--android-every N]
+//   bench-notifier generate --db FILE [--subscriptions 1000000] [--boxes 100000] [--seed 1] [--android-every N] [--quiet-percent 0]
 //       A fresh database with that many subscriptions spread over that many boxes
 //       (55–70° N, 5–30° E; two places per device, one device in ten with both in one box).
-//       With --android-every N, every N-th device is an Android one (2: half of them).
+//       With --android-every N, every N-th device is an Android one (2: half of them); with
+//       --quiet-percent P, P % of the devices have quiet hours 22:00–07:00.
 //   bench-notifier run --db FILE --forecast-url URL --now EPOCH [--concurrency 64] [--nights 1]
 //                      [--apns-host HOST:PORT --trust CERT.pem --key AuthKey.p8 --key-id ID --team-id ID
 //                       [--streams 100] [--connections N]] [--fcm-url https://HOST:PORT --trust CERT.pem] [--prefetch]
@@ -70,9 +71,11 @@ func generate(_ arguments: Arguments) async throws {
     let started = ContinuousClock.now
     let devices = (subscriptions + 1) / 2
     let seed = random.next()
+    let quietPercent = arguments.int("quiet-percent", 0)
     try await database.pool.write { db in
         var random = SplitMix64(seed: seed)
-        let device = try db.makeStatement(sql: "INSERT INTO device (token, platform, created_at, registered_at) VALUES (?, ?, 1, 1)")
+        let device = try db.makeStatement(
+            sql: "INSERT INTO device (token, platform, created_at, registered_at, quiet_start, quiet_end) VALUES (?, ?, 1, 1, ?, ?)")
         let subscription = try db.makeStatement(
             sql: "INSERT INTO subscription (token, latitude, longitude, box, name, unit, created_at) VALUES (?, ?, ?, ?, ?, ?, 1)")
         var made = 0
@@ -81,7 +84,9 @@ func generate(_ arguments: Arguments) async throws {
             let android = androidEvery > 0 && d % androidEvery == androidEvery - 1
             // FCM registration tokens are opaque and about 150 characters long.
             let token = android ? "fcm_" + String(repeating: "x", count: 150 - hex.count) + hex : String(repeating: "0", count: 64 - hex.count) + hex
-            try device.execute(arguments: [token, android ? "android" : "ios"])
+            // Every device in a hundred at the same rank: the quiet ones are spread evenly.
+            let quiet = d % 100 < quietPercent
+            try device.execute(arguments: [token, android ? "android" : "ios", quiet ? 22 * 60 : nil, quiet ? 7 * 60 : nil])
             // The first places cover every box once, so all of them have a subscription.
             let first = d < boxes.count ? boxes[d] : boxes[random.below(boxes.count)]
             let sameBox = random.below(10) == 0
