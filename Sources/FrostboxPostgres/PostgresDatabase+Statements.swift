@@ -42,13 +42,13 @@ extension PostgresDatabase {
         }
     }
 
-    /// Runs `body` on a pooled connection, waiting at most `connectionWait` for one.
+    /// Runs `body` on a pooled connection, waiting at most `wait` (`connectionWait` when nil) for one.
     /// `deadline`: the longest the body may hold the connection (see `leased`); nil: no limit.
     func withConnection<T: Sendable>(
-        writes: Bool = false, deadline: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        writes: Bool = false, wait: Duration? = nil, deadline: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         do {
-            let value = try await leased(deadline: deadline, body)
+            let value = try await leased(wait: wait ?? connectionWait, deadline: deadline, body)
             health.record(.succeeded(wrote: writes))
             return value
         } catch {
@@ -59,13 +59,13 @@ extension PostgresDatabase {
         }
     }
 
-    /// `body` on a leased connection: the wait for the lease bounded by `connectionWait`, and
+    /// `body` on a leased connection: the wait for the lease bounded by `wait`, and
     /// with a `deadline`, the statement's time on it too — past it the connection is closed,
     /// which fails the statement (a server that died without closing its sockets never answers).
     /// The caller never waits for the pool past these bounds: the lease and the statement run in
     /// a task of their own, and a lease granted after the caller gave up is handed straight back.
     private func leased<T: Sendable>(
-        deadline: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        wait: Duration, deadline: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let lease = Lease()
         let race = FirstOutcome<T>()
@@ -82,7 +82,7 @@ extension PostgresDatabase {
                 race.settle(.failure(error))
             }
         }
-        let (wait, logger) = (connectionWait, self.logger)
+        let logger = self.logger
         let timer = Task {
             try? await Task.sleep(for: wait)
             guard !Task.isCancelled else { return }

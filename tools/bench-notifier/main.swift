@@ -117,60 +117,63 @@ func run(_ arguments: Arguments) async throws {
     var logger = Logger(label: "bench")
     logger.logLevel = .warning
     let components = try await FrostboxApplication.Components.open(config: config, logger: logger)
-    let push: any PushSender
-    var router: APNsPushRouter?
-    if let host = arguments.string("apns-host") {
-        guard let endpoint = APNsEndpoint(parsing: host), let trust = arguments.string("trust"), let key = arguments.string("key"),
-            let keyID = arguments.string("key-id"), let teamID = arguments.string("team-id")
-        else { throw BenchError("--apns-host needs a HOST:PORT, --trust, --key, --key-id and --team-id") }
-        let app = APNsAppSettings(
-            bundleID: "com.example.frost", credentials: .token(try APNsSigningKey(p8Path: key, keyID: keyID, teamID: teamID)),
-            environment: .production, customEndpoint: endpoint, trustedCertificatesPath: trust)
-        var settings = APNsConnectionSettings()
-        settings.streamsPerConnection = arguments.int("streams", settings.streamsPerConnection)
-        settings.maximumConnections = arguments.int(
-            "connections", max(1, (config.notifier.concurrency + settings.streamsPerConnection - 1) / settings.streamsPerConnection))
-        router = try APNsPushRouter(apps: [app], settings: settings, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
-        push = router!
-    } else {
-        push = DiscardingPushSender()
-    }
-    let notifier = Notifier(
-        store: components.notifier.store, forecasts: components.forecasts.provider, push: push,
-        planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
-        configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now })
-    if prefetch {
-        let boxes = try await components.notifier.store.boxesToNotify()
-        let fetchStarted = ContinuousClock.now
-        var fetched = 0
-        for start in stride(from: 0, to: boxes.count, by: config.forecasts.batchSize) {
-            let batch = await components.forecasts.provider.forecasts(
-                for: Array(boxes[start..<min(start + config.forecasts.batchSize, boxes.count)]), now: now)
-            fetched += batch.forecasts.count
+    // On PostgreSQL the pool runs beside the bench, stopped after it.
+    try await components.database.withRunning {
+        let push: any PushSender
+        var router: APNsPushRouter?
+        if let host = arguments.string("apns-host") {
+            guard let endpoint = APNsEndpoint(parsing: host), let trust = arguments.string("trust"), let key = arguments.string("key"),
+                let keyID = arguments.string("key-id"), let teamID = arguments.string("team-id")
+            else { throw BenchError("--apns-host needs a HOST:PORT, --trust, --key, --key-id and --team-id") }
+            let app = APNsAppSettings(
+                bundleID: "com.example.frost", credentials: .token(try APNsSigningKey(p8Path: key, keyID: keyID, teamID: teamID)),
+                environment: .production, customEndpoint: endpoint, trustedCertificatesPath: trust)
+            var settings = APNsConnectionSettings()
+            settings.streamsPerConnection = arguments.int("streams", settings.streamsPerConnection)
+            settings.maximumConnections = arguments.int(
+                "connections", max(1, (config.notifier.concurrency + settings.streamsPerConnection - 1) / settings.streamsPerConnection))
+            router = try APNsPushRouter(apps: [app], settings: settings, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+            push = router!
+        } else {
+            push = DiscardingPushSender()
         }
-        print("prefetched \(fetched) of \(boxes.count) forecasts into the cache in \(ContinuousClock.now - fetchStarted) (not part of the run)")
-    }
-    let started = ContinuousClock.now
-    guard case .completed(let s) = try await notifier.run() else { throw BenchError("a run is already going") }
-    let total = ContinuousClock.now - started
-    try await components.forecasts.shutdown()
-    await router?.shutdown()
-    let pushesPerSecond = s.deliveryMilliseconds > 0 ? Double(s.alertsDelivered) * 1000 / Double(s.deliveryMilliseconds) : 0
-    print(s.line)
-    print(
-        "boxes \(s.boxes), forecast requests \(s.forecastRequests) (⌈boxes/\(config.forecasts.batchSize)⌉ = \((s.boxes + config.forecasts.batchSize - 1) / config.forecasts.batchSize)), weight \(s.weightUsed)"
-    )
-    print("planning (verdicts + alerts) \(s.planningMilliseconds) ms; forecasts \(s.forecastMilliseconds) ms; store \(s.storeMilliseconds) ms")
-    print("alerts planned \(s.alertsPlanned), delivered \(s.alertsDelivered) in \(s.deliveryMilliseconds) ms: \(Int(pushesPerSecond)) pushes/s")
-    let totalMilliseconds = Int(total.components.seconds * 1000 + total.components.attoseconds / 1_000_000_000_000_000)
-    if let queue = components.notifier.workQueue {
-        for worker in try await queue.workers(ofRuns: [s.id])[s.id] ?? [] {
-            print("worker \(worker.worker): boxes \(worker.boxes), planned \(worker.alertsPlanned), delivered \(worker.alertsDelivered)")
+        let notifier = Notifier(
+            store: components.notifier.store, forecasts: components.forecasts.provider, push: push,
+            planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
+            configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now })
+        if prefetch {
+            let boxes = try await components.notifier.store.boxesToNotify()
+            let fetchStarted = ContinuousClock.now
+            var fetched = 0
+            for start in stride(from: 0, to: boxes.count, by: config.forecasts.batchSize) {
+                let batch = await components.forecasts.provider.forecasts(
+                    for: Array(boxes[start..<min(start + config.forecasts.batchSize, boxes.count)]), now: now)
+                fetched += batch.forecasts.count
+            }
+            print("prefetched \(fetched) of \(boxes.count) forecasts into the cache in \(ContinuousClock.now - fetchStarted) (not part of the run)")
         }
+        let started = ContinuousClock.now
+        guard case .completed(let s) = try await notifier.run() else { throw BenchError("a run is already going") }
+        let total = ContinuousClock.now - started
+        try await components.forecasts.shutdown()
+        await router?.shutdown()
+        let pushesPerSecond = s.deliveryMilliseconds > 0 ? Double(s.alertsDelivered) * 1000 / Double(s.deliveryMilliseconds) : 0
+        print(s.line)
+        print(
+            "boxes \(s.boxes), forecast requests \(s.forecastRequests) (⌈boxes/\(config.forecasts.batchSize)⌉ = \((s.boxes + config.forecasts.batchSize - 1) / config.forecasts.batchSize)), weight \(s.weightUsed)"
+        )
+        print("planning (verdicts + alerts) \(s.planningMilliseconds) ms; forecasts \(s.forecastMilliseconds) ms; store \(s.storeMilliseconds) ms")
+        print("alerts planned \(s.alertsPlanned), delivered \(s.alertsDelivered) in \(s.deliveryMilliseconds) ms: \(Int(pushesPerSecond)) pushes/s")
+        let totalMilliseconds = Int(total.components.seconds * 1000 + total.components.attoseconds / 1_000_000_000_000_000)
+        if let queue = components.notifier.workQueue {
+            for worker in try await queue.workers(ofRuns: [s.id])[s.id] ?? [] {
+                print("worker \(worker.worker): boxes \(worker.boxes), planned \(worker.alertsPlanned), delivered \(worker.alertsDelivered)")
+            }
+        }
+        print(
+            "total \(total); excluding the forecast fetch \(totalMilliseconds - s.forecastMilliseconds) ms; push: \(router == nil ? "in-process" : "APNs transport")"
+        )
     }
-    print(
-        "total \(total); excluding the forecast fetch \(totalMilliseconds - s.forecastMilliseconds) ms; push: \(router == nil ? "in-process" : "APNs transport")"
-    )
 }
 
 struct BenchError: Error, CustomStringConvertible {
