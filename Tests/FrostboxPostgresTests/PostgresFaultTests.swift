@@ -121,6 +121,35 @@ struct PostgresFaultTests {
         #expect(await database.isReady())
     }
 
+    /// Issue #32's requests that waited for their deadline at a restart: postgres-nio 1.33.2
+    /// writes a statement to its channel without a promise, so on a connection whose channel
+    /// had closed (the pool handed it out as the server went away) the statement is dropped
+    /// and its caller waits forever. Such a statement is answered as unavailable at once.
+    @Test("a statement on a connection that closed under it is answered as unavailable, not left waiting")
+    func statementOnClosedConnection() async throws {
+        let cluster = try TestPostgresCluster.shared()
+        let database = try await Self.open(cluster, prefix: "closed", connections: 2)
+        let outcome = try await Self.within(.seconds(60), "a statement on a closed connection") {
+            do {
+                try await database.withConnection { connection in
+                    try await connection.close()
+                    // NIO takes the closed channel's handlers down on a later turn of its loop.
+                    try await Task.sleep(for: .milliseconds(200))
+                    for try await _ in try await connection.query("SELECT 1", logger: Self.quiet) {}
+                }
+                return "answered"
+            } catch let error as StorageUnavailableError {
+                return error.reason.rawValue
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(outcome == StorageUnavailableError.Reason.down.rawValue)
+        try await Self.within(.seconds(30), "a write after it") {
+            try await Self.eventually { try await Self.registerConcurrently(PostgresSubscriptionStore(database: database), from: 0, count: 2) }
+        }
+    }
+
     @Test("SQLSTATEs of a server that cannot take work map to their reasons; others are not storage trouble")
     func classifiesSQLStates() {
         #expect(PostgresUnavailability.reason(sqlState: "25006") == .readOnly)
