@@ -21,6 +21,8 @@ final class ScriptedWorkQueue: NotifyWorkQueue {
         var parts: [NotifyRunSummary] = []
         /// Calls of `joinOrStartRun`: (startNew, startedAfter).
         var asked: [(startNew: Bool, startedAfter: Int64?)] = []
+        /// `completeBoxes` is refused as unavailable this many more times.
+        var refusedCompletes = 0
     }
 
     let worker = "test-worker"
@@ -53,6 +55,12 @@ final class ScriptedWorkQueue: NotifyWorkQueue {
     }
 
     func completeBoxes(runID: Int64, _ boxes: [GeoBox], at now: Int64) async throws {
+        let refused = state.withLock { state in
+            guard state.refusedCompletes > 0 else { return false }
+            state.refusedCompletes -= 1
+            return true
+        }
+        if refused { throw OutageStore.refused }
         state.withLock { $0.completed += boxes }
     }
 
