@@ -127,11 +127,6 @@ public enum FrostboxApplication {
         ]
     }
 
-    /// Builds the HTTP application for `config`.
-    public static func build(config: FrostboxSettings, logger: Logger) async throws -> App {
-        try await build(config: config, components: Components.open(config: config, logger: logger), logger: logger)
-    }
-
     /// Long-running services that run beside the HTTP server in `serve` (each stops on
     /// graceful shutdown; they stop after the server, in reverse order of this list: the
     /// notifier first, the database's pool last, after every service that queries it).

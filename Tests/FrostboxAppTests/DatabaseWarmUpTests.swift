@@ -6,7 +6,7 @@ import Testing
 @testable import FrostboxApp
 
 /// `serve` accepts connections only once the database's pool has a connection ready.
-@Suite("Start-up: the server waits for the database's pool", .timeLimit(.minutes(1)))
+@Suite("Start-up: the server waits for the database's pool", .timeLimit(.minutes(5)))
 struct DatabaseWarmUpTests {
     @Test("the server starts after the warm-up returns, not before")
     func serverStartsAfterWarmUp() async throws {
