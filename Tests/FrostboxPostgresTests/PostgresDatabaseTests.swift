@@ -76,7 +76,7 @@ struct PostgresDatabaseTests {
         }
         let required = try await PostgresDatabase.openedInTestScope(settings: try settings("sslmode=require"), maximumConnections: 2, logger: Self.quiet)
         #expect(try await required.connectionIsEncrypted())
-        let verified = try await PostgresDatabase(
+        let verified = try await PostgresDatabase.openedInTestScope(
             settings: try settings("sslmode=verify-full&sslrootcert=\(cluster.certificatePath)"), maximumConnections: 2, logger: Self.quiet)
         #expect(try await verified.isMigrated())
         await #expect(throws: (any Error).self) {
