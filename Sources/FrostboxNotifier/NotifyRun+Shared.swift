@@ -139,7 +139,13 @@ extension NotifyRun {
             runID: runID, dryRun: false, delivery: &work.delivery, summary: &summary, logger: logger, onPlanned: nil,
             nextChunk: {
                 if let unfinished { return unfinished }
-                let chunk = try await patiently(&outage, logger: logger) { try await queue.claimBoxes(runID: runID, limit: chunkSize, at: clock()) }
+                let chunk = try await patiently(&outage, logger: logger) {
+                    do {
+                        return try await queue.claimBoxes(runID: runID, limit: chunkSize, at: clock())
+                    } catch let error as StorageUnavailableError where error.reason == .down {
+                        throw UncertainClaim(error: error)
+                    }
+                }
                 if chunk.isEmpty { return nil }
                 unfinished = chunk
                 return chunk
@@ -166,6 +172,15 @@ extension NotifyRun {
             }
         }
     }
+}
+
+/// A claim of boxes whose connection failed under it: the claim may have been committed, and
+/// boxes this worker does not know it holds would be renewed by its heartbeat for ever, the
+/// run never ending. Not resumed: the part ends failed, its heartbeat stops, and the leases
+/// expire for another worker (or the next run) to take over, as before resumption existed.
+struct UncertainClaim: Error, CustomStringConvertible {
+    let error: StorageUnavailableError
+    var description: String { "\(error) (while claiming boxes: the claim may have been stored; its leases are left to expire)" }
 }
 
 /// How long a shared run's worker still waits out an unavailable database: pauses growing

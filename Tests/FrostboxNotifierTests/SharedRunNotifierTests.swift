@@ -23,6 +23,8 @@ final class ScriptedWorkQueue: NotifyWorkQueue {
         var asked: [(startNew: Bool, startedAfter: Int64?)] = []
         /// `completeBoxes` is refused as unavailable this many more times.
         var refusedCompletes = 0
+        /// The next `claimBoxes` fails with this.
+        var failedClaim: StorageUnavailableError?
     }
 
     let worker = "test-worker"
@@ -47,7 +49,13 @@ final class ScriptedWorkQueue: NotifyWorkQueue {
     }
 
     func claimBoxes(runID: Int64, limit: Int, at now: Int64) async throws -> [GeoBox] {
-        state.withLock { state in
+        if let failure = state.withLock({ state in
+            defer { state.failedClaim = nil }
+            return state.failedClaim
+        }) {
+            throw failure
+        }
+        return state.withLock { state in
             let chunk = Array(state.boxes.prefix(limit))
             state.boxes.removeFirst(chunk.count)
             return chunk

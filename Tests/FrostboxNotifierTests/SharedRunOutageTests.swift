@@ -53,6 +53,22 @@ struct SharedRunOutageTests {
         #expect(h.sleeper.slept == [.milliseconds(250), .milliseconds(250), .milliseconds(500)], "a pause before each new try; a success starts over")
     }
 
+    @Test("a claim whose connection broke may have been stored: the part ends failed, not resumed, so its unknown leases expire")
+    func uncertainClaimIsNotResumed() async throws {
+        let h = Harness()
+        twoFrostyBoxes(h)
+        let queue = ScriptedWorkQueue(store: h.store, boxes: [Fixtures.box, Fixtures.otherBox], openRun: false)
+        queue.state.withLock { $0.failedClaim = StorageUnavailableError(.down, message: "the connection to the server failed (serverClosedConnection)") }
+        guard case .completed(let summary) = try await notifier(h, store: h.store, queue: queue).run() else {
+            Issue.record("the run did not start")
+            return
+        }
+        #expect(summary.status == .failed)
+        #expect(summary.error?.contains("the claim may have been stored") == true, "\(summary.error ?? "")")
+        #expect(h.sleeper.slept.isEmpty, "no pause: nothing is tried again")
+        #expect(queue.state.withLock { $0.parts.map(\.status) } == [.failed])
+    }
+
     @Test("an outage longer than the wait ends the part failed with the reason, its part stored")
     func longOutageFailsThePart() async throws {
         var h = Harness()
