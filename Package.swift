@@ -72,6 +72,8 @@ let package = Package(
                 "FrostboxCore", "FrostboxStorageFormats", .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Its pool's error type: the circuit breaker's "no connection for a while" is an outage.
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"), nioCore, nioPosix, nioSSL, logging,
+                // The pool runs as a Service of the application's ServiceGroup.
+                serviceLifecycle,
             ]
         ),
         .target(

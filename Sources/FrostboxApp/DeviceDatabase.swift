@@ -3,6 +3,7 @@ import FrostboxNotifier
 import FrostboxPostgres
 import FrostboxSQLite
 import Logging
+import ServiceLifecycle
 
 /// Where devices, subscriptions, the notifier's state, the forecast cache and the quota
 /// ledger live: the embedded SQLite file (the default), or a PostgreSQL database shared by
@@ -22,6 +23,34 @@ public enum DeviceDatabase: Sendable {
                     connectionWait: config.postgresConnectionWait, logger: logger))
         }
         return .sqlite(try FrostboxDatabase(path: config.databasePath, placesPath: config.placesPath, logger: logger))
+    }
+
+    /// The PostgreSQL pool, as a service of `serve`'s group (listed first, it stops last, after
+    /// everything that queries it); nil on SQLite, which needs none.
+    public var service: (any Service)? {
+        if case .postgres(let database) = self { return database }
+        return nil
+    }
+
+    /// Waits until the running pool hands out a working connection (PostgreSQL; SQLite: at
+    /// once), at most `wait`: `serve` accepts requests only then. Gives up with a warning: the
+    /// requests meanwhile are answered 503 and `/ready` says why.
+    public func warmUp(within wait: Duration = .seconds(10), logger: Logger) async {
+        guard case .postgres(let database) = self else { return }
+        do {
+            try await database.warmUp(within: wait)
+        } catch {
+            logger.warning("no PostgreSQL connection ready yet; starting anyway", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Runs `body` with the database's pool running beside it (PostgreSQL; warmed up first) and
+    /// stopped after it, for work outside `serve`'s service group: `notify --once`, `runs`, `forecast`.
+    public func withRunning<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        switch self {
+        case .sqlite: try await body()
+        case .postgres(let database): try await database.withRunning(body)
+        }
     }
 
     /// The SQLite database, or nil on PostgreSQL.

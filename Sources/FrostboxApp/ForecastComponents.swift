@@ -113,9 +113,12 @@ extension FrostboxApplication {
         let forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
         let box = coordinate.box
         let now = Int64(Date().timeIntervalSince1970)
-        let batch = await forecasts.provider.forecasts(for: [box], now: now)
-        let usage = try? await forecasts.ledger.usage(at: now)
-        let pause = try? await forecasts.ledger.activeHold(at: Int64(Date().timeIntervalSince1970))
+        let (batch, usage, pause) = try await database.withRunning {
+            let batch = await forecasts.provider.forecasts(for: [box], now: now)
+            let usage = try? await forecasts.ledger.usage(at: now)
+            let pause = try? await forecasts.ledger.activeHold(at: Int64(Date().timeIntervalSince1970))
+            return (batch, usage, pause)
+        }
         try await forecasts.shutdown()
         let result: Result<SourcedForecast, ForecastFailure> =
             if let sourced = batch.forecasts[box] { .success(sourced) } else { .failure(batch.failures[box] ?? .budgetExhausted(retryAfter: nil)) }

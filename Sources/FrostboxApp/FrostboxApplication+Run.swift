@@ -52,7 +52,9 @@ extension FrostboxApplication {
             listening.open()
             await onListening(port)
         }
-        let services = backgroundServices(components, config: config, logger: logger, listening: listening) + [app]
+        // The server accepts connections once the database's pool has a connection ready.
+        let server = StartsWhenDatabaseWarm(base: app, warmUp: { await components.database.warmUp(logger: logger) })
+        let services = backgroundServices(components, config: config, logger: logger, listening: listening) + [server]
         return ServiceGroup(
             configuration: .init(
                 services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: NamedService($0)) },
@@ -165,6 +167,20 @@ struct StartsWhenListening: Service {
     }
 }
 
+/// Runs `base` (the HTTP server) once `warmUp` returns: the database's pool, started by its
+/// own service, has a connection ready, so the first requests do not wait for one to open.
+struct StartsWhenDatabaseWarm: Service {
+    let base: any Service
+    let warmUp: @Sendable () async -> Void
+
+    func run() async throws {
+        await warmUp()
+        // Shut down or cancelled meanwhile: the server never starts listening.
+        guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
+        try await base.run()
+    }
+}
+
 /// Keeps `serve` from exiting under a notify run started by `POST /admin/notify`: such a run
 /// is not part of the scheduled service, so on graceful shutdown this stops it after its
 /// current batch, as the scheduled run is stopped, and waits for it (its sends recorded, the
@@ -188,8 +204,8 @@ struct NamedService: Service, CustomStringConvertible {
 
     init(_ base: any Service) {
         self.base = base
-        // The notifier waits behind StartsWhenListening; logs should still name the notifier.
-        let named = (base as? StartsWhenListening)?.base ?? base
+        // The notifier and the server wait behind a gate; logs should still name them.
+        let named = (base as? StartsWhenListening)?.base ?? (base as? StartsWhenDatabaseWarm)?.base ?? base
         description = String(describing: type(of: named)).split(separator: "<").first.map(String.init) ?? "Service"
     }
 

@@ -134,19 +134,15 @@ public enum FrostboxApplication {
         ]
     }
 
-    /// Builds the HTTP application for `config`.
-    public static func build(config: FrostboxSettings, logger: Logger) async throws -> App {
-        try await build(config: config, components: Components.open(config: config, logger: logger), logger: logger)
-    }
-
     /// Long-running services that run beside the HTTP server in `serve` (each stops on
-    /// graceful shutdown; they stop after the server, in reverse order of this list).
+    /// graceful shutdown; they stop after the server, in reverse order of this list: the
+    /// notifier first, the database's pool last, after every service that queries it).
     /// The notifier waits for `listening`: a server that cannot bind stops start-up before
     /// the notifier is scheduled.
     static func backgroundServices(
         _ components: Components, config: FrostboxSettings, logger: Logger, listening: ListeningGate = ListeningGate(opened: true)
     ) -> [any Service] {
-        [
+        (components.database.service.map { [$0] } ?? []) + [
             PushShutdownService(push: components.pushComponents),
             ForecastShutdownService(forecasts: components.forecasts),
             OperationsReportService(

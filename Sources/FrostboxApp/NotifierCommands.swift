@@ -19,9 +19,11 @@ public enum NotifierCommands {
         let notifier = dryRun ? dryRunNotifier(components, config: config, logger: logger) : components.notifier.notifier
         let result: Result<Notifier.RunResult, any Error>
         do {
-            let outcome = try await notifier.run(dryRun: dryRun) { entries in
-                guard dryRun else { return }
-                for entry in entries { report(describe(entry)) }
+            let outcome = try await components.database.withRunning {
+                try await notifier.run(dryRun: dryRun) { entries in
+                    guard dryRun else { return }
+                    for entry in entries { report(describe(entry)) }
+                }
             }
             if dryRun, case .completed(let summary) = outcome { report(dryRunCost(summary)) }
             result = .success(outcome)
@@ -55,8 +57,10 @@ public enum NotifierCommands {
     {
         let database = try await DeviceDatabase.open(config, logger: logger)
         let (store, _, queue) = database.notifier(leaseSeconds: config.notifier.leaseSeconds)
-        let runs = try await store.recentRuns(limit: limit)
-        return (runs, try await queue?.workers(ofRuns: runs.map(\.id)))
+        return try await database.withRunning {
+            let runs = try await store.recentRuns(limit: limit)
+            return (runs, try await queue?.workers(ofRuns: runs.map(\.id)))
+        }
     }
 
     /// One line per planned alert: device (redacted), event and text.

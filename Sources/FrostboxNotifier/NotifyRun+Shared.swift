@@ -12,7 +12,9 @@ import Logging
 ///    holders stopped renewing their leases;
 /// 5. store this part; the last worker on the run closes it with the sum of all parts.
 ///
-/// A heartbeat renews this worker's leases throughout.
+/// A heartbeat renews this worker's leases throughout. While the database is unavailable
+/// (`StorageUnavailableError`) the part waits, for `configuration.endRetryWindow` at most, and
+/// resumes where it stopped (`PartState`); only a longer outage ends it `failed`.
 extension NotifyRun {
     func performShared(_ join: NotifyRunJoin, queue: any NotifyWorkQueue) async -> NotifyRunSummary {
         let logger = {
@@ -37,25 +39,21 @@ extension NotifyRun {
             }
         }
         let part = await conclude(NotifyRunSummary(id: join.runID, startedAt: clock())) { summary in
-            var delivery = Delivery()
-            var stopwatch = ContinuousClock.now
-            summary.alertsCarriedOver += try await sendUnclaimed(join.runID, queue, delivery: &delivery, summary: &summary, logger: logger)
-            summary.resendMilliseconds = Self.milliseconds(since: stopwatch)
-            try await planClaimed(join.runID, queue: queue, delivery: &delivery, summary: &summary, logger: logger)
-            stopwatch = ContinuousClock.now
-            try await retry(&delivery, summary: &summary, logger: logger)
-            summary.deliveryMilliseconds += Self.milliseconds(since: stopwatch)
-            // Others may still hold work; what a dead worker held comes free when its leases
-            // expire. Looked for again every join interval, as an idle instance looks for runs.
-            while try await !queue.remainingWork(runID: join.runID, at: clock()).isEmpty {
-                try await sleep(configuration.joinPollInterval)
-                try await planClaimed(join.runID, queue: queue, delivery: &delivery, summary: &summary, logger: logger)
-                let taken = try await sendUnclaimed(join.runID, queue, delivery: &delivery, summary: &summary, logger: logger)
-                summary.alertsCarriedOver += taken
-                if taken > 0 { try await retry(&delivery, summary: &summary, logger: logger) }
+            var work = PartState(outage: OutageBudget(window: configuration.endRetryWindow))
+            // The database unavailable for a while (a restart, a failover): this part waits it
+            // out and resumes where it stopped, its leases renewed meanwhile by the heartbeat
+            // (once the database answers again), instead of ending `failed` with work in hand.
+            while true {
+                do {
+                    return try await doPart(join.runID, queue, work: &work, summary: &summary, logger: logger)
+                } catch let error as StorageUnavailableError {
+                    guard let pause = work.outage.pause() else { throw error }
+                    logger.warning(
+                        "the database is unavailable; resuming this worker's part when it answers again",
+                        metadata: ["error": "\(error)", "pause": "\(pause)"])
+                    try await sleep(pause)
+                }
             }
-            try await store.purge(before: clock() - configuration.retentionSeconds)
-            try await purgeUnsubscribedForecasts(logger: logger)
         }
         heartbeat.cancel()
         // Stored even when the run is being cancelled by a graceful shutdown.
@@ -66,35 +64,146 @@ extension NotifyRun {
         return part
     }
 
+    /// What a part carries across a resumption: its delivery state, the chunk it had claimed
+    /// and not yet marked done, and how much longer it may wait for the database. (Entries of a
+    /// chunk whose delivery the failure cut short stay pending, held by this worker in this run:
+    /// the next run sends them, as after a graceful shutdown.)
+    struct PartState {
+        var delivery = Delivery()
+        /// Claimed, not yet marked done: planned again first on resuming (planning is
+        /// idempotent: events already queued are marked alerted in the same transaction).
+        var unfinished: [GeoBox]?
+        var outage: OutageBudget
+    }
+
+    /// This worker's steps of the run (see the type's comment), resumable: a work-queue call
+    /// refused as unavailable is tried again in place (`patiently`), so the entries a chunk
+    /// queued are still sent by this part.
+    private func doPart(
+        _ runID: Int64, _ queue: any NotifyWorkQueue, work: inout PartState, summary: inout NotifyRunSummary, logger: Logger
+    )
+        async throws
+    {
+        var stopwatch = ContinuousClock.now
+        summary.alertsCarriedOver += try await sendUnclaimed(runID, queue, work: &work, summary: &summary, logger: logger)
+        summary.resendMilliseconds += Self.milliseconds(since: stopwatch)
+        try await planClaimed(runID, queue: queue, work: &work, summary: &summary, logger: logger)
+        stopwatch = ContinuousClock.now
+        try await retry(&work.delivery, summary: &summary, logger: logger)
+        summary.deliveryMilliseconds += Self.milliseconds(since: stopwatch)
+        // Others may still hold work; what a dead worker held comes free when its leases
+        // expire. Looked for again every join interval, as an idle instance looks for runs.
+        while try await !patiently(&work.outage, logger: logger, { try await queue.remainingWork(runID: runID, at: clock()) }).isEmpty {
+            try await sleep(configuration.joinPollInterval)
+            try await planClaimed(runID, queue: queue, work: &work, summary: &summary, logger: logger)
+            let taken = try await sendUnclaimed(runID, queue, work: &work, summary: &summary, logger: logger)
+            summary.alertsCarriedOver += taken
+            if taken > 0 { try await retry(&work.delivery, summary: &summary, logger: logger) }
+        }
+        try await store.purge(before: clock() - configuration.retentionSeconds)
+        try await purgeUnsubscribedForecasts(logger: logger)
+    }
+
     /// Claims pending entries nobody holds, page by page, and sends them; how many.
     private func sendUnclaimed(
-        _ runID: Int64, _ queue: any NotifyWorkQueue, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger
+        _ runID: Int64, _ queue: any NotifyWorkQueue, work: inout PartState, summary: inout NotifyRunSummary, logger: Logger
     ) async throws -> Int {
         var found = 0
+        let pageSize = max(1, configuration.outboxPageSize)
         while true {
             try Task.checkCancellation()
-            let page = try await queue.claimPendingOutbox(runID: runID, limit: max(1, configuration.outboxPageSize), at: clock())
+            let page = try await patiently(&work.outage, logger: logger) { try await queue.claimPendingOutbox(runID: runID, limit: pageSize, at: clock()) }
             if page.isEmpty { break }
             found += page.count
-            try await sendRound(page, delivery: &delivery, summary: &summary, logger: logger)
+            try await sendRound(page, delivery: &work.delivery, summary: &summary, logger: logger)
         }
         if found > 0 { logger.notice("sent entries nobody held (left pending earlier, or by a worker that stopped)", metadata: ["entries": "\(found)"]) }
         return found
     }
 
-    /// Claims the run's boxes chunk by chunk until none is free, planning and delivering each.
-    private func planClaimed(_ runID: Int64, queue: any NotifyWorkQueue, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws
+    /// Claims the run's boxes chunk by chunk until none is free (the unfinished chunk of an
+    /// interrupted attempt first), planning and delivering each.
+    private func planClaimed(
+        _ runID: Int64, queue: any NotifyWorkQueue, work: inout PartState, summary: inout NotifyRunSummary, logger: Logger
+    )
+        async throws
     {
         let chunkSize = max(1, configuration.boxesPerChunk)
-        var claimed = 0
+        // Locals for the closures: `work.delivery` and `summary` are in planChunks' hands meanwhile.
+        var (unfinished, outage, done) = (work.unfinished, work.outage, 0)
+        defer {
+            (work.unfinished, work.outage) = (unfinished, outage)
+            summary.boxes += done
+        }
         try await planChunks(
-            runID: runID, dryRun: false, delivery: &delivery, summary: &summary, logger: logger, onPlanned: nil,
+            runID: runID, dryRun: false, delivery: &work.delivery, summary: &summary, logger: logger, onPlanned: nil,
             nextChunk: {
-                let chunk = try await queue.claimBoxes(runID: runID, limit: chunkSize, at: clock())
-                claimed += chunk.count
-                return chunk.isEmpty ? nil : chunk
+                if let unfinished { return unfinished }
+                let chunk = try await patiently(&outage, logger: logger) {
+                    do {
+                        return try await queue.claimBoxes(runID: runID, limit: chunkSize, at: clock())
+                    } catch let error as StorageUnavailableError where error.reason == .down {
+                        throw UncertainClaim(error: error)
+                    }
+                }
+                if chunk.isEmpty { return nil }
+                unfinished = chunk
+                return chunk
             },
-            chunkStored: { chunk in try await queue.completeBoxes(runID: runID, chunk, at: clock()) })
-        summary.boxes += claimed
+            chunkStored: { chunk in
+                try await patiently(&outage, logger: logger) { try await queue.completeBoxes(runID: runID, chunk, at: clock()) }
+                unfinished = nil
+                done += chunk.count
+            })
+    }
+
+    /// `call`, tried again after a pause while it fails with `StorageUnavailableError` and
+    /// `outage` allows; a success gives the budget back whole.
+    private func patiently<T>(_ outage: inout OutageBudget, logger: Logger, _ call: () async throws -> T) async throws -> T {
+        while true {
+            do {
+                let value = try await call()
+                outage.reset()
+                return value
+            } catch let error as StorageUnavailableError {
+                guard let pause = outage.pause() else { throw error }
+                logger.debug("the work queue is unavailable; trying again", metadata: ["error": "\(error)", "pause": "\(pause)"])
+                try await sleep(pause)
+            }
+        }
+    }
+}
+
+/// A claim of boxes whose connection failed under it: the claim may have been committed, and
+/// boxes this worker does not know it holds would be renewed by its heartbeat for ever, the
+/// run never ending. Not resumed: the part ends failed, its heartbeat stops, and the leases
+/// expire for another worker (or the next run) to take over, as before resumption existed.
+struct UncertainClaim: Error, CustomStringConvertible {
+    let error: StorageUnavailableError
+    var description: String { "\(error) (while claiming boxes: the claim may have been stored; its leases are left to expire)" }
+}
+
+/// How long a shared run's worker still waits out an unavailable database: pauses growing
+/// from 250 ms to 5 s, summed (not timed, so the injected sleep of tests counts alike) up to
+/// `window` since the last success; nil once it is spent.
+struct OutageBudget {
+    let window: Duration
+    private(set) var waited: Duration = .zero
+    private var next: Duration = .milliseconds(250)
+
+    init(window: Duration) { self.window = window }
+
+    mutating func pause() -> Duration? {
+        guard waited + next <= window else { return nil }
+        defer {
+            waited += next
+            next = min(next * 2, .seconds(5))
+        }
+        return next
+    }
+
+    mutating func reset() {
+        waited = .zero
+        next = .milliseconds(250)
     }
 }

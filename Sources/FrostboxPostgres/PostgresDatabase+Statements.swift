@@ -42,13 +42,13 @@ extension PostgresDatabase {
         }
     }
 
-    /// Runs `body` on a pooled connection, waiting at most `connectionWait` for one.
+    /// Runs `body` on a pooled connection, waiting at most `wait` (`connectionWait` when nil) for one.
     /// `deadline`: the longest the body may hold the connection (see `leased`); nil: no limit.
     func withConnection<T: Sendable>(
-        writes: Bool = false, deadline: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        writes: Bool = false, wait: Duration? = nil, deadline: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         do {
-            let value = try await leased(deadline: deadline, body)
+            let value = try await leased(wait: wait ?? connectionWait, deadline: deadline, body)
             health.record(.succeeded(wrote: writes))
             return value
         } catch {
@@ -59,13 +59,15 @@ extension PostgresDatabase {
         }
     }
 
-    /// `body` on a leased connection: the wait for the lease bounded by `connectionWait`, and
-    /// with a `deadline`, the statement's time on it too — past it the connection is closed,
-    /// which fails the statement (a server that died without closing its sockets never answers).
+    /// `body` on a leased connection: the wait for the lease bounded by `wait`, and
+    /// with a `deadline`, the statement's time on it too (`wait + deadline` from the start) —
+    /// past it the connection is closed, which fails the statement (a server that died without
+    /// closing its sockets never answers). A connection that closes under the statement answers
+    /// it at once as unavailable (postgres-nio would leave it waiting).
     /// The caller never waits for the pool past these bounds: the lease and the statement run in
     /// a task of their own, and a lease granted after the caller gave up is handed straight back.
     private func leased<T: Sendable>(
-        deadline: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        wait: Duration, deadline: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let lease = Lease()
         let race = FirstOutcome<T>()
@@ -82,22 +84,32 @@ extension PostgresDatabase {
                 race.settle(.failure(error))
             }
         }
-        let (wait, logger) = (connectionWait, self.logger)
+        let logger = self.logger
         let timer = Task {
-            try? await Task.sleep(for: wait)
-            guard !Task.isCancelled else { return }
-            if lease.abandonIfWaiting() {
-                race.settle(.failure(StorageUnavailableError(.noConnection, message: "no database connection came free within \(wait)")))
-                work.cancel()
+            let clock = ContinuousClock()
+            let start = clock.now
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.watchInterval)
+                guard !Task.isCancelled else { return }
+                guard let connection = lease.connection else {
+                    guard clock.now - start >= wait, lease.abandonIfWaiting() else { continue }
+                    race.settle(.failure(StorageUnavailableError(.noConnection, message: "no database connection came free within \(wait)")))
+                    work.cancel()
+                    return
+                }
+                // postgres-nio drops a statement written to a channel that has closed (no
+                // promise on the write), and its caller would wait forever: answer it now.
+                if connection.isClosed {
+                    race.settle(.failure(StorageUnavailableError(.down, message: "the connection to the server closed under the statement")))
+                    return
+                }
+                guard let deadline, clock.now - start >= wait + deadline else { continue }
+                // The caller is answered now, whether or not the closed connection fails the statement.
+                race.settle(.failure(StorageUnavailableError(.down, message: "the server did not answer a statement within \(deadline)")))
+                logger.debug("closing a connection whose statement outlived its deadline", metadata: ["deadline": "\(deadline)"])
+                try? await connection.close()
                 return
             }
-            guard let deadline else { return }
-            try? await Task.sleep(for: deadline)
-            guard !Task.isCancelled, let connection = lease.connection else { return }
-            // The caller is answered now, whether or not the closed connection fails the statement.
-            race.settle(.failure(StorageUnavailableError(.down, message: "the server did not answer a statement within \(deadline)")))
-            logger.debug("closing a connection whose statement outlived its deadline", metadata: ["deadline": "\(deadline)"])
-            try? await connection.close()
         }
         defer { timer.cancel() }
         do {
@@ -107,6 +119,10 @@ extension PostgresDatabase {
             throw CancellationError()
         }
     }
+
+    /// How often a statement's watch looks at its lease: the wait for it, the connection under
+    /// it (closed?), the deadline.
+    static let watchInterval = Duration.milliseconds(100)
 
     /// A failure as the adapter reports it: database trouble as `StorageUnavailableError`,
     /// anything else as a `PostgresStoreError` saying what was being done.

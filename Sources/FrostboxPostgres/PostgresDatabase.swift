@@ -1,14 +1,21 @@
 import Logging
 import NIOSSL
 import PostgresNIO
+import ServiceLifecycle
 
-/// The PostgreSQL database of a Frostbox cluster: a `PostgresClient` pool, run for as long as
-/// this object lives, with every migration applied. Several instances may open it at once:
-/// migrations run in one transaction under an advisory lock, so they are applied once.
+/// The PostgreSQL database of a Frostbox cluster: a `PostgresClient` pool with every migration
+/// applied. Several instances may open it at once: migrations run in one transaction under an
+/// advisory lock, so they are applied once.
+///
+/// The pool works while `run()` runs: as a `Service` of the application's `ServiceGroup`
+/// (`serve` lists it first, so it stops last, after everything that queries it), or beside a
+/// one-shot command's work in `withRunning`. Opening needs no running pool: the start-up check
+/// and the migrations use one connection of their own. `warmUp()` waits for the running pool's
+/// first connection, so the first statements do not spend their connection wait on it.
 ///
 /// Every write is one transaction committed before its method returns; PostgreSQL's defaults
 /// (`synchronous_commit = on`, `fsync = on`) make that commit durable.
-public final class PostgresDatabase: Sendable {
+public final class PostgresDatabase: Service, Sendable {
     /// The pool; adapters run their statements through `query`, `withConnection` and `transaction`.
     let client: PostgresClient
     public let settings: PostgresConnectionSettings
@@ -21,9 +28,10 @@ public final class PostgresDatabase: Sendable {
     public let statementDeadline: Duration
     let logger: Logger
     let health: StorageHealthMonitor
-    private let runner: Task<Void, Never>
 
-    /// Connects (the pool runs until `close()`), checks the server answers, and migrates.
+    /// Checks the server answers (a wrong address, user or database fails at once with the
+    /// server's reason, where the pool would keep retrying) and migrates, over one connection of
+    /// its own; the pool starts with `run()`.
     public init(
         settings: PostgresConnectionSettings, maximumConnections: Int = 20, connectionWait: Duration = .seconds(1),
         statementDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "frostbox.postgres")
@@ -44,27 +52,49 @@ public final class PostgresDatabase: Sendable {
         self.statementDeadline = statementDeadline
         self.logger = logger
         self.health = StorageHealthMonitor(name: "PostgreSQL", logger: logger)
-        self.runner = Task { await client.run() }
         do {
-            // One direct connection first: a wrong address, user or database fails at once with
-            // the server's reason, where the pool would keep retrying.
-            let probe = try await PostgresConnection.connect(
+            let connection = try await PostgresConnection.connect(
                 configuration: try Self.connectionConfiguration(settings), id: 0, logger: logger)
-            try? await probe.close()
-            try await PostgresMigrations.migrate(client, logger: logger)
+            do {
+                try await PostgresMigrations.migrate(connection, logger: logger)
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            try? await connection.close()
         } catch {
-            runner.cancel()
             throw PostgresStoreError.wrapping(error, doing: "open \(settings.redacted)")
         }
         logger.debug("opened PostgreSQL database", metadata: ["url": "\(settings.redacted)"])
     }
 
-    deinit { runner.cancel() }
+    /// Runs the connection pool until the task is cancelled or, in a `ServiceGroup`, until the
+    /// group shuts down gracefully; statements wait for a connection while it does not run.
+    /// Call it once.
+    public func run() async throws {
+        await client.run()
+    }
 
-    /// Stops the pool; queries after this fail.
-    public func close() async {
-        runner.cancel()
-        await runner.value
+    /// Waits, at most `wait`, until the running pool hands out a working connection: `serve`
+    /// accepts requests and a command starts its work only then, so the first statements find a
+    /// connection open instead of spending their `connectionWait` on opening one (on a loaded
+    /// host that takes longer than the wait). Throws `StorageUnavailableError` when none came.
+    public func warmUp(within wait: Duration = .seconds(10)) async throws {
+        try await withConnection(wait: wait, deadline: statementDeadline) { connection in
+            for try await _ in try await connection.query("SELECT 1", logger: self.logger) {}
+        }
+    }
+
+    /// Runs `body` with the pool running beside it (warmed up first), and stops the pool when
+    /// `body` returns or throws, waiting for it to end: how a one-shot command (`notify --once`,
+    /// `runs`, `forecast`) uses the database.
+    public func withRunning<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.run() }
+            defer { group.cancelAll() }
+            try await warmUp()
+            return try await body()
+        }
     }
 
     /// Whether the pool's connections to the server are encrypted (TLS), as the server sees them.

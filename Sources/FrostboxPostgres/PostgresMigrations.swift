@@ -145,8 +145,8 @@ enum PostgresMigrations {
         "CREATE INDEX outbox_pending_claims ON outbox (claim_run, claimed_by) WHERE status = 'pending'",
     ]
 
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
-        try await client.withTransaction(logger: logger) { connection in
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
             try await connection.query(
                 """

@@ -12,7 +12,7 @@ import Testing
 //         func make(in dir: TemporaryDirectory) async throws -> any SubscriptionStore { … }
 //     }
 //
-//     @Suite struct SubscriptionStoreContract {
+//     @Suite(.backgroundWorkScoped) struct SubscriptionStoreContract {  // the PostgreSQL pools end with each test
 //         @Test(arguments: SubscriptionStoreImplementation.available)
 //         func registerIsIdempotent(_ implementation: SubscriptionStoreImplementation) async throws { … }
 //     }
@@ -37,29 +37,29 @@ extension ContractImplementation {
 /// Where the PostgreSQL cases of the contract suites are left out (no PostgreSQL installed),
 /// this suite says so as a skip with the reason; where they run, it checks that each test's
 /// fresh database is migrated and empty.
-@Suite("PostgreSQL cases of the contract suites", .requiresPostgres)
+@Suite("PostgreSQL cases of the contract suites", .requiresPostgres, .backgroundWorkScoped)
 struct PostgresContractAvailability {
     @Test("a fresh contract database is migrated, and holds no device")
     func freshDatabase() async throws {
-        let cluster = try TestPostgresCluster.shared()
-        let name = try cluster.createDatabase(prefix: "contract")
-        let database = try await PostgresDatabase(
-            settings: PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable),
-            maximumConnections: 2)
-        let devices = try cluster.psql("SELECT count(*) FROM device", database: name)
+        let database = try await ContractPostgres.freshDatabase()
+        let devices = try TestPostgresCluster.shared().psql("SELECT count(*) FROM device", database: database.settings.database)
         #expect(devices == [["0"]])
-        withExtendedLifetime(database) {}
     }
 }
 
 /// The PostgreSQL side of the suites: a real server (`TestPostgresCluster`, started once per
-/// test process), and a new empty database, migrated, for each test.
+/// test process), and a new empty database, migrated, for each test. Its pool runs in the
+/// test's scope: every suite that opens one carries `.backgroundWorkScoped`.
 enum ContractPostgres {
     static func freshDatabase() async throws -> PostgresDatabase {
         let cluster = try TestPostgresCluster.shared()
         let name = try cluster.createDatabase(prefix: "contract")
-        return try await PostgresDatabase(
+        let database = try await PostgresDatabase(
             settings: PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable),
-            maximumConnections: 4)
+            // Generous: on a loaded machine a statement's task can wait over 1 s for a thread.
+            maximumConnections: 4, connectionWait: .seconds(5))
+        try BackgroundWorkScope.run { try? await database.run() }
+        try await database.warmUp(within: .seconds(60))
+        return database
     }
 }

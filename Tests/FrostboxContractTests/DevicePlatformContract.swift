@@ -1,12 +1,13 @@
 import Foundation
 import FrostboxCore
 import FrostboxDoubles
+import TestPostgres
 import Testing
 
 /// Devices have a platform, stored with the device in every store: what registration says,
 /// or (a device made by its first subscription) what its token's form says; the notifier
 /// reads it back with every subscribed place and every outbox entry.
-@Suite("Device platform contract")
+@Suite("Device platform contract", .backgroundWorkScoped)
 struct DevicePlatformContract {
     let directory: TemporaryDirectory
     let fcm = DeviceToken(trusted: "fJ3kX9Qr:APA91bH_q-1Zx")

@@ -2,6 +2,7 @@ import FrostboxCore
 import FrostboxDoubles
 import FrostboxPostgres
 import FrostboxSQLite
+import TestPostgres
 import Testing
 
 /// Every `ForecastCache` there is.
@@ -34,7 +35,7 @@ enum ForecastCacheImplementation: String, ContractImplementation {
     }
 }
 
-@Suite("ForecastCache contract")
+@Suite("ForecastCache contract", .backgroundWorkScoped)
 struct ForecastCacheContract {
     let directory: TemporaryDirectory
 

@@ -1,6 +1,7 @@
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxPostgres
+import TestPostgres
 import Testing
 
 /// Every `ModelRunBook` there is (SQLite has none: one instance keeps its looks in memory).
@@ -15,7 +16,7 @@ enum ModelRunBookImplementation: String, ContractImplementation {
     }
 }
 
-@Suite("ModelRunBook contract")
+@Suite("ModelRunBook contract", .backgroundWorkScoped)
 struct ModelRunBookContract {
     static let d2 = ModelRun(model: "icon_d2", initialisedAt: 1_774_000_800, availableAt: 1_774_006_200)
 

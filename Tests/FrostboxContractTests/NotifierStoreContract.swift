@@ -3,6 +3,7 @@ import FrostboxDoubles
 import FrostboxNotifier
 import FrostboxPostgres
 import FrostboxSQLite
+import TestPostgres
 import Testing
 
 /// Every `NotifierStore` there is, with the way to put devices and subscriptions in front of
@@ -55,7 +56,7 @@ extension NotifierStoreUnderTest {
     }
 }
 
-@Suite("NotifierStore contract")
+@Suite("NotifierStore contract", .backgroundWorkScoped)
 struct NotifierStoreContract {
     let directory: TemporaryDirectory
     let alice = DeviceToken(trusted: "a11ce000000000000000000000000001")

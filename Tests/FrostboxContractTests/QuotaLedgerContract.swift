@@ -2,6 +2,7 @@ import FrostboxCore
 import FrostboxDoubles
 import FrostboxPostgres
 import FrostboxSQLite
+import TestPostgres
 import Testing
 
 /// Every `QuotaLedger`: the SQLite one and the in-memory double.
@@ -18,7 +19,7 @@ enum QuotaLedgerImplementation: String, ContractImplementation {
     }
 }
 
-@Suite("QuotaLedger contract: every implementation charges, settles and holds alike")
+@Suite("QuotaLedger contract: every implementation charges, settles and holds alike", .backgroundWorkScoped)
 struct QuotaLedgerContract {
     static let now: Int64 = 1_774_000_000
     static let small = QuotaBudgets(perMinute: 100, perHour: 1_000, perDay: 2_000)

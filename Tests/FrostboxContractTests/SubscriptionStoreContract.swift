@@ -2,6 +2,7 @@ import FrostboxCore
 import FrostboxDoubles
 import FrostboxPostgres
 import FrostboxSQLite
+import TestPostgres
 import Testing
 
 /// Every `SubscriptionStore` there is.
@@ -22,7 +23,7 @@ enum SubscriptionStoreImplementation: String, ContractImplementation {
     }
 }
 
-@Suite("SubscriptionStore contract")
+@Suite("SubscriptionStore contract", .backgroundWorkScoped)
 struct SubscriptionStoreContract {
     let directory: TemporaryDirectory
     let token: DeviceToken

@@ -21,6 +21,10 @@ final class ScriptedWorkQueue: NotifyWorkQueue {
         var parts: [NotifyRunSummary] = []
         /// Calls of `joinOrStartRun`: (startNew, startedAfter).
         var asked: [(startNew: Bool, startedAfter: Int64?)] = []
+        /// `completeBoxes` is refused as unavailable this many more times.
+        var refusedCompletes = 0
+        /// The next `claimBoxes` fails with this.
+        var failedClaim: StorageUnavailableError?
     }
 
     let worker = "test-worker"
@@ -45,7 +49,13 @@ final class ScriptedWorkQueue: NotifyWorkQueue {
     }
 
     func claimBoxes(runID: Int64, limit: Int, at now: Int64) async throws -> [GeoBox] {
-        state.withLock { state in
+        if let failure = state.withLock({ state in
+            defer { state.failedClaim = nil }
+            return state.failedClaim
+        }) {
+            throw failure
+        }
+        return state.withLock { state in
             let chunk = Array(state.boxes.prefix(limit))
             state.boxes.removeFirst(chunk.count)
             return chunk
@@ -53,6 +63,12 @@ final class ScriptedWorkQueue: NotifyWorkQueue {
     }
 
     func completeBoxes(runID: Int64, _ boxes: [GeoBox], at now: Int64) async throws {
+        let refused = state.withLock { state in
+            guard state.refusedCompletes > 0 else { return false }
+            state.refusedCompletes -= 1
+            return true
+        }
+        if refused { throw OutageStore.refused }
         state.withLock { $0.completed += boxes }
     }
 

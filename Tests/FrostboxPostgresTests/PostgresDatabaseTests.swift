@@ -7,7 +7,7 @@ import Testing
 /// What only the PostgreSQL adapter has: its connection URL, migrations shared by several
 /// instances starting at once, and TLS. (The ports' behaviour is
 /// proven by the contract suites, against SQLite and PostgreSQL alike.)
-@Suite("PostgreSQL adapter")
+@Suite("PostgreSQL adapter", .backgroundWorkScoped)
 struct PostgresDatabaseTests {
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -50,7 +50,7 @@ struct PostgresDatabaseTests {
         let name = try cluster.createDatabase(prefix: "migrate")
         let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable)
         let databases = try await withThrowingTaskGroup(of: PostgresDatabase.self) { group in
-            for _ in 0..<4 { group.addTask { try await PostgresDatabase(settings: settings, maximumConnections: 2, logger: Self.quiet) } }
+            for _ in 0..<4 { group.addTask { try await PostgresDatabase.openedInTestScope(settings: settings, maximumConnections: 2, logger: Self.quiet) } }
             var opened: [PostgresDatabase] = []
             for try await database in group { opened.append(database) }
             return opened
@@ -74,15 +74,15 @@ struct PostgresDatabaseTests {
         func settings(_ query: String) throws -> PostgresConnectionSettings {
             try PostgresConnectionSettings(url: "postgres://\(cluster.user)@\(cluster.host):\(cluster.port)/\(name)?\(query)")
         }
-        let required = try await PostgresDatabase(settings: try settings("sslmode=require"), maximumConnections: 2, logger: Self.quiet)
+        let required = try await PostgresDatabase.openedInTestScope(settings: try settings("sslmode=require"), maximumConnections: 2, logger: Self.quiet)
         #expect(try await required.connectionIsEncrypted())
-        let verified = try await PostgresDatabase(
+        let verified = try await PostgresDatabase.openedInTestScope(
             settings: try settings("sslmode=verify-full&sslrootcert=\(cluster.certificatePath)"), maximumConnections: 2, logger: Self.quiet)
         #expect(try await verified.isMigrated())
         await #expect(throws: (any Error).self) {
-            _ = try await PostgresDatabase(settings: try settings("sslmode=verify-full"), maximumConnections: 2, logger: Self.quiet)
+            _ = try await PostgresDatabase.openedInTestScope(settings: try settings("sslmode=verify-full"), maximumConnections: 2, logger: Self.quiet)
         }
-        let plain = try await PostgresDatabase(settings: try settings("sslmode=disable"), maximumConnections: 2, logger: Self.quiet)
+        let plain = try await PostgresDatabase.openedInTestScope(settings: try settings("sslmode=disable"), maximumConnections: 2, logger: Self.quiet)
         #expect(try await plain.connectionIsEncrypted() == false)
     }
 
@@ -91,9 +91,26 @@ struct PostgresDatabaseTests {
         let cluster = try TestPostgresCluster.shared()
         let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: "no_such_database", tls: .disable)
         await #expect {
-            _ = try await PostgresDatabase(settings: settings, logger: Self.quiet)
+            _ = try await PostgresDatabase.openedInTestScope(settings: settings, logger: Self.quiet)
         } throws: { error in
             "\(error)".contains("database \"no_such_database\" does not exist")
         }
+    }
+}
+
+extension PostgresDatabase {
+    /// A database opened for a test: its pool runs in the test's scope (the test carries
+    /// `.backgroundWorkScoped`), stopped when the test ends, and has a connection ready. The
+    /// wait for a connection is generous by default: on a loaded machine the statement's task
+    /// can wait longer than 1 s for a thread; tests of that bound give their own.
+    static func openedInTestScope(
+        settings: PostgresConnectionSettings, maximumConnections: Int = 20, connectionWait: Duration = .seconds(5),
+        logger: Logger = PostgresDatabaseTests.quiet
+    ) async throws -> PostgresDatabase {
+        let database = try await PostgresDatabase(
+            settings: settings, maximumConnections: maximumConnections, connectionWait: connectionWait, logger: logger)
+        try BackgroundWorkScope.run { try? await database.run() }
+        try await database.warmUp(within: .seconds(60))
+        return database
     }
 }

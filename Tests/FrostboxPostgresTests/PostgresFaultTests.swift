@@ -11,7 +11,7 @@ import Testing
 /// The adapter through database trouble, on clusters of the suite's own: no error path may
 /// cost the pool a connection, database trouble is a `StorageUnavailableError` that says why,
 /// and the database is usable again as soon as the server is.
-@Suite("PostgreSQL faults", .serialized, .requiresPostgres)
+@Suite("PostgreSQL faults", .serialized, .requiresPostgres, .backgroundWorkScoped)
 struct PostgresFaultTests {
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -23,7 +23,6 @@ struct PostgresFaultTests {
         defer { cluster.remove() }
         // A small pool: every connection a failed write kept would be missed at once.
         let database = try await Self.open(cluster, prefix: "readonly", connections: 3)
-        defer { Task { await database.close() } }
         let store = PostgresSubscriptionStore(database: database)
 
         try cluster.setReadOnly(true)
@@ -70,7 +69,6 @@ struct PostgresFaultTests {
     func failedCommitLeavesNoBrokenConnection() async throws {
         let cluster = try TestPostgresCluster.shared()
         let database = try await Self.open(cluster, prefix: "commit", connections: 1)
-        defer { Task { await database.close() } }
         try await database.query(
             "CREATE TABLE deferred_unique (v INT, CONSTRAINT one UNIQUE (v) DEFERRABLE INITIALLY DEFERRED)", writes: true)
         for _ in 0..<5 {
@@ -89,7 +87,6 @@ struct PostgresFaultTests {
     func cancelledStatementsReturnTheirConnection() async throws {
         let cluster = try TestPostgresCluster.shared()
         let database = try await Self.open(cluster, prefix: "cancel", connections: 2)
-        defer { Task { await database.close() } }
         let sleepers = (0..<6).map { _ in Task { try await database.query("SELECT pg_sleep(0.3)") } }
         try await Task.sleep(for: .milliseconds(50))
         for sleeper in sleepers { sleeper.cancel() }
@@ -104,7 +101,6 @@ struct PostgresFaultTests {
         let cluster = try TestPostgresCluster.startPrivate()
         defer { cluster.remove() }
         let database = try await Self.open(cluster, prefix: "stop", connections: 2)
-        defer { Task { await database.close() } }
         let store = PostgresSubscriptionStore(database: database)
         try await Self.registerConcurrently(store, from: 0, count: 4)
         try cluster.stopServer()
@@ -125,6 +121,35 @@ struct PostgresFaultTests {
         #expect(await database.isReady())
     }
 
+    /// Issue #32's requests that waited for their deadline at a restart: postgres-nio 1.33.2
+    /// writes a statement to its channel without a promise, so on a connection whose channel
+    /// had closed (the pool handed it out as the server went away) the statement is dropped
+    /// and its caller waits forever. Such a statement is answered as unavailable at once.
+    @Test("a statement on a connection that closed under it is answered as unavailable, not left waiting")
+    func statementOnClosedConnection() async throws {
+        let cluster = try TestPostgresCluster.shared()
+        let database = try await Self.open(cluster, prefix: "closed", connections: 2)
+        let outcome = try await Self.within(.seconds(60), "a statement on a closed connection") {
+            do {
+                try await database.withConnection { connection in
+                    try await connection.close()
+                    // NIO takes the closed channel's handlers down on a later turn of its loop.
+                    try await Task.sleep(for: .milliseconds(200))
+                    for try await _ in try await connection.query("SELECT 1", logger: Self.quiet) {}
+                }
+                return "answered"
+            } catch let error as StorageUnavailableError {
+                return error.reason.rawValue
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(outcome == StorageUnavailableError.Reason.down.rawValue)
+        try await Self.within(.seconds(30), "a write after it") {
+            try await Self.eventually { try await Self.registerConcurrently(PostgresSubscriptionStore(database: database), from: 0, count: 2) }
+        }
+    }
+
     @Test("SQLSTATEs of a server that cannot take work map to their reasons; others are not storage trouble")
     func classifiesSQLStates() {
         #expect(PostgresUnavailability.reason(sqlState: "25006") == .readOnly)
@@ -140,7 +165,8 @@ struct PostgresFaultTests {
     static func open(_ cluster: TestPostgresCluster, prefix: String, connections: Int) async throws -> FrostboxPostgres.PostgresDatabase {
         let name = try cluster.createDatabase(prefix: prefix)
         let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable)
-        return try await FrostboxPostgres.PostgresDatabase(settings: settings, maximumConnections: connections, logger: quiet)
+        return try await FrostboxPostgres.PostgresDatabase.openedInTestScope(
+            settings: settings, maximumConnections: connections, connectionWait: .seconds(1), logger: quiet)
     }
 
     static func registerConcurrently(_ store: PostgresSubscriptionStore, from first: Int, count: Int) async throws {

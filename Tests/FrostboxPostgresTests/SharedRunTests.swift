@@ -6,7 +6,7 @@ import Testing
 
 /// The PostgreSQL work queue of shared notify runs, with two workers on one database: who
 /// starts and who joins, exclusive claims, lease expiry and take-over, and closing a run.
-@Suite("shared notify runs on PostgreSQL", .requiresPostgres)
+@Suite("shared notify runs on PostgreSQL", .requiresPostgres, .backgroundWorkScoped)
 struct SharedRunTests {
     static let lease: Int64 = 10
     static let now: Int64 = 1_774_000_000
@@ -15,7 +15,7 @@ struct SharedRunTests {
     static func setUp(boxes: Int) async throws -> (a: PostgresNotifierStore, b: PostgresNotifierStore, subscriptions: PostgresSubscriptionStore) {
         let cluster = try TestPostgresCluster.shared()
         let name = try cluster.createDatabase(prefix: "shared")
-        let database = try await PostgresDatabase(
+        let database = try await PostgresDatabase.openedInTestScope(
             settings: PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable),
             maximumConnections: 4, logger: PostgresDatabaseTests.quiet)
         let subscriptions = PostgresSubscriptionStore(database: database)

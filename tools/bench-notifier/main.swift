@@ -130,79 +130,86 @@ func run(_ arguments: Arguments) async throws {
     var logger = Logger(label: "bench")
     logger.logLevel = .warning
     let components = try await FrostboxApplication.Components.open(config: config, logger: logger)
-    let push: any PushSender
-    var router: APNsPushRouter?
-    if let host = arguments.string("apns-host") {
-        guard let endpoint = APNsEndpoint(parsing: host), let trust = arguments.string("trust"), let key = arguments.string("key"),
-            let keyID = arguments.string("key-id"), let teamID = arguments.string("team-id")
-        else { throw BenchError("--apns-host needs a HOST:PORT, --trust, --key, --key-id and --team-id") }
-        let app = APNsAppSettings(
-            bundleID: "com.example.frost", credentials: .token(try APNsSigningKey(p8Path: key, keyID: keyID, teamID: teamID)),
-            environment: .production, customEndpoint: endpoint, trustedCertificatesPath: trust)
-        var settings = APNsConnectionSettings()
-        settings.streamsPerConnection = arguments.int("streams", settings.streamsPerConnection)
-        settings.maximumConnections = arguments.int(
-            "connections", max(1, (config.notifier.concurrency + settings.streamsPerConnection - 1) / settings.streamsPerConnection))
-        router = try APNsPushRouter(apps: [app], settings: settings, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
-        push = router!
-    } else {
-        push = DiscardingPushSender()
-    }
-    var fcmRouter: FCMPushRouter?
-    if let fcmURL = arguments.string("fcm-url") {
-        guard let trust = arguments.string("trust") else { throw BenchError("--fcm-url needs --trust") }
-        let account = FCMServiceAccount(
-            clientEmail: "bench@bench.iam.gserviceaccount.com", projectID: "bench", tokenURI: fcmURL + "/token",
-            privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
-        var connection = FCMConnectionSettings()
-        connection.maximumConcurrentSends = max(1, config.notifier.concurrency / 2)
-        fcmRouter = try FCMPushRouter(
-            apps: [
-                FCMApp(
-                    settings: FCMAppSettings(packageName: "com.example.frost", serviceAccountPath: "-", url: fcmURL, trustedCertificatesPath: trust),
-                    account: account)
-            ],
-            settings: connection, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
-    }
-    let sender: any PushSender = fcmRouter.map { PushSenderByPlatform([.ios: push, .android: $0]) } ?? push
-    let notifier = Notifier(
-        store: components.notifier.store, forecasts: components.forecasts.provider, push: sender,
-        planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
-        configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now })
-    if prefetch {
-        let boxes = try await components.notifier.store.boxesToNotify()
-        let fetchStarted = ContinuousClock.now
-        var fetched = 0
-        for start in stride(from: 0, to: boxes.count, by: config.forecasts.batchSize) {
-            let batch = await components.forecasts.provider.forecasts(
-                for: Array(boxes[start..<min(start + config.forecasts.batchSize, boxes.count)]), now: now)
-            fetched += batch.forecasts.count
+    // On PostgreSQL the pool runs beside the bench, stopped after it.
+    try await components.database.withRunning {
+        let push: any PushSender
+        var router: APNsPushRouter?
+        if let host = arguments.string("apns-host") {
+            guard let endpoint = APNsEndpoint(parsing: host), let trust = arguments.string("trust"), let key = arguments.string("key"),
+                let keyID = arguments.string("key-id"), let teamID = arguments.string("team-id")
+            else { throw BenchError("--apns-host needs a HOST:PORT, --trust, --key, --key-id and --team-id") }
+            let app = APNsAppSettings(
+                bundleID: "com.example.frost", credentials: .token(try APNsSigningKey(p8Path: key, keyID: keyID, teamID: teamID)),
+                environment: .production, customEndpoint: endpoint, trustedCertificatesPath: trust)
+            var settings = APNsConnectionSettings()
+            settings.streamsPerConnection = arguments.int("streams", settings.streamsPerConnection)
+            settings.maximumConnections = arguments.int(
+                "connections", max(1, (config.notifier.concurrency + settings.streamsPerConnection - 1) / settings.streamsPerConnection))
+            router = try APNsPushRouter(apps: [app], settings: settings, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+            push = router!
+        } else {
+            push = DiscardingPushSender()
         }
-        print("prefetched \(fetched) of \(boxes.count) forecasts into the cache in \(ContinuousClock.now - fetchStarted) (not part of the run)")
-    }
-    let started = ContinuousClock.now
-    guard case .completed(let s) = try await notifier.run() else { throw BenchError("a run is already going") }
-    let total = ContinuousClock.now - started
-    try await components.forecasts.shutdown()
-    await router?.shutdown()
-    await fcmRouter?.shutdown()
-    let pushesPerSecond = s.deliveryMilliseconds > 0 ? Double(s.alertsDelivered) * 1000 / Double(s.deliveryMilliseconds) : 0
-    print(s.line)
-    if !s.byPlatform.isEmpty { print("delivered/failed by platform: \(s.byPlatform)") }
-    print(
-        "boxes \(s.boxes), forecast requests \(s.forecastRequests) (⌈boxes/\(config.forecasts.batchSize)⌉ = \((s.boxes + config.forecasts.batchSize - 1) / config.forecasts.batchSize)), weight \(s.weightUsed)"
-    )
-    print("planning (verdicts + alerts) \(s.planningMilliseconds) ms; forecasts \(s.forecastMilliseconds) ms; store \(s.storeMilliseconds) ms")
-    print("alerts planned \(s.alertsPlanned), delivered \(s.alertsDelivered) in \(s.deliveryMilliseconds) ms: \(Int(pushesPerSecond)) pushes/s")
-    let totalMilliseconds = Int(total.components.seconds * 1000 + total.components.attoseconds / 1_000_000_000_000_000)
-    if let queue = components.notifier.workQueue {
-        for worker in try await queue.workers(ofRuns: [s.id])[s.id] ?? [] {
-            print("worker \(worker.worker): boxes \(worker.boxes), planned \(worker.alertsPlanned), delivered \(worker.alertsDelivered)")
+        let fcmRouter = try makeFCMRouter(arguments, concurrency: config.notifier.concurrency, logger: logger)
+        let sender: any PushSender = fcmRouter.map { PushSenderByPlatform([.ios: push, .android: $0]) } ?? push
+        let notifier = Notifier(
+            store: components.notifier.store, forecasts: components.forecasts.provider, push: sender,
+            planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
+            configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now })
+        if prefetch {
+            let boxes = try await components.notifier.store.boxesToNotify()
+            let fetchStarted = ContinuousClock.now
+            var fetched = 0
+            for start in stride(from: 0, to: boxes.count, by: config.forecasts.batchSize) {
+                let batch = await components.forecasts.provider.forecasts(
+                    for: Array(boxes[start..<min(start + config.forecasts.batchSize, boxes.count)]), now: now)
+                fetched += batch.forecasts.count
+            }
+            print("prefetched \(fetched) of \(boxes.count) forecasts into the cache in \(ContinuousClock.now - fetchStarted) (not part of the run)")
         }
+        let started = ContinuousClock.now
+        guard case .completed(let s) = try await notifier.run() else { throw BenchError("a run is already going") }
+        let total = ContinuousClock.now - started
+        try await components.forecasts.shutdown()
+        await router?.shutdown()
+        await fcmRouter?.shutdown()
+        let pushesPerSecond = s.deliveryMilliseconds > 0 ? Double(s.alertsDelivered) * 1000 / Double(s.deliveryMilliseconds) : 0
+        print(s.line)
+        if !s.byPlatform.isEmpty { print("delivered/failed by platform: \(s.byPlatform)") }
+        print(
+            "boxes \(s.boxes), forecast requests \(s.forecastRequests) (⌈boxes/\(config.forecasts.batchSize)⌉ = \((s.boxes + config.forecasts.batchSize - 1) / config.forecasts.batchSize)), weight \(s.weightUsed)"
+        )
+        print("planning (verdicts + alerts) \(s.planningMilliseconds) ms; forecasts \(s.forecastMilliseconds) ms; store \(s.storeMilliseconds) ms")
+        print("alerts planned \(s.alertsPlanned), delivered \(s.alertsDelivered) in \(s.deliveryMilliseconds) ms: \(Int(pushesPerSecond)) pushes/s")
+        let totalMilliseconds = Int(total.components.seconds * 1000 + total.components.attoseconds / 1_000_000_000_000_000)
+        if let queue = components.notifier.workQueue {
+            for worker in try await queue.workers(ofRuns: [s.id])[s.id] ?? [] {
+                print("worker \(worker.worker): boxes \(worker.boxes), planned \(worker.alertsPlanned), delivered \(worker.alertsDelivered)")
+            }
+        }
+        print(
+            "total \(total); excluding the forecast fetch \(totalMilliseconds - s.forecastMilliseconds) ms; push: \(router == nil ? "in-process" : "APNs transport")\(fcmRouter == nil ? "" : " + FCM adapter")"
+        )
     }
-    print(
-        "total \(total); excluding the forecast fetch \(totalMilliseconds - s.forecastMilliseconds) ms; push: \(router == nil ? "in-process" : "APNs transport")\(fcmRouter == nil ? "" : " + FCM adapter")"
-    )
+}
+
+/// With --fcm-url, Frostbox's FCM adapter to that server (an OAuth2 token from URL/token signed
+/// by a key made here, v1 messages); nil without it.
+func makeFCMRouter(_ arguments: Arguments, concurrency: Int, logger: Logger) throws -> FCMPushRouter? {
+    guard let fcmURL = arguments.string("fcm-url") else { return nil }
+    guard let trust = arguments.string("trust") else { throw BenchError("--fcm-url needs --trust") }
+    let account = FCMServiceAccount(
+        clientEmail: "bench@bench.iam.gserviceaccount.com", projectID: "bench", tokenURI: fcmURL + "/token",
+        privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
+    var connection = FCMConnectionSettings()
+    connection.maximumConcurrentSends = max(1, concurrency / 2)
+    return try FCMPushRouter(
+        apps: [
+            FCMApp(
+                settings: FCMAppSettings(packageName: "com.example.frost", serviceAccountPath: "-", url: fcmURL, trustedCertificatesPath: trust),
+                account: account)
+        ],
+        settings: connection, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
 }
 
 struct BenchError: Error, CustomStringConvertible {
