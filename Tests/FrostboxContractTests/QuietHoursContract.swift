@@ -52,7 +52,7 @@ struct QuietHoursSubject {
     }
 }
 
-@Suite("Quiet hours contract (NotifierStore, SubscriptionStore)")
+@Suite("Quiet hours contract (NotifierStore, SubscriptionStore)", .backgroundWorkScoped)
 struct QuietHoursContract {
     let directory: TemporaryDirectory
     let alice = DeviceToken(trusted: "a11ce000000000000000000000000001")
