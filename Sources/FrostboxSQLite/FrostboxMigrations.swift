@@ -22,6 +22,7 @@ public enum FrostboxMigrations {
         ("v8-places-own-file", v8PlacesOwnFile),
         ("v9-device-platform", v9DevicePlatform),
         ("v10-model-runs", v10ModelRuns),
+        ("v11-storage-probe", v11StorageProbe),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its
