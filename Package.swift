@@ -151,7 +151,8 @@ let package = Package(
             name: "FrostboxApp",
             dependencies: [
                 "FrostboxCore", "FrostboxSQLite", "FrostboxPostgres", "FrostboxGeoNames", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxAPNs",
-                "FrostboxFCM", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport", .product(name: "HummingbirdCore", package: "hummingbird"),
+                "FrostboxFCM", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport", "CFrostboxSystem",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 nioCore, .product(name: "CoreMetrics", package: "swift-metrics"), hummingbird, asyncHTTPClient,
                 .product(name: "Configuration", package: "swift-configuration"), .product(name: "Yams", package: "Yams"), serviceLifecycle,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"), logging, .product(name: "Metrics", package: "swift-metrics"),

@@ -1,5 +1,8 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "CFrostboxSystem.h"
@@ -19,5 +22,13 @@ int frostbox_write_back(int fd) {
     return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
 #else
     return fsync(fd);
+#endif
+}
+
+int frostbox_release_free_memory(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
 #endif
 }

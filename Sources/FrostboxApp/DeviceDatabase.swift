@@ -150,10 +150,11 @@ public enum DeviceDatabase: Sendable {
         }
     }
 
-    /// Readiness (`/ready`): migrated, and on PostgreSQL taking writes (see `PostgresDatabase.isReady`).
+    /// Readiness (`/ready`): migrated and taking writes (see `FrostboxDatabase.isReady` and
+    /// `PostgresDatabase.isReady`).
     public func isReady() async -> Bool {
         switch self {
-        case .sqlite(let database): (try? await database.isMigrated()) ?? false
+        case .sqlite(let database): await database.isReady()
         case .postgres(let database): await database.isReady()
         }
     }

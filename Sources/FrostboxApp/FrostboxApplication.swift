@@ -67,7 +67,11 @@ public enum FrostboxApplication {
 
         public init(config: FrostboxSettings, database: DeviceDatabase, logger: Logger) throws {
             self.database = database
-            placesInUse = try PlacesInUse(path: config.placesPath, logger: logger)
+            do {
+                placesInUse = try PlacesInUse(path: config.placesPath, logger: logger)
+            } catch {
+                throw SQLiteUnavailability.classify(error, systemErrno: errno, path: config.placesPath) ?? error
+            }
             subscriptions = database.subscriptions(maximumPerDevice: config.maximumSubscriptionsPerDevice)
             clock = { Int64(Date().timeIntervalSince1970) }
             alertRule = FrostRule.presets[config.alertRule] ?? .default

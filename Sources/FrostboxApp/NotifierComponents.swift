@@ -34,7 +34,7 @@ public struct NotifierComponents: Sendable {
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
             configuration: config.notifier,
             runLock: runLock, workQueue: workQueue,
-            logger: logger, clock: clock, resent: resent)
+            logger: logger, clock: clock, resent: resent, runEnded: { ProcessMemory.releaseFree() })
     }
 
     /// The scheduled runs, as a service of `frostbox serve`.

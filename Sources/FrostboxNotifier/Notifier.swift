@@ -27,6 +27,7 @@ public actor Notifier {
     /// the database answers whether there is one).
     private var lookingForRun = false
     private var triggered: Task<NotifyRunSummary, Never>?
+    private let runEnded: @Sendable () -> Void
 
     /// - Parameters:
     ///   - clock: UTC epoch seconds now (injected so tests control time).
@@ -35,19 +36,23 @@ public actor Notifier {
     ///     entry's attempts in the outbox: in-run retries and resends after a restart).
     ///   - forecastCache: the cache whose entries of boxes nobody subscribes to any more a run
     ///     purges at its end; nil purges none.
+    ///   - runEnded: called after every run of this process, once it has let go of the run's
+    ///     memory (the composition root hands freed memory back to the system there).
     public init(
         store: any NotifierStore, forecasts: any ForecastProvider, push: any PushSender, forecastCache: (any ForecastCache)? = nil,
         planner: AlertPlanner = AlertPlanner(), configuration: NotifierSettings = NotifierSettings(),
         runLock: (any NotifierRunLock)? = nil, workQueue: (any NotifyWorkQueue)? = nil, logger: Logger,
         clock: @escaping @Sendable () -> Int64,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-        resent: @escaping @Sendable (Int) -> Void = { _ in }
+        resent: @escaping @Sendable (Int) -> Void = { _ in },
+        runEnded: @escaping @Sendable () -> Void = {}
     ) {
         work = NotifyRun(
             store: store, workQueue: workQueue, forecasts: forecasts, push: push, forecastCache: forecastCache, planner: planner,
             configuration: configuration,
             logger: logger, clock: clock, sleep: sleep, resent: resent)
         self.runLock = runLock
+        self.runEnded = runEnded
     }
 
     /// Whether runs are shared with other instances (a `NotifyWorkQueue`).
@@ -63,7 +68,7 @@ public actor Notifier {
             return try await runShared(queue, startNew: true, startedAfter: nil)
         }
         guard let id = try await beginLocal(dryRun: dryRun) else { return .alreadyRunning }
-        defer { end() }
+        defer { endRun() }
         return .completed(await work.perform(runID: id, dryRun: dryRun, onPlanned: onPlanned))
     }
 
@@ -95,7 +100,7 @@ public actor Notifier {
             guard let join = try await beginShared(queue, startNew: true, startedAfter: nil) else { return .alreadyRunning }
             triggered = Task {
                 let summary = await work.performShared(join, queue: queue)
-                self.end()
+                self.endRun()
                 return summary
             }
             return join.started ? .started(runID: join.runID) : .alreadyRunning
@@ -103,7 +108,7 @@ public actor Notifier {
         guard let id = try await beginLocal(dryRun: false) else { return .alreadyRunning }
         triggered = Task {
             let summary = await work.perform(runID: id, dryRun: false, onPlanned: nil)
-            self.end()
+            self.endRun()
             return summary
         }
         return .started(runID: id)
@@ -130,7 +135,7 @@ public actor Notifier {
     /// Does this instance's part of the shared run it joins or starts.
     private func runShared(_ queue: any NotifyWorkQueue, startNew: Bool, startedAfter: Int64?) async throws -> RunResult {
         guard let join = try await beginShared(queue, startNew: startNew, startedAfter: startedAfter) else { return .alreadyRunning }
-        defer { end() }
+        defer { endRun() }
         return .completed(await work.performShared(join, queue: queue))
     }
 
@@ -174,5 +179,11 @@ public actor Notifier {
     private func end() {
         running = false
         runLock?.unlock()
+    }
+
+    /// Ends a run that happened (not a look that found nothing to join).
+    private func endRun() {
+        end()
+        runEnded()
     }
 }

@@ -1,19 +1,26 @@
+import Foundation
 import FrostboxCore
 import GRDB
 import Logging
 
 /// The one SQLite file of a Frostbox installation: a GRDB `DatabasePool` in WAL mode with
 /// `synchronous = FULL`, every migration applied, and a group committer for durable writes.
+/// Writes that fail because the file cannot take them (a full disk, a file-size limit, a
+/// read-only file) throw `StorageUnavailableError` and are recorded in `health`.
 public final class FrostboxDatabase: Sendable {
-    /// The pool; adapters read through it and write through `write(_:)`.
+    /// The pool; adapters read through it and write through `write(_:)` or `writeTransaction(_:)`.
     public let pool: DatabasePool
     /// Where the file lives.
     public let path: String
+    /// Whether the file takes writes, from the last writes and readiness probes.
+    public let health: SQLiteHealthMonitor
     let committer: GroupCommitter
 
     /// Opens (creating if needed) the database at `path` and migrates it. A database from
     /// before places had their own file has its places moved to `placesPath` first (default:
-    /// `PlacesDatabase.defaultPath(beside: path)`).
+    /// `PlacesDatabase.defaultPath(beside: path)`). A file that cannot be created or written
+    /// (a full disk, a file-size limit, a read-only file system) throws `StorageUnavailableError`
+    /// saying so.
     public init(path: String, placesPath: String? = nil, logger: Logger = Logger(label: "frostbox.sqlite")) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
@@ -27,16 +34,29 @@ public final class FrostboxDatabase: Sendable {
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -131072") }
         }
         PrivateFile.createIfMissing(path)
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        let migrator = FrostboxMigrations.migrator
-        if try pool.read({ db in try Self.holdsLegacyPlaces(db, migrator: migrator) }) {
-            let places = try PlacesDatabase(path: placesPath ?? PlacesDatabase.defaultPath(beside: path), logger: logger)
-            _ = try places.adoptPlaces(ofDatabaseAt: path, logger: logger)
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            // No connection to ask: the failed system call's errno is this thread's, if GRDB
+            // opened the file here (it does, synchronously).
+            throw SQLiteUnavailability.classify(error, systemErrno: errno, path: path) ?? error
         }
-        try migrator.migrate(pool)
+        do {
+            let migrator = FrostboxMigrations.migrator
+            if try pool.read({ db in try Self.holdsLegacyPlaces(db, migrator: migrator) }) {
+                let places = try PlacesDatabase(path: placesPath ?? PlacesDatabase.defaultPath(beside: path), logger: logger)
+                _ = try places.adoptPlaces(ofDatabaseAt: path, logger: logger)
+            }
+            try migrator.migrate(pool)
+        } catch {
+            let system = pool.writeWithoutTransaction { db in SQLiteUnavailability.systemErrno(db) }
+            throw SQLiteUnavailability.classify(error, systemErrno: system, path: path) ?? error
+        }
         self.pool = pool
         self.path = path
         self.committer = GroupCommitter(pool: pool)
+        self.health = SQLiteHealthMonitor(logger: logger)
         logger.debug("opened database", metadata: ["path": "\(path)"])
     }
 
@@ -50,7 +70,13 @@ public final class FrostboxDatabase: Sendable {
     /// commit), inside its own savepoint: its changes commit, or roll back alone when it
     /// throws. Returns after the commit is durable.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await committer.write(body)
+        try await recorded { try await self.committer.write(body) }
+    }
+
+    /// Runs `body` in a write transaction of its own (big or long writes that should not hold
+    /// up the group committer's small ones). Returns after the commit is durable.
+    public func writeTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await recorded { try await self.pool.write(body) }
     }
 
     /// Whether every known migration has been applied (for readiness checks).
@@ -58,5 +84,49 @@ public final class FrostboxDatabase: Sendable {
         try await pool.read { db in
             try FrostboxMigrations.migrator.hasCompletedMigrations(db)
         }
+    }
+
+    /// Readiness (`/ready`): every migration applied and the file taking writes. While the last
+    /// writes went through, that is all it asks; once a write failed for lack of space or
+    /// permission, each call makes a probe write (one page of data inserted and deleted, committed)
+    /// and answers from its outcome: the file is ready again when the probe commits (after a
+    /// disk-full failure, not before `health.diskFullHold` has passed) or a real write commits.
+    public func isReady() async -> Bool {
+        guard (try? await isMigrated()) == true else { return false }
+        if health.isAvailable { return true }
+        do {
+            try await pool.write { db in
+                let page = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096
+                try db.execute(sql: "INSERT INTO storage_probe (filler) VALUES (zeroblob(?))", arguments: [page])
+                try db.execute(sql: "DELETE FROM storage_probe")
+            }
+            health.record(.writable)
+        } catch {
+            if let unavailable = await classify(error) { health.record(.failed(unavailable)) }
+        }
+        return health.isAvailable
+    }
+
+    /// Runs a write, records its outcome in `health`, and turns a failure of the file (not of
+    /// the statement) into `StorageUnavailableError`.
+    private func recorded<T>(_ write: () async throws -> T) async throws -> T {
+        do {
+            let result = try await write()
+            health.record(.succeeded(wrote: true))
+            return result
+        } catch {
+            guard let unavailable = await classify(error) else { throw error }
+            health.record(.failed(unavailable))
+            throw unavailable
+        }
+    }
+
+    /// `error` as a `StorageUnavailableError`, with the system's reason for an I/O failure.
+    private func classify(_ error: any Error) async -> StorageUnavailableError? {
+        guard let failure = error as? DatabaseError, failure.resultCode == .SQLITE_IOERR || failure.resultCode == .SQLITE_CANTOPEN else {
+            return SQLiteUnavailability.classify(error, path: path)
+        }
+        let system = (try? await pool.writeWithoutTransaction { db in SQLiteUnavailability.systemErrno(db) }) ?? 0
+        return SQLiteUnavailability.classify(error, systemErrno: system, path: path)
     }
 }

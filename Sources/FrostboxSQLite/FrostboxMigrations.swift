@@ -24,6 +24,7 @@ public enum FrostboxMigrations {
         ("v10-model-runs", v10ModelRuns),
         ("v11-run-platforms", v11RunPlatforms),
         ("v12-quiet-hours", v12QuietHours),
+        ("v13-storage-probe", v13StorageProbe),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

@@ -98,7 +98,7 @@ public struct GRDBNotifierStore: NotifierStore {
 
     public func recordFetches(succeeded: [GeoBox], failed: [GeoBox: String], at now: Int64) async throws {
         guard !succeeded.isEmpty || !failed.isEmpty else { return }
-        try await database.pool.write { db in
+        try await database.writeTransaction { db in
             let success = try db.cachedStatement(
                 sql: """
                     INSERT INTO box_fetch (box, last_attempt_at, last_success_at, failing_since, failure)
@@ -121,7 +121,7 @@ public struct GRDBNotifierStore: NotifierStore {
 
     public func enqueue(_ entries: [OutboxEntry], runID: Int64?) async throws -> [OutboxEntry] {
         guard !entries.isEmpty else { return [] }
-        return try await database.pool.write { db in
+        return try await database.writeTransaction { db in
             // One transaction: the rows are the queued pushes and the alerted marks at once.
             var writer = try OutboxWriter(db)
             var stored: [OutboxEntry] = []
@@ -149,7 +149,7 @@ public struct GRDBNotifierStore: NotifierStore {
 
     public func record(_ outcomes: [(id: Int64, outcome: OutboxOutcome)]) async throws {
         guard !outcomes.isEmpty else { return }
-        try await database.pool.write { db in
+        try await database.writeTransaction { db in
             let delivered = try RawStatement(
                 db,
                 sql: """
@@ -192,7 +192,7 @@ public struct GRDBNotifierStore: NotifierStore {
     }
 
     public func startRun(at now: Int64) async throws -> Int64 {
-        try await database.pool.write { db in
+        try await database.writeTransaction { db in
             try db.execute(
                 sql: "UPDATE notify_run SET status = 'interrupted', finished_at = coalesce(finished_at, ?) WHERE status = 'running'",
                 arguments: [now])
@@ -204,7 +204,7 @@ public struct GRDBNotifierStore: NotifierStore {
     }
 
     public func finishRun(_ summary: NotifyRunSummary) async throws {
-        try await database.pool.write { db in
+        try await database.writeTransaction { db in
             try NotifyRunRecord(summary).update(db)
         }
     }
@@ -218,7 +218,7 @@ public struct GRDBNotifierStore: NotifierStore {
     @discardableResult
     public func purge(before: Int64) async throws -> Int {
         let keptRuns = self.keptRuns
-        return try await database.pool.write { db in
+        return try await database.writeTransaction { db in
             var deleted = 0
             // A NULL expiration never compares below `before`: such entries are kept.
             try db.execute(

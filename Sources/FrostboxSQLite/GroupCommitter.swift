@@ -6,8 +6,9 @@ import Synchronization
 /// rolls back alone; every job's caller resumes only after the shared commit is durable.
 final class GroupCommitter: Sendable {
     private struct Job: Sendable {
-        /// Runs the job inside the open transaction and returns how to resume its caller.
-        let run: @Sendable (Database) -> @Sendable () -> Void
+        /// Runs the job inside the open transaction and returns how to resume its caller, and
+        /// the job's error if it failed.
+        let run: @Sendable (Database) -> (resume: @Sendable () -> Void, error: (any Error)?)
         /// Resumes the caller with a failure of the whole transaction.
         let fail: @Sendable (any Error) -> Void
     }
@@ -40,7 +41,8 @@ final class GroupCommitter: Sendable {
                         result = .failure(error)
                     }
                     let outcome = result
-                    return { continuation.resume(with: outcome) }
+                    if case .failure(let error) = outcome { return ({ continuation.resume(with: outcome) }, error) }
+                    return ({ continuation.resume(with: outcome) }, nil)
                 },
                 fail: { error in continuation.resume(throwing: error) }
             )
@@ -66,13 +68,23 @@ final class GroupCommitter: Sendable {
                 return batch
             }
             if batch.isEmpty { return }
+            let firstFailure = Mutex<(any Error)?>(nil)
             do {
                 let resumes = try await pool.write { db in
-                    batch.map { $0.run(db) }
+                    batch.map { job in
+                        let (resume, error) = job.run(db)
+                        if let error { firstFailure.withLock { $0 = $0 ?? error } }
+                        return resume
+                    }
                 }
                 for resume in resumes { resume() }
             } catch {
-                for job in batch { job.fail(error) }
+                // SQLite rolls the whole transaction back on some errors of one statement
+                // (SQLITE_FULL, SQLITE_IOERR): the commit then fails as "aborted", and the cause
+                // every caller should hear is that statement's error.
+                let aborted = (error as? DatabaseError)?.resultCode == .SQLITE_ABORT
+                let cause = aborted ? firstFailure.withLock { $0 } ?? error : error
+                for job in batch { job.fail(cause) }
             }
         }
     }

@@ -28,6 +28,12 @@ import _CryptoExtras
 //       sink, which answers both. With --prefetch, every box's forecast is fetched into
 //       the forecast cache before the timed run, which then reads them from the cache: the
 //       run's figures without the forecast fetch.
+//   bench-notifier run … --runs N [--no-trim]
+//       N notify runs one after another (each fetches every box's forecast again and plans
+//       anew; only the first finds alerts to send) and the process's resident size after
+//       each; the last line compares the size after the last run with the size after the
+//       first. With --no-trim, freed memory is not handed back to the system after each run
+//       (as before the fix, for a side-by-side comparison).
 //   bench-notifier run --database-url postgres://… --forecast-url URL --now EPOCH […]
 //       The same run on PostgreSQL (`database.url`), as a shared run: start this twice at once
 //       and the two processes share the run's boxes (each prints its own part).
@@ -150,6 +156,19 @@ func run(_ arguments: Arguments) async throws {
         } else {
             push = DiscardingPushSender()
         }
+        let runs = arguments.int("runs", 1)
+        let trim = arguments.values["no-trim"] == nil
+        if runs > 1 {
+            let notifier = Notifier(
+                store: components.notifier.store, forecasts: components.forecasts.provider, push: push,
+                planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
+                configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now },
+                runEnded: { if trim { ProcessMemory.releaseFree() } })
+            try await repeatRuns(notifier, runs: runs, trim: trim)
+            try await components.forecasts.shutdown()
+            await router?.shutdown()
+            return
+        }
         let fcmRouter = try makeFCMRouter(arguments, concurrency: config.notifier.concurrency, logger: logger)
         let sender: any PushSender = fcmRouter.map { PushSenderByPlatform([.ios: push, .android: $0]) } ?? push
         let notifier = Notifier(
@@ -210,6 +229,29 @@ func makeFCMRouter(_ arguments: Arguments, concurrency: Int, logger: Logger) thr
                 account: account)
         ],
         settings: connection, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+}
+
+/// `runs` notify runs, with the resident size after each.
+func repeatRuns(_ notifier: Notifier, runs: Int, trim: Bool) async throws {
+    func megabytes() -> Double { Double(ProcessMemory.residentBytes() ?? 0) / 1_048_576 }
+    let before = megabytes()
+    var sizes: [Double] = []
+    for index in 1...runs {
+        guard case .completed(let s) = try await notifier.run() else { throw BenchError("a run is already going") }
+        sizes.append(megabytes())
+        print(
+            String(
+                format: "run %3d: boxes %d, planned %d, delivered %d, %d ms; RSS %.1f MB", index, s.boxes, s.alertsPlanned, s.alertsDelivered,
+                s.durationMilliseconds, sizes[index - 1]))
+    }
+    let first = sizes[0]
+    let last = sizes[runs - 1]
+    let label = trim ? "trim after each run" : "no trim"
+    print(
+        label
+            + String(
+                format: ": RSS before %.1f MB, after run 1 %.1f MB, after run %d %.1f MB (max %.1f MB): ratio last/first %.2f", before, first,
+                runs, last, sizes.max() ?? 0, last / first))
 }
 
 struct BenchError: Error, CustomStringConvertible {
