@@ -25,6 +25,10 @@ struct OperationsHarness {
         let directory = temporary.url
         var config = FrostboxSettings()
         config.databasePath = directory.appendingPathComponent("frostbox.sqlite").path
+        // A whole test run shares two cores with suites that keep the CPU busy on purpose: a
+        // handful of sequential database reads can then take longer than the production 15 s
+        // deadline. These routes are not about the deadline (RequestDeadline's own tests are).
+        config.requestTimeout = .seconds(120)
         configure(&config)
         self.config = config
         components = try FrostboxApplication.Components(config: config, logger: logs.logger(label: "frostbox"))
