@@ -18,7 +18,7 @@ struct FirstHourTests {
         let copy = Process()
         copy.executableURL = URL(fileURLWithPath: "/bin/cp")
         copy.arguments = [ServerProcess.executableURL.path, binary.path]
-        try copy.run()
+        try ProcessLaunch.run(copy)
         copy.waitUntilExit()
         try #require(copy.terminationStatus == 0)
         return (root, binary, home)

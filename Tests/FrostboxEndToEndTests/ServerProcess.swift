@@ -34,7 +34,7 @@ final class ServerProcess {
 
     /// Starts the process and waits (up to `timeout` seconds) for its listening line.
     func start(timeout: Double = 60) async throws {
-        try process.run()
+        try ProcessLaunch.run(process)
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
@@ -58,7 +58,7 @@ final class ServerProcess {
     }
 
     /// Starts a command that does not listen (e.g. `notify --once`), without waiting for it.
-    func launch() throws { try process.run() }
+    func launch() throws { try ProcessLaunch.run(process) }
 
     /// Polls `condition` and sends SIGKILL as soon as it holds; true when the process was
     /// still running then (false: it finished first).
