@@ -35,7 +35,7 @@ nordic_urls
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 FROSTBOX_LOG_LEVEL=warning "$BIN/frostbox" serve --port "$PORT" --db "$WORK/live-devices.sqlite" \
-  --set places.path="$LIVE" --set limits.rate_limit.burst=0 >"$WORK/live-server.log" 2>&1 &
+  --set places.path="$LIVE" --set limits.rate_limit.burst=0 --set limits.new_boxes_per_hour=0 >"$WORK/live-server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 300); do curl -sf "http://127.0.0.1:$PORT/ready" >/dev/null && break; sleep 0.2; done

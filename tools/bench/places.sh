@@ -64,7 +64,7 @@ echo "== search latency in process"
 echo "== HTTP: GET /health vs GET /v1/places (wrk -t2 -c32 -d10s), 3 rounds"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 FROSTBOX_LOG_LEVEL=warning "$BIN/frostbox" serve --port "$PORT" --db "$WORK/devices.sqlite" --set places.path="$WORK/places.sqlite" \
-  --set places.seed_path= --set limits.rate_limit.burst=0 >"$WORK/server.log" 2>&1 &
+  --set places.seed_path= --set limits.rate_limit.burst=0 --set limits.new_boxes_per_hour=0 >"$WORK/server.log" 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true' EXIT
 for _ in $(seq 150); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
