@@ -56,8 +56,8 @@ let package = Package(
         // MARK: Adapters
         // Linux calls Swift's Glibc module lacks (I/O priority, sync_file_range), for imports.
         .target(name: "CFrostboxSystem"),
-        // How both database adapters store what they share (no database code).
-        .target(name: "FrostboxStorageFormats", dependencies: ["FrostboxCore"]),
+        // What both database adapters share (no database code): storage formats, the health monitor.
+        .target(name: "FrostboxStorageFormats", dependencies: ["FrostboxCore", logging]),
         .target(
             name: "FrostboxSQLite",
             dependencies: [

@@ -1,3 +1,4 @@
+import FrostboxStorageFormats
 import Logging
 import NIOSSL
 import PostgresNIO
@@ -51,7 +52,11 @@ public final class PostgresDatabase: Service, Sendable {
         self.connectionWait = connectionWait
         self.statementDeadline = statementDeadline
         self.logger = logger
-        self.health = StorageHealthMonitor(name: "PostgreSQL", logger: logger)
+        self.health = StorageHealthMonitor(
+            lines: .init(
+                unavailable: "PostgreSQL unavailable", stillUnavailable: "PostgreSQL still unavailable", availableAgain: "PostgreSQL available again",
+                codeKey: "sqlstate"),
+            logger: logger)
         do {
             let connection = try await PostgresConnection.connect(
                 configuration: try Self.connectionConfiguration(settings), id: 0, logger: logger)

@@ -1,5 +1,6 @@
 import Foundation
 import FrostboxCore
+import FrostboxStorageFormats
 import GRDB
 import Logging
 
@@ -13,7 +14,7 @@ public final class FrostboxDatabase: Sendable {
     /// Where the file lives.
     public let path: String
     /// Whether the file takes writes, from the last writes and readiness probes.
-    public let health: SQLiteHealthMonitor
+    public let health: StorageHealthMonitor
     let committer: GroupCommitter
 
     /// Opens (creating if needed) the database at `path` and migrates it. A database from
@@ -56,7 +57,11 @@ public final class FrostboxDatabase: Sendable {
         self.pool = pool
         self.path = path
         self.committer = GroupCommitter(pool: pool)
-        self.health = SQLiteHealthMonitor(logger: logger)
+        self.health = StorageHealthMonitor(
+            lines: .init(
+                unavailable: "SQLite database refuses writes", stillUnavailable: "SQLite database still refuses writes",
+                availableAgain: "SQLite database takes writes again", codeKey: "code"),
+            logger: logger)
         logger.debug("opened database", metadata: ["path": "\(path)"])
     }
 
