@@ -158,23 +158,21 @@ func run(_ arguments: Arguments) async throws {
         }
         let runs = arguments.int("runs", 1)
         let trim = arguments.values["no-trim"] == nil
-        if runs > 1 {
-            let notifier = Notifier(
-                store: components.notifier.store, forecasts: components.forecasts.provider, push: push,
-                planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
-                configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now },
-                runEnded: { if trim { ProcessMemory.releaseFree() } })
-            try await repeatRuns(notifier, runs: runs, trim: trim)
-            try await components.forecasts.shutdown()
-            await router?.shutdown()
-            return
-        }
         let fcmRouter = try makeFCMRouter(arguments, concurrency: config.notifier.concurrency, logger: logger)
         let sender: any PushSender = fcmRouter.map { PushSenderByPlatform([.ios: push, .android: $0]) } ?? push
         let notifier = Notifier(
             store: components.notifier.store, forecasts: components.forecasts.provider, push: sender,
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
-            configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now })
+            configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now },
+            // Only the repeated runs measure memory; a single run's figures stay without the trim.
+            runEnded: { if trim && runs > 1 { ProcessMemory.releaseFree() } })
+        if runs > 1 {
+            try await repeatRuns(notifier, runs: runs, trim: trim)
+            try await components.forecasts.shutdown()
+            await router?.shutdown()
+            await fcmRouter?.shutdown()
+            return
+        }
         if prefetch {
             let boxes = try await components.notifier.store.boxesToNotify()
             let fetchStarted = ContinuousClock.now
