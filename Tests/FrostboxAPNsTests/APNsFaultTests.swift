@@ -152,7 +152,10 @@ struct APNsFaultTests {
         var retry = APNsRetryPolicy()
         retry.maximumAttempts = 1
         var settings = APNsHarness.settings
-        settings.reconnectInitialBackoff = .seconds(30)
+        // Longer than any loaded test run: the wait is a random point in its upper half, so 30 s
+        // could end within a slow run (it did: a second connect 54 s in) and let a retry through.
+        settings.reconnectInitialBackoff = .seconds(3_600)
+        settings.reconnectMaximumBackoff = .seconds(3_600)
         let router = try harness.router([app], retry: retry, settings: settings)
         for index in 0..<3 {
             let outcome = await router.send(alert(to: token("a1", index)))
