@@ -199,7 +199,8 @@ struct StatusRoutesTests {
             #expect(helsinki["names"] as? [String] == ["Helsinki", "Kotikatu"])
             #expect(helsinki["subscribers"] as? Int == 2)
             let age = try #require(helsinki["forecast_age_s"] as? Int)
-            #expect((600...660).contains(age))
+            // Seeded 600 s before the request; a whole test run on two busy cores took 64 s to get there once.
+            #expect((600...1_200).contains(age))
             let tonight = try #require(helsinki["tonight"] as? [String: Any])
             #expect(tonight["level"] as? String == "freeze")
             #expect(tonight["minimum_c"] as? Double == -1)

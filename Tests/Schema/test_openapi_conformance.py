@@ -44,6 +44,8 @@ def schemathesis(server, *options):
     environment = dict(os.environ)
     environment["SCHEMATHESIS_HOOKS"] = "schemathesis_hooks"
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), environment.get("PYTHONPATH")]))
+    # One worker: CPython 3.11 once failed a run parsing source in two threads at once
+    # ("AST constructor recursion depth mismatch" in schemathesis' coverage phase).
     command = [
         sys.executable, "-m", "schemathesis.cli", "--no-color", "run", f"{server['url']}/openapi.yaml", "--url", server["url"],
         "--checks", "all", "--seed", "28", "--max-examples", MAX_EXAMPLES, "--phases", "examples,coverage,fuzzing", "--workers", "1",
