@@ -91,6 +91,11 @@ enum ConfigKeys {
 
         // limits
         if let limit = try r.int("limits.subscriptions_per_device", in: 1...10_000) { config.maximumSubscriptionsPerDevice = limit }
+        switch try r.choice("devices.verify", ["auto", "true", "yes", "on", "1", "false", "no", "off", "0"]) {
+        case nil, "auto": config.verifyDevicesSetting = nil
+        case "true", "yes", "on", "1": config.verifyDevicesSetting = true
+        default: config.verifyDevicesSetting = false
+        }
         if let burst = try r.int("limits.rate_limit.burst", in: 0...1_000_000) { config.rateLimit.burst = burst }
         if let rate = try r.double("limits.rate_limit.per_second", in: 0.000_001...1_000_000) { config.rateLimit.refillPerSecond = rate }
         if let clients = try r.int("limits.rate_limit.max_clients", in: 10...10_000_000) { config.rateLimit.maximumClients = clients }

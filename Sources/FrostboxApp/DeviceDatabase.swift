@@ -68,17 +68,23 @@ public enum DeviceDatabase: Sendable {
 
     /// The notifier's store and what keeps runs apart: on SQLite a lock file beside the
     /// database (processes on this machine); on PostgreSQL the store is also the queue of runs
-    /// shared by the cluster's instances (its claims last `leaseSeconds`).
+    /// shared by the cluster's instances (its claims last `leaseSeconds`). With
+    /// `verifiedDevicesOnly`, runs leave out devices not yet proven real (`DeviceVerification`).
     public func notifier(
-        leaseSeconds: Int64
+        leaseSeconds: Int64, verifiedDevicesOnly: Bool = false
     )
-        -> (store: any NotifierStore, runLock: (any NotifierRunLock)?, workQueue: (any NotifyWorkQueue)?)
+        -> (
+            store: any NotifierStore & DeviceVerificationStore, runLock: (any NotifierRunLock)?, workQueue: (any NotifyWorkQueue)?
+        )
     {
         switch self {
         case .sqlite(let database):
-            return (GRDBNotifierStore(database: database), FileRunLock(path: database.path + ".notify-lock"), nil)
+            return (
+                GRDBNotifierStore(database: database, verifiedDevicesOnly: verifiedDevicesOnly),
+                FileRunLock(path: database.path + ".notify-lock"), nil
+            )
         case .postgres(let database):
-            let store = PostgresNotifierStore(database: database, leaseSeconds: leaseSeconds)
+            let store = PostgresNotifierStore(database: database, leaseSeconds: leaseSeconds, verifiedDevicesOnly: verifiedDevicesOnly)
             return (store, nil, store)
         }
     }

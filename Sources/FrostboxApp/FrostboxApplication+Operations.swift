@@ -75,7 +75,7 @@ extension FrostboxApplication {
     /// Counts and the latest runs for `GET /admin/stats`.
     static func adminStats(
         database: DeviceDatabase, places: PlacesInUse, runs: @escaping @Sendable () async throws -> [NotifyRunSummary] = { [] },
-        workQueue: (any NotifyWorkQueue)? = nil
+        workQueue: (any NotifyWorkQueue)? = nil, verification: (any DeviceVerificationStore)? = nil
     ) -> @Sendable () async throws -> AdminStats {
         {
             var counts = try await database.statistics()
@@ -94,6 +94,11 @@ extension FrostboxApplication {
                 places: counts.places, placesGeneration: generation.generation, placesSwitchedAt: generation.switchedAt,
                 outboxPending: counts.outboxPending, forecastsCached: counts.forecastsCached, recentRuns: recent)
             stats.outboxHeld = counts.outboxPendingByClass[DatabaseStatistics.heldClass] ?? 0
+            if let verification {
+                let waiting = try await verification.verificationCounts()
+                stats.devicesPending = waiting.pendingDevices
+                stats.boxesAwaitingVerification = waiting.boxesAwaitingVerification
+            }
             return stats
         }
     }

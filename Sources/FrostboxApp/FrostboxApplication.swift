@@ -111,16 +111,18 @@ public enum FrostboxApplication {
         return FrostboxAPI(
             groups: publicRoutes(
                 subscriptions: components.subscriptions, places: components.places, clock: components.clock,
-                ready: { await database.isReady() }, newPlaces: components.newPlaces
+                ready: { await database.isReady() }, newPlaces: components.newPlaces,
+                verifiesDevices: components.notifier.verification != nil
             )
                 + operationsRoutes(
                     components.operations,
                     admin: AdminRoutes.Operations(
                         stats: adminStats(
                             database: database, places: components.placesInUse, runs: { try await components.notifier.store.recentRuns(limit: 10) },
-                            workQueue: components.notifier.workQueue),
+                            workQueue: components.notifier.workQueue, verification: components.notifier.verification),
                         notify: components.notifier.trigger, pushSender: components.push,
-                        reloadPlaces: placesReload(components.placesReloader))) + statusRoutes(components),
+                        reloadPlaces: placesReload(components.placesReloader), pendingDevices: components.notifier.verification))
+                + statusRoutes(components),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))
     }
@@ -129,11 +131,11 @@ public enum FrostboxApplication {
     /// any implementation of their ports: the live adapters here, in-memory doubles in tests.
     public static func publicRoutes(
         subscriptions: any SubscriptionStore, places: any PlaceIndex, clock: @escaping @Sendable () -> Int64,
-        ready: @escaping @Sendable () async -> Bool, newPlaces: NewPlaceLimit? = nil
+        ready: @escaping @Sendable () async -> Bool, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false
     ) -> [FrostboxAPI.RouteGroup] {
         [
             HealthRoutes(ready: ready).add(to:),
-            DeviceRoutes(store: subscriptions, clock: clock, newPlaces: newPlaces).add(to:),
+            DeviceRoutes(store: subscriptions, clock: clock, newPlaces: newPlaces, verifiesDevices: verifiesDevices).add(to:),
             PlaceRoutes(index: places).add(to:),
         ]
     }

@@ -97,6 +97,15 @@ public struct FrostboxSettings: Sendable {
     public var push = PushSettings()
     /// The FCM apps Android devices' alerts go through (`fcm.*`); none: they are logged.
     public var fcm = FCMSettings()
+    /// `devices.verify` as configured; nil: on exactly when a push app is configured.
+    public var verifyDevicesSetting: Bool?
+
+    /// Whether devices must be proven real by a verification push before their places cost
+    /// forecasts (`DeviceVerification`): `devices.verify`, by default on when an APNs or FCM
+    /// app is configured; never in demo mode (pushes only go to the log there).
+    public var verifiesDevices: Bool {
+        !demo && (verifyDevicesSetting ?? (!push.apps.isEmpty || push.appsFile != nil || !fcm.apps.isEmpty))
+    }
 
     // MARK: Demo
     /// `frostbox serve --demo`: forecasts come from the built-in frost scenario

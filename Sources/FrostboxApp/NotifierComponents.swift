@@ -16,13 +16,20 @@ public struct NotifierComponents: Sendable {
     public let workQueue: (any NotifyWorkQueue)?
     public let notifier: Notifier
     public let configuration: NotifierSettings
+    /// Where devices wait to be proven real; nil when every device counts as verified.
+    public let verification: (any DeviceVerificationStore)?
+
+    /// Gateway reasons of a refused verification push that say the token belongs to another
+    /// app (APNs' 400 `DeviceTokenNotForTopic`): the device is removed, as for a dead token.
+    static let notOurAppReasons: Set<String> = ["DeviceTokenNotForTopic"]
 
     /// Wires the notifier over `database` with the given forecast and push capabilities.
     public init(
         database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
         resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) {
-        let (store, runLock, workQueue) = database.notifier(leaseSeconds: config.notifier.leaseSeconds)
+        let (store, runLock, workQueue) = database.notifier(
+            leaseSeconds: config.notifier.leaseSeconds, verifiedDevicesOnly: config.verifiesDevices)
         self.store = store
         self.workQueue = workQueue
         if let queue = workQueue {
@@ -34,7 +41,10 @@ public struct NotifierComponents: Sendable {
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
             configuration: config.notifier,
             runLock: runLock, workQueue: workQueue,
-            logger: logger, clock: clock, resent: resent, runEnded: { ProcessMemory.releaseFree() })
+            logger: logger, clock: clock, resent: resent, runEnded: { ProcessMemory.releaseFree() },
+            verification: config.verifiesDevices
+                ? DeviceVerificationStep(store: store, notOurAppReasons: Self.notOurAppReasons) : nil)
+        verification = config.verifiesDevices ? store : nil
     }
 
     /// The scheduled runs, as a service of `frostbox serve`.

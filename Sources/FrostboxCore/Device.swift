@@ -18,6 +18,9 @@ public struct Device: Sendable, Hashable {
     public var quietHours: QuietHours?
     /// Whether a hard-freeze alert goes out inside quiet hours (time-sensitive).
     public var hardFreezeBreaksQuietHours: Bool = false
+    /// When a gateway accepted the device's verification push (epoch seconds); nil while
+    /// pending (see `DeviceVerification`).
+    public var verifiedAt: Int64?
 
     public init(
         token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil,

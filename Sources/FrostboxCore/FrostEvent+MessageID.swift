@@ -12,27 +12,44 @@ extension FrostEvent {
         hash.add(UInt64(bitPattern: box.key))
         hash.add(UInt64(night.compactNumber))
         hash.add(UInt64(level.rawValue))
-        let (high, low) = hash.finished(salts: (0x9E37_79B9_7F4A_7C15, 0xD1B5_4A32_D192_ED03))
-        return String(unsafeUninitializedCapacity: 36) { text in
-            var position = 0
-            for index in 0..<16 {
-                var byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> UInt64(56 - 8 * (index % 8)))
-                if index == 6 { byte = (byte & 0x0F) | 0x80 }  // version 8
-                if index == 8 { byte = (byte & 0x3F) | 0x80 }  // RFC 9562 variant
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    text[position] = UInt8(ascii: "-")
-                    position += 1
-                }
-                text[position] = Self.hexDigits[Int(byte >> 4)]
-                text[position + 1] = Self.hexDigits[Int(byte & 0x0F)]
-                position += 2
-            }
-            return position
-        }
+        return uuidText(hash.finished(salts: (0x9E37_79B9_7F4A_7C15, 0xD1B5_4A32_D192_ED03)))
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 }
+
+extension DeviceToken {
+    /// The message id of the verification push to this device as registered at
+    /// `createdAt` (the same for every resend; another registration of the token after its
+    /// removal gets another id). A UUID built as `FrostEvent.messageID(for:)` builds one.
+    public func verificationMessageID(createdAt: Int64) -> String {
+        var hash = MessageIDHash(bases: (0x6C62_272E_07BB_0142, 0x62B8_2175_6295_C58D))
+        for byte in value.utf8 { hash.add(byte) }
+        hash.add(UInt64(bitPattern: createdAt))
+        return uuidText(hash.finished(salts: (0x9E37_79B9_7F4A_7C15, 0xD1B5_4A32_D192_ED03)))
+    }
+}
+
+/// 128 bits as a version 8 UUID (RFC 9562's custom layout), upper-case canonical text.
+private func uuidText(_ bits: (UInt64, UInt64)) -> String {
+    let (high, low) = bits
+    return String(unsafeUninitializedCapacity: 36) { text in
+        var position = 0
+        for index in 0..<16 {
+            var byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> UInt64(56 - 8 * (index % 8)))
+            if index == 6 { byte = (byte & 0x0F) | 0x80 }  // version 8
+            if index == 8 { byte = (byte & 0x3F) | 0x80 }  // RFC 9562 variant
+            if index == 4 || index == 6 || index == 8 || index == 10 {
+                text[position] = UInt8(ascii: "-")
+                position += 1
+            }
+            text[position] = uuidHexDigits[Int(byte >> 4)]
+            text[position + 1] = uuidHexDigits[Int(byte & 0x0F)]
+            position += 2
+        }
+        return position
+    }
+}
+
+private let uuidHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
 /// FNV-1a over bytes in two lanes, each finished with SplitMix64's mixer: a fixed, portable
 /// 128-bit hash (unlike `Hasher`, which is seeded per process).

@@ -63,6 +63,12 @@ public enum FrostboxMetrics {
         public static let alertsReleased = "frostbox_alerts_released_total"
         /// Counter: held alerts dropped when the quiet hours ended because their frost had begun, by `level`.
         public static let alertsHeldExpired = "frostbox_alerts_held_expired_total"
+        /// Counter: verification pushes to pending devices, by `result` (`verified`, `rejected`: removed, `waiting`: tried again next run).
+        public static let deviceVerifications = "frostbox_device_verifications_total"
+        /// Gauge: devices waiting to be proven real (as of the latest run).
+        public static let devicesPending = "frostbox_devices_pending"
+        /// Gauge: subscribed boxes left out of the latest run, by `reason` (`budget`: the forecast budget was spent; `unverified`: no device in them is verified yet).
+        public static let boxesLeftOut = "frostbox_boxes_left_out"
 
         // Places
         /// Gauge (UTC epoch seconds): when the places generation in use was built; 0 for a plain places file.
@@ -122,6 +128,9 @@ public enum FrostboxMetrics {
         Name.alertsHeld: "Alerts planned inside their device's quiet hours and held in the outbox, by level.",
         Name.alertsReleased: "Held alerts sent when their device's quiet hours ended, by level.",
         Name.alertsHeldExpired: "Held alerts dropped when the quiet hours ended because the frost had begun, by level.",
+        Name.deviceVerifications: "Verification pushes to pending devices, by result: verified, rejected (removed) or waiting (tried again next run).",
+        Name.devicesPending: "Devices waiting to be proven real by a verification push, as of the latest notify run.",
+        Name.boxesLeftOut: "Subscribed boxes the latest notify run did not ask for, by reason: budget or unverified (no verified device).",
         Name.placesGenerationCreatedAt: "When the places generation in use was built (UTC epoch seconds; 0: a plain places file).",
         Name.placesGenerationSwitchedAt: "When the server switched to the places generation in use (UTC epoch seconds; 0: the one it started with).",
         Name.placesGenerationsRefused: "Places generations refused since start (damaged, half-written or of another schema).",

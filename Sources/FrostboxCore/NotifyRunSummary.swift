@@ -68,6 +68,12 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
     /// Held alerts dropped when the quiet hours ended because their frost had begun (also
     /// counted in `failed[.expired]`).
     public var alertsHeldExpired: Int = 0
+    /// Devices proven real by this run's verification round (`DeviceVerification`).
+    public var devicesVerified: Int = 0
+    /// Devices whose verification push a gateway refused as not ours: removed.
+    public var devicesRejected: Int = 0
+    /// Subscribed boxes not asked for because no device in them is verified yet.
+    public var boxesUnverified: Int = 0
 
     public init(id: Int64 = 0, startedAt: Int64, dryRun: Bool = false) {
         self.id = id
@@ -128,6 +134,7 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
             + " planning=\(planningMilliseconds)ms store=\(storeMilliseconds)ms delivery=\(deliveryMilliseconds)ms duration=\(durationMilliseconds)ms"
             + (error.map { " error=\($0)" } ?? "")
             + " held=\(alertsHeld) released=\(alertsReleased) held-expired=\(alertsHeldExpired)"
+            + " verified=\(devicesVerified) rejected=\(devicesRejected) unverified-boxes=\(boxesUnverified)"
     }
 }
 
@@ -137,7 +144,7 @@ extension NotifyRunSummary {
         \.forecastsCached, \.forecastsFreshByRun, \.forecastsFetched, \.boxesFailed, \.boxesLeftOut, \.forecastRequests, \.verdicts,
         \.alertsPlanned, \.alertsCarriedOver, \.alertsDelivered, \.tokensPruned, \.resendMilliseconds,
         \.forecastMilliseconds, \.planningMilliseconds, \.storeMilliseconds, \.deliveryMilliseconds,
-        \.alertsHeld, \.alertsReleased, \.alertsHeldExpired,
+        \.alertsHeld, \.alertsReleased, \.alertsHeldExpired, \.devicesVerified, \.devicesRejected, \.boxesUnverified,
     ]
 
     /// One run's summary from the parts its workers did (a run shared by several instances):

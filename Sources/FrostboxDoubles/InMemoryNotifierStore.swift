@@ -37,6 +37,9 @@ public final class InMemoryNotifierStore: NotifierStore {
         var environment: PushEnvironment?
         var quietHours: QuietHours?
         var hardFreezeBreaksQuietHours = false
+        /// When proven real (nil: pending); seeded devices are verified unless told otherwise.
+        var verifiedAt: Int64? = 0
+        var createdAt: Int64 = 0
     }
 
     struct State: Sendable {
@@ -51,34 +54,43 @@ public final class InMemoryNotifierStore: NotifierStore {
         var nextRunID: Int64 = 1
     }
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
     /// How many runs `purge` keeps.
     public let keptRuns: Int
+    /// As the SQL stores': boxes without a verified device are not asked for and pending
+    /// devices get no alerts. False: every device counts.
+    public let verifiedDevicesOnly: Bool
 
-    public init(keptRuns: Int = 10_000) {
+    public init(keptRuns: Int = 10_000, verifiedDevicesOnly: Bool = false) {
         state = Mutex(State())
         self.keptRuns = keptRuns
+        self.verifiedDevicesOnly = verifiedDevicesOnly
     }
 
-    private init(_ copy: State, keptRuns: Int) {
+    private init(_ copy: State, keptRuns: Int, verifiedDevicesOnly: Bool) {
         state = Mutex(copy)
         self.keptRuns = keptRuns
+        self.verifiedDevicesOnly = verifiedDevicesOnly
     }
 
     /// An independent copy of everything stored now.
-    public func snapshot() -> InMemoryNotifierStore { InMemoryNotifierStore(state.withLock { $0 }, keptRuns: keptRuns) }
+    public func snapshot() -> InMemoryNotifierStore {
+        InMemoryNotifierStore(state.withLock { $0 }, keptRuns: keptRuns, verifiedDevicesOnly: verifiedDevicesOnly)
+    }
 
     // MARK: Seeding and inspection (tests)
 
-    /// Registers (or re-registers) a device at `registeredAt`.
+    /// Registers (or re-registers) a device at `registeredAt`; `verified` false leaves it
+    /// pending (`DeviceVerification`).
     public func register(
         _ token: DeviceToken, at registeredAt: Int64, platform: DevicePlatform? = nil, app: String? = nil, environment: PushEnvironment? = nil,
-        quietHours: QuietHours? = nil, hardFreezeBreaksQuietHours: Bool = false
+        quietHours: QuietHours? = nil, hardFreezeBreaksQuietHours: Bool = false, verified: Bool = true
     ) {
         state.withLock {
             $0.devices[token] = DeviceFacts(
                 registeredAt: registeredAt, platform: platform ?? token.formPlatform, app: app, environment: environment,
-                quietHours: quietHours, hardFreezeBreaksQuietHours: hardFreezeBreaksQuietHours)
+                quietHours: quietHours, hardFreezeBreaksQuietHours: hardFreezeBreaksQuietHours, verifiedAt: verified ? registeredAt : nil,
+                createdAt: registeredAt)
         }
     }
 
@@ -114,8 +126,9 @@ public final class InMemoryNotifierStore: NotifierStore {
     // MARK: NotifierStore
 
     public func boxesToNotify() async throws -> [GeoBox] {
-        state.withLock { state in
-            let boxes = Set(state.places.map(\.box))
+        let verifiedOnly = verifiedDevicesOnly
+        return state.withLock { state in
+            let boxes = Set(state.places.filter { !verifiedOnly || state.devices[$0.place.token]?.verifiedAt != nil }.map(\.box))
             return boxes.sorted { a, b in
                 Self.order(state.fetches[a], a) < Self.order(state.fetches[b], b)
             }
@@ -131,9 +144,11 @@ public final class InMemoryNotifierStore: NotifierStore {
 
     public func places(in boxes: [GeoBox]) async throws -> [GeoBox: [SubscribedPlace]] {
         let wanted = Set(boxes)
+        let verifiedOnly = verifiedDevicesOnly
         return state.withLock { state in
             var result: [GeoBox: [SubscribedPlace]] = [:]
-            for (box, place) in state.places where wanted.contains(box) {
+            for (box, place) in state.places
+            where wanted.contains(box) && (!verifiedOnly || state.devices[place.token]?.verifiedAt != nil) {
                 var place = place
                 let device = state.devices[place.token]
                 place.platform = device?.platform ?? place.token.formPlatform

@@ -29,17 +29,22 @@ public struct AdminRoutes: Sendable {
         public var pushSender: (any PushSender)?
         /// Looks for a newer places generation now (`POST /admin/places/reload`).
         public var reloadPlaces: @Sendable () async -> PlacesReload
+        /// Devices waiting to be proven real (`/admin/devices/pending`); nil when devices
+        /// need no proving.
+        public var pendingDevices: (any DeviceVerificationStore)?
 
         public init(
             stats: @escaping @Sendable () async throws -> AdminStats,
             notify: @escaping @Sendable () async throws -> NotifyTrigger = { .unavailable },
             pushSender: (any PushSender)? = nil,
-            reloadPlaces: @escaping @Sendable () async -> PlacesReload = { PlacesReload(result: "unchanged", generation: nil, switchedAt: nil) }
+            reloadPlaces: @escaping @Sendable () async -> PlacesReload = { PlacesReload(result: "unchanged", generation: nil, switchedAt: nil) },
+            pendingDevices: (any DeviceVerificationStore)? = nil
         ) {
             self.stats = stats
             self.notify = notify
             self.pushSender = pushSender
             self.reloadPlaces = reloadPlaces
+            self.pendingDevices = pendingDevices
         }
     }
 
@@ -52,6 +57,7 @@ public struct AdminRoutes: Sendable {
     }
 
     public func add(to routes: RouteBuilder) {
+        addPendingDevices(to: routes)
         routes.on(.get, "/admin/stats") { request, context in
             try authorize(request, context)
             return JSONResponse(.ok, try await operations.stats())
@@ -152,6 +158,10 @@ public struct AdminStats: Sendable, Encodable, Equatable {
     public var recentRuns: [AdminRunSummary]
     /// Of `outboxPending`, alerts held until their device's quiet hours end.
     public var outboxHeld: Int = 0
+    /// Devices waiting to be proven real; nil (absent) when devices need no proving.
+    public var devicesPending: Int?
+    /// Subscribed boxes in which no device is verified yet (not forecast); nil as above.
+    public var boxesAwaitingVerification: Int?
 
     public init(
         devices: Int, devicesByPlatform: [String: Int] = [:], subscriptions: Int, boxes: Int, places: Int, placesGeneration: String? = nil,
@@ -178,6 +188,8 @@ public struct AdminStats: Sendable, Encodable, Equatable {
         case placesGeneration = "places_generation"
         case placesSwitchedAt = "places_switched_at"
         case outboxHeld = "outbox_held"
+        case devicesPending = "devices_pending"
+        case boxesAwaitingVerification = "boxes_awaiting_verification"
     }
 }
 

@@ -162,9 +162,11 @@ struct DeviceResponse: Encodable {
     /// Always present; `null` when none are set.
     let quietHours: QuietHoursBody?
     let hardFreezeBreaksQuietHours: Bool
+    /// `pending` until a gateway accepted the device's verification push, then `verified`.
+    let verification: DeviceVerification
 
     enum CodingKeys: String, CodingKey {
-        case token, platform, app, topic, environment, locale
+        case token, platform, app, topic, environment, locale, verification
         case createdAt = "created_at"
         case registeredAt = "registered_at"
         case quietHours = "quiet_hours"
@@ -183,9 +185,11 @@ struct DeviceResponse: Encodable {
         try container.encode(registeredAt, forKey: .registeredAt)
         try container.encode(quietHours, forKey: .quietHours)
         try container.encode(hardFreezeBreaksQuietHours, forKey: .hardFreezeBreaksQuietHours)
+        try container.encode(verification, forKey: .verification)
     }
 
-    init(_ device: Device) {
+    /// `verificationRequired` false: every device counts as verified.
+    init(_ device: Device, verificationRequired: Bool) {
         token = device.token.value
         platform = device.platform.rawValue
         app = device.app
@@ -196,6 +200,7 @@ struct DeviceResponse: Encodable {
         registeredAt = Timestamp.iso8601(device.registeredAt)
         quietHours = device.quietHours.map { QuietHoursBody(start: $0.start, end: $0.end) }
         hardFreezeBreaksQuietHours = device.hardFreezeBreaksQuietHours
+        verification = DeviceVerification(verifiedAt: device.verifiedAt, required: verificationRequired)
     }
 }
 

@@ -12,11 +12,17 @@ public struct DeviceRoutes: Sendable {
     let clock: @Sendable () -> Int64
     /// How many boxes nobody subscribed to before a client may start; nil: no limit.
     let newPlaces: NewPlaceLimit?
+    /// Devices must be proven real (`DeviceVerification`): a device reads as `pending` until
+    /// verified. False: every device reads as `verified`.
+    let verifiesDevices: Bool
 
-    public init(store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64, newPlaces: NewPlaceLimit? = nil) {
+    public init(
+        store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false
+    ) {
         self.store = store
         self.clock = clock
         self.newPlaces = newPlaces
+        self.verifiesDevices = verifiesDevices
     }
 
     public func add(to routes: RouteBuilder) {
@@ -80,7 +86,7 @@ public struct DeviceRoutes: Sendable {
                 throw APIError.notFound("device \(token.redacted) vanished while registering")
             }
             context.logger.debug("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
-            return JSONResponse.deviceData(created ? .created : .ok, DeviceResponse(device))
+            return JSONResponse.deviceData(created ? .created : .ok, DeviceResponse(device, verificationRequired: verifiesDevices))
         }
 
         routes.on(.get, "/v1/devices/{token}") { _, context in
@@ -88,7 +94,7 @@ public struct DeviceRoutes: Sendable {
             guard let device = try await store.device(token) else {
                 throw APIError.notFound("unknown device")
             }
-            return JSONResponse.deviceData(.ok, DeviceResponse(device))
+            return JSONResponse.deviceData(.ok, DeviceResponse(device, verificationRequired: verifiesDevices))
         }
 
         routes.on(.delete, "/v1/devices/{token}") { _, context in

@@ -55,6 +55,8 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
         public var boxes: Int
         public var boxesFailed: Int
         public var boxesLeftOut: Int
+        /// Boxes not asked for because no device in them is verified yet.
+        public var boxesUnverified: Int
         public var planned: Int
         public var delivered: Int
         public var failed: Int
@@ -72,6 +74,7 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
             boxes = run.boxes
             boxesFailed = run.boxesFailed
             boxesLeftOut = run.boxesLeftOut
+            boxesUnverified = run.boxesUnverified
             planned = run.alertsPlanned
             delivered = run.alertsDelivered
             failed = run.alertsFailed

@@ -38,6 +38,8 @@ public actor Notifier {
     ///     purges at its end; nil purges none.
     ///   - runEnded: called after every run of this process, once it has let go of the run's
     ///     memory (the composition root hands freed memory back to the system there).
+    ///   - verification: proves pending devices real at the start of each run (the store's
+    ///     reads must then leave out devices not yet verified); nil: every device counts.
     public init(
         store: any NotifierStore, forecasts: any ForecastProvider, push: any PushSender, forecastCache: (any ForecastCache)? = nil,
         planner: AlertPlanner = AlertPlanner(), configuration: NotifierSettings = NotifierSettings(),
@@ -45,12 +47,13 @@ public actor Notifier {
         clock: @escaping @Sendable () -> Int64,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         resent: @escaping @Sendable (Int) -> Void = { _ in },
-        runEnded: @escaping @Sendable () -> Void = {}
+        runEnded: @escaping @Sendable () -> Void = {},
+        verification: DeviceVerificationStep? = nil
     ) {
         work = NotifyRun(
             store: store, workQueue: workQueue, forecasts: forecasts, push: push, forecastCache: forecastCache, planner: planner,
             configuration: configuration,
-            logger: logger, clock: clock, sleep: sleep, resent: resent)
+            logger: logger, clock: clock, sleep: sleep, resent: resent, verification: verification)
         self.runLock = runLock
         self.runEnded = runEnded
     }
@@ -97,9 +100,10 @@ public actor Notifier {
             // A look for a run to join holds the notifier for a moment; a run asked for then is
             // not "already running": wait for the look's answer, then start one if it found none.
             for _ in 0..<500 where lookingForRun { try await Task.sleep(for: .milliseconds(10)) }
-            guard let join = try await beginShared(queue, startNew: true, startedAfter: nil) else { return .alreadyRunning }
+            guard let begun = try await beginShared(queue, startNew: true, startedAfter: nil) else { return .alreadyRunning }
+            let (join, verified) = begun
             triggered = Task {
-                let summary = await work.performShared(join, queue: queue)
+                let summary = await work.performShared(join, queue: queue, verified: verified)
                 self.endRun()
                 return summary
             }
@@ -134,9 +138,10 @@ public actor Notifier {
 
     /// Does this instance's part of the shared run it joins or starts.
     private func runShared(_ queue: any NotifyWorkQueue, startNew: Bool, startedAfter: Int64?) async throws -> RunResult {
-        guard let join = try await beginShared(queue, startNew: startNew, startedAfter: startedAfter) else { return .alreadyRunning }
+        guard let begun = try await beginShared(queue, startNew: startNew, startedAfter: startedAfter) else { return .alreadyRunning }
+        let (join, verified) = begun
         defer { endRun() }
-        return .completed(await work.performShared(join, queue: queue))
+        return .completed(await work.performShared(join, queue: queue, verified: verified))
     }
 
     /// Claims this process's run and opens it in the store (a dry run stores nothing: id 0);
@@ -152,14 +157,21 @@ public actor Notifier {
     }
 
     /// Claims this process's run and joins or starts the shared one; nil when this process
-    /// is already on a run or there was nothing to join. The caller ends it.
-    private func beginShared(_ queue: any NotifyWorkQueue, startNew: Bool, startedAfter: Int64?) async throws -> NotifyRunJoin? {
+    /// is already on a run or there was nothing to join. The caller ends it. An instance that
+    /// may start a run proves pending devices real first, before the run lists its boxes (two
+    /// instances doing so at once send a device two verification pushes: harmless).
+    private func beginShared(
+        _ queue: any NotifyWorkQueue, startNew: Bool, startedAfter: Int64?
+    ) async throws -> (
+        NotifyRunJoin, VerificationRound?
+    )? {
         guard begin() else { return nil }
         lookingForRun = !startNew
         defer { lookingForRun = false }
         do {
+            let verified = startNew ? try await work.verifyDevices(logger: work.logger) : nil
             if let join = try await queue.joinOrStartRun(at: work.clock(), startNew: startNew, startedAfter: startedAfter) {
-                return join
+                return (join, verified)
             }
         } catch {
             end()

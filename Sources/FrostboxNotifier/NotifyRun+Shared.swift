@@ -16,7 +16,7 @@ import Logging
 /// (`StorageUnavailableError`) the part waits, for `configuration.endRetryWindow` at most, and
 /// resumes where it stopped (`PartState`); only a longer outage ends it `failed`.
 extension NotifyRun {
-    func performShared(_ join: NotifyRunJoin, queue: any NotifyWorkQueue) async -> NotifyRunSummary {
+    func performShared(_ join: NotifyRunJoin, queue: any NotifyWorkQueue, verified: VerificationRound? = nil) async -> NotifyRunSummary {
         let logger = {
             var logger = self.logger
             logger[metadataKey: "run"] = "\(join.runID)"
@@ -39,6 +39,7 @@ extension NotifyRun {
             }
         }
         let part = await conclude(NotifyRunSummary(id: join.runID, startedAt: clock())) { summary in
+            summary.add(verified, countsBoxes: join.started)
             var work = PartState(outage: OutageBudget(window: configuration.endRetryWindow))
             // The database unavailable for a while (a restart, a failover): this part waits it
             // out and resumes where it stopped, its leases renewed meanwhile by the heartbeat

@@ -4,6 +4,8 @@ import Metrics
 
 /// The work of one notify run, without the scheduling:
 ///
+/// 0. prove pending devices real (`DeviceVerificationStep`), when that is required, so that
+///    the boxes of those verified now are asked for in this run;
 /// 1. resend the outbox entries earlier runs left pending (a crash, temporary failures, held
 ///    through quiet hours that have ended), with their original apns-id and collapse-id;
 /// 2. for the distinct subscribed boxes, chunk by chunk (failed and left-out boxes first): get
@@ -28,6 +30,8 @@ struct NotifyRun: Sendable {
     let sleep: @Sendable (Duration) async throws -> Void
     /// Told how many pushes of a round were sends of entries sent before.
     let resent: @Sendable (Int) -> Void
+    /// Proves pending devices real before forecasts are asked for; nil: every device counts.
+    let verification: DeviceVerificationStep?
 
     func perform(runID: Int64, dryRun: Bool, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?) async -> NotifyRunSummary {
         var logger = self.logger
@@ -35,6 +39,7 @@ struct NotifyRun: Sendable {
         let summary = await conclude(NotifyRunSummary(id: runID, startedAt: clock(), dryRun: dryRun)) { summary in
             var delivery = Delivery()
             if !dryRun {
+                summary.add(try await verifyDevices(logger: logger))
                 let backlogThrough = try await store.lastOutboxID()
                 let stopwatch = ContinuousClock.now
                 summary.alertsCarriedOver = try await resend(through: backlogThrough, delivery: &delivery, summary: &summary, logger: logger)
@@ -101,6 +106,9 @@ struct NotifyRun: Sendable {
         Counter(label: FrostboxMetrics.Name.notifyRuns, dimensions: [(FrostboxMetrics.Label.result, result)]).increment()
         Timer(label: FrostboxMetrics.Name.notifyRunDuration, dimensions: [(FrostboxMetrics.Label.result, result)])
             .recordMilliseconds(summary.durationMilliseconds)
+        if !summary.dryRun {
+            Gauge(label: FrostboxMetrics.Name.boxesLeftOut, dimensions: [(FrostboxMetrics.Label.reason, "budget")]).record(summary.boxesLeftOut)
+        }
         if summary.status == .completed {
             logger.notice("notify run completed", metadata: ["summary": "\(summary.line)"])
         } else if summary.status == .degraded {

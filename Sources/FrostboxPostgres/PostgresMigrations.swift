@@ -20,6 +20,7 @@ enum PostgresMigrations {
         ("p3-model-runs", modelRuns),
         ("p4-run-platforms", runPlatforms),
         ("p5-quiet-hours", quietHours),
+        ("p6-device-verification", deviceVerification),
     ]
 
     /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;

@@ -52,7 +52,7 @@ extension PostgresNotifierStore: NotifyWorkQueue {
                     .single(Int64.self)
             else { throw PostgresStoreError("the run insert returned no id") }
             let boxes = try await connection.query(
-                "INSERT INTO run_box (run_id, position, box) SELECT \(runID), position, box FROM box_notify_order RETURNING box",
+                "INSERT INTO run_box (run_id, position, box) SELECT \(runID), position, box FROM \(unescaped: notifyOrderView) RETURNING box",
                 logger: logger
             ).collectCount()
             // Statistics for the run's fresh rows, so that claims and counts plan well from the start.

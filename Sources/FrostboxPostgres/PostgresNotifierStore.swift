@@ -18,13 +18,23 @@ public struct PostgresNotifierStore: NotifierStore {
     public let worker: String
     /// How long a claim on boxes or outbox entries lasts without renewal, seconds.
     public let leaseSeconds: Int64
+    /// Devices must be proven real (`DeviceVerification`): boxes without a verified device
+    /// are not asked for and pending devices get no alerts. False: every device counts.
+    public let verifiedDevicesOnly: Bool
 
-    public init(database: PostgresDatabase, keptRuns: Int = 10_000, worker: String = PostgresNotifierStore.defaultWorker, leaseSeconds: Int64 = 30) {
+    public init(
+        database: PostgresDatabase, keptRuns: Int = 10_000, worker: String = PostgresNotifierStore.defaultWorker, leaseSeconds: Int64 = 30,
+        verifiedDevicesOnly: Bool = false
+    ) {
         self.database = database
         self.keptRuns = keptRuns
         self.worker = worker
         self.leaseSeconds = leaseSeconds
+        self.verifiedDevicesOnly = verifiedDevicesOnly
     }
+
+    /// The view listing the boxes a run asks for, in order (`PostgresMigrations.notifyOrder`).
+    var notifyOrderView: String { verifiedDevicesOnly ? "box_notify_order_verified" : "box_notify_order" }
 
     /// `host:pid`, unique among the instances of a cluster (looked up once: the host name can
     /// take a resolver round trip).
@@ -33,7 +43,7 @@ public struct PostgresNotifierStore: NotifierStore {
     var logger: Logger { database.logger }
 
     public func boxesToNotify() async throws -> [GeoBox] {
-        let rows = try await database.query("SELECT box FROM box_notify_order ORDER BY position")
+        let rows = try await database.query("SELECT box FROM \(unescaped: notifyOrderView) ORDER BY position")
         var boxes: [GeoBox] = []
         for try await key in rows.decode(Int64.self) {
             if let box = GeoBox(key: key) { boxes.append(box) }
@@ -48,7 +58,7 @@ public struct PostgresNotifierStore: NotifierStore {
             SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
                    s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet
             FROM subscription AS s JOIN device AS d ON d.token = s.token
-            WHERE s.box = ANY(\(boxes.map(\.key)))
+            WHERE s.box = ANY(\(boxes.map(\.key))) AND (d.verified_at IS NOT NULL OR NOT \(verifiedDevicesOnly))
             ORDER BY s.box, s.token COLLATE "C", s.id
             """)
         var result: [GeoBox: [SubscribedPlace]] = [:]

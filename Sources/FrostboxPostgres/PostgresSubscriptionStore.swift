@@ -42,11 +42,12 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     public func device(_ token: DeviceToken) async throws -> Device? {
         let rows = try await database.query(
             """
-            SELECT platform, topic, environment, locale, created_at, registered_at, quiet_start, quiet_end, hard_freeze_breaks_quiet
+            SELECT platform, topic, environment, locale, created_at, registered_at, quiet_start, quiet_end, hard_freeze_breaks_quiet,
+                   verified_at
             FROM device WHERE token = \(token.value)
             """)
-        for try await (platform, topic, environment, locale, createdAt, registeredAt, quietStart, quietEnd, breaks) in rows.decode(
-            (String, String?, String?, String?, Int64, Int64, Int32?, Int32?, Bool).self)
+        for try await (platform, topic, environment, locale, createdAt, registeredAt, quietStart, quietEnd, breaks, verifiedAt) in rows.decode(
+            (String, String?, String?, String?, Int64, Int64, Int32?, Int32?, Bool, Int64?).self)
         {
             var device = Device(
                 token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: topic,
@@ -54,6 +55,7 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
                 createdAt: createdAt, registeredAt: registeredAt)
             device.quietHours = PostgresNotifierStore.quietHours(quietStart, quietEnd)
             device.hardFreezeBreaksQuietHours = breaks
+            device.verifiedAt = verifiedAt
             return device
         }
         return nil

@@ -15,6 +15,7 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     var quietStart: Int64?
     var quietEnd: Int64?
     var hardFreezeBreaksQuiet: Bool
+    var verifiedAt: Int64?
 
     enum CodingKeys: String, CodingKey {
         case token, platform, topic, environment, locale
@@ -23,6 +24,7 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
         case quietStart = "quiet_start"
         case quietEnd = "quiet_end"
         case hardFreezeBreaksQuiet = "hard_freeze_breaks_quiet"
+        case verifiedAt = "verified_at"
     }
 
     init(_ registration: DeviceRegistration, at now: Int64) {
@@ -37,6 +39,7 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
         quietStart = quiet?.start
         quietEnd = quiet?.end
         hardFreezeBreaksQuiet = registration.hardFreezeBreaksQuietHours ?? false
+        verifiedAt = nil
     }
 
     var device: Device {
@@ -47,6 +50,7 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
             locale: locale, createdAt: createdAt, registeredAt: registeredAt)
         device.quietHours = GRDBNotifierStore.quietHours(quietStart, quietEnd)
         device.hardFreezeBreaksQuietHours = hardFreezeBreaksQuiet
+        device.verifiedAt = verifiedAt
         return device
     }
 }

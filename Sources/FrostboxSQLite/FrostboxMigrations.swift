@@ -25,6 +25,7 @@ public enum FrostboxMigrations {
         ("v11-run-platforms", v11RunPlatforms),
         ("v12-quiet-hours", v12QuietHours),
         ("v13-storage-probe", v13StorageProbe),
+        ("v14-device-verification", v14DeviceVerification),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

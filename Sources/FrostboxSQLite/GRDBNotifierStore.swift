@@ -10,20 +10,33 @@ public struct GRDBNotifierStore: NotifierStore {
     let database: FrostboxDatabase
     /// How many runs the runs table keeps.
     public let keptRuns: Int
+    /// Devices must be proven real (`DeviceVerification`): boxes without a verified device
+    /// are not asked for and pending devices get no alerts. False: every device counts.
+    public let verifiedDevicesOnly: Bool
 
-    public init(database: FrostboxDatabase, keptRuns: Int = 10_000) {
+    public init(database: FrostboxDatabase, keptRuns: Int = 10_000, verifiedDevicesOnly: Bool = false) {
         self.database = database
         self.keptRuns = keptRuns
+        self.verifiedDevicesOnly = verifiedDevicesOnly
     }
 
     public func boxesToNotify() async throws -> [GeoBox] {
-        try await database.pool.read { db in
+        // Only boxes with a verified device, when that is required: one indexed probe per box,
+        // which stops at its first verified subscriber.
+        let verified =
+            verifiedDevicesOnly
+            ? """
+            WHERE EXISTS (SELECT 1 FROM subscription AS v JOIN device AS d ON d.token = v.token
+                          WHERE v.box = s.box AND d.verified_at IS NOT NULL)
+            """ : ""
+        return try await database.pool.read { db in
             // Failing boxes first (longest failing first), then never fetched, then oldest success.
             let keys = try Int64.fetchAll(
                 db,
                 sql: """
                     SELECT s.box FROM (SELECT DISTINCT box FROM subscription) AS s
                     LEFT JOIN box_fetch AS f ON f.box = s.box
+                    \(verified)
                     ORDER BY CASE WHEN f.failing_since IS NOT NULL THEN 0 WHEN f.box IS NULL THEN 1 ELSE 2 END,
                              COALESCE(f.failing_since, f.last_success_at, 0), s.box
                     """)
@@ -33,6 +46,8 @@ public struct GRDBNotifierStore: NotifierStore {
 
     public func places(in boxes: [GeoBox]) async throws -> [GeoBox: [SubscribedPlace]] {
         guard !boxes.isEmpty else { return [:] }
+        // Pending devices get no alerts when devices must be proven real.
+        let verified = verifiedDevicesOnly ? "AND d.verified_at IS NOT NULL" : ""
         return try await database.pool.read { db in
             // One indexed lookup per box, read through the C API: a run reads every
             // subscription once, and building GRDB rows cost more than the lookups.
@@ -42,7 +57,7 @@ public struct GRDBNotifierStore: NotifierStore {
                     SELECT s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
                            s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet
                     FROM subscription AS s JOIN device AS d ON d.token = s.token
-                    WHERE s.box = ?
+                    WHERE s.box = ? \(verified)
                     ORDER BY s.token, s.id
                     """)
             var result: [GeoBox: [SubscribedPlace]] = [:]

@@ -54,6 +54,7 @@ public enum NotifyRunColumns {
             name: "by_platform", kind: .text, get: { .text(PlatformDeliveriesCodec.encode($0.byPlatform)) },
             set: { $0.byPlatform = PlatformDeliveriesCodec.decode($1.text ?? "") }),
         count("alerts_held", \.alertsHeld), count("alerts_released", \.alertsReleased), count("alerts_held_expired", \.alertsHeldExpired),
+        count("devices_verified", \.devicesVerified), count("devices_rejected", \.devicesRejected), count("boxes_unverified", \.boxesUnverified),
     ]
 
     /// The column names, in storage order.

@@ -6,6 +6,7 @@ enum RunsTable {
     static let headers = [
         "ID", "STARTED (UTC)", "STATUS", "BOXES", "FRESH BY RUN", "REQUESTS", "BOX FAILURES", "LEFT OUT", "PLANNED", "DELIVERED", "PUSH FAILURES",
         "BY PLATFORM (DELIVERED/FAILED)", "DURATION", "HELD", "RELEASED", "HELD EXPIRED",
+        "VERIFIED", "REJECTED", "UNVERIFIED BOXES",
     ]
 
     /// One header line and one line per run, columns aligned; a run's error follows its line.
@@ -18,6 +19,7 @@ enum RunsTable {
                 "\(run.alertsDelivered)", "\(run.alertsFailed)", run.byPlatform.isEmpty ? "-" : run.byPlatform.description,
                 run.finishedAt == nil ? "-" : seconds(run.durationMilliseconds),
                 "\(run.alertsHeld)", "\(run.alertsReleased)", "\(run.alertsHeldExpired)",
+                "\(run.devicesVerified)", "\(run.devicesRejected)", "\(run.boxesUnverified)",
             ]
         }
         let widths = headers.indices.map { column in ([headers] + rows).map { $0[column].count }.max() ?? 0 }
@@ -79,6 +81,8 @@ enum RunsTable {
         var workers: [NotifyRunWorker]?
         /// Quiet hours: alerts held, held alerts released, held alerts dropped because their frost had begun.
         let alertsHeld, alertsReleased, alertsHeldExpired: Int
+        /// Device verification: devices proven real, devices refused (removed), boxes left out with no verified device.
+        let devicesVerified, devicesRejected, boxesUnverified: Int
 
         init(_ run: NotifyRunSummary) {
             id = run.id
@@ -106,6 +110,9 @@ enum RunsTable {
             alertsHeld = run.alertsHeld
             alertsReleased = run.alertsReleased
             alertsHeldExpired = run.alertsHeldExpired
+            devicesVerified = run.devicesVerified
+            devicesRejected = run.devicesRejected
+            boxesUnverified = run.boxesUnverified
         }
 
         enum CodingKeys: String, CodingKey {
@@ -131,6 +138,9 @@ enum RunsTable {
             case alertsHeld = "alerts_held"
             case alertsReleased = "alerts_released"
             case alertsHeldExpired = "alerts_held_expired"
+            case devicesVerified = "devices_verified"
+            case devicesRejected = "devices_rejected"
+            case boxesUnverified = "boxes_unverified"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -161,6 +171,9 @@ enum RunsTable {
             try c.encode(alertsHeld, forKey: .alertsHeld)
             try c.encode(alertsReleased, forKey: .alertsReleased)
             try c.encode(alertsHeldExpired, forKey: .alertsHeldExpired)
+            try c.encode(devicesVerified, forKey: .devicesVerified)
+            try c.encode(devicesRejected, forKey: .devicesRejected)
+            try c.encode(boxesUnverified, forKey: .boxesUnverified)
         }
     }
 }

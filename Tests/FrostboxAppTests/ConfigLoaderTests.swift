@@ -75,6 +75,23 @@ struct ConfigLoaderTests {
         }
     }
 
+    @Test("devices.verify: auto (on exactly when a push app is configured, never in demo mode), or forced either way")
+    func deviceVerification() async throws {
+        #expect(try await Self.load().verifiesDevices == false)
+        #expect(try await Self.load(environment: ["FROSTBOX_DEVICES_VERIFY": "true"]).verifiesDevices == true)
+        #expect(try await Self.load(overrides: ["devices.verify": "off"]).verifyDevicesSetting == false)
+        #expect(try await Self.load(overrides: ["devices.verify": "auto"]).verifyDevicesSetting == nil)
+        var withApp = FrostboxSettings()
+        withApp.push.appsFile = "/etc/frostbox/apps.json"
+        #expect(withApp.verifiesDevices)
+        withApp.verifyDevicesSetting = false
+        #expect(!withApp.verifiesDevices)
+        withApp.verifyDevicesSetting = true
+        #expect(!withApp.demoMode().verifiesDevices)
+        let error = await #expect(throws: ConfigurationError.self) { try await Self.load(overrides: ["devices.verify": "maybe"]) }
+        #expect(error?.key == "devices.verify")
+    }
+
     @Test("the example file loads, documents every key, and its values are the defaults")
     func example() async throws {
         let (config, known) = try await ConfigLoader.loadReporting(
@@ -91,6 +108,7 @@ struct ConfigLoaderTests {
         #expect(config.idleTimeout == defaults.idleTimeout)
         #expect(config.maximumConnections == defaults.maximumConnections)
         #expect(config.maximumSubscriptionsPerDevice == defaults.maximumSubscriptionsPerDevice)
+        #expect(config.verifyDevicesSetting == nil)
         #expect(config.rateLimit == defaults.rateLimit)
         #expect(config.adminToken == nil)
         #expect(config.reportInterval == defaults.reportInterval)

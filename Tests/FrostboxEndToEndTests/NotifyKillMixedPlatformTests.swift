@@ -55,6 +55,8 @@ struct NotifyKillMixedPlatformTests {
                     "FROSTBOX_NOTIFIER_CONCURRENCY": "40",
                     "FROSTBOX_NOTIFIER_RETRY_BACKOFF": "10ms",
                     "FROSTBOX_APNS_APPS_FILE": standIn.appsPath,
+                    // Alerts exactly once is what this checks; devices are taken as verified (DeviceVerificationEndToEndTests proves them).
+                    "FROSTBOX_DEVICES_VERIFY": "false",
                     "FROSTBOX_FCM_APPS_KILL_PACKAGE_NAME": "fi.example.frost",
                     "FROSTBOX_FCM_APPS_KILL_SERVICE_ACCOUNT_PATH": keyPath,
                     "FROSTBOX_FCM_APPS_KILL_URL": "https://127.0.0.1:\(fcmPort)",

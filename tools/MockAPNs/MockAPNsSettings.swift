@@ -18,6 +18,10 @@ public struct MockAPNsSettings: Sendable {
     public var clientCertificates: [TrustedCertificate] = []
     /// Topics the tokens may push to; empty means any topic.
     public var topics: Set<String> = []
+    /// The device tokens APNs knows (lower-case hex); any other well-formed token is answered
+    /// 400 BadDeviceToken, as APNs answers a token no device of the app ever had. Nil: every
+    /// token is known (faults by prefix aside).
+    public var knownTokens: Set<String>?
     /// Accept requests without any provider authentication (benchmark against a sink-like peer).
     public var requireAuthentication = true
     /// Oldest provider token accepted, seconds (APNs: one hour).

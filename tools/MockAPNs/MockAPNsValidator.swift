@@ -99,6 +99,8 @@ struct MockAPNsValidator: Sendable {
             return reject(400, "BadPayload")
         }
 
+        if let known = configuration.knownTokens, !known.contains(token.lowercased()) { return reject(400, "BadDeviceToken") }
+
         // Faults by token prefix, then by rate.
         switch MockAPNsTokenFault.of(token: token) {
         case .badDeviceToken: return reject(400, "BadDeviceToken")

@@ -33,6 +33,8 @@ struct MockAPNsCommand: AsyncParsableCommand {
     var answerBeforeBody = false
     @Option(help: "Event-loop threads.") var threads = 1
     @Option(help: "Append accepted deliveries to this JSON-lines file.") var deliveries: String?
+    @Option(help: "A file of the device tokens APNs knows, one per line; any other token is answered 400 BadDeviceToken.")
+    var knownTokens: String?
 
     func run() async throws {
         var configuration = MockAPNsSettings()
@@ -41,6 +43,11 @@ struct MockAPNsCommand: AsyncParsableCommand {
         configuration.certificateDirectory = certDir
         configuration.requireAuthentication = !noAuth
         configuration.topics = Set(topic)
+        if let knownTokens {
+            let text = try String(contentsOfFile: knownTokens, encoding: .utf8)
+            configuration.knownTokens = Set(
+                text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+        }
         configuration.goAwayAfterRequests = goawayAfter
         configuration.resetAfterRequests = resetAfter
         configuration.faultRate = faultRate

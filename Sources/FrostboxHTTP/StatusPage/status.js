@@ -479,7 +479,7 @@
         const failures = Object.entries(run.failed_by_class).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(", ");
         runTip.innerHTML = [
           `<b>Run #${run.id}</b> · ${escapeHTML(run.status)}`, `Started ${time(run.started_at)}`,
-          `Boxes ${number(run.boxes)} (failed ${number(run.boxes_failed)}, left out ${number(run.boxes_left_out)})`,
+          `Boxes ${number(run.boxes)} (failed ${number(run.boxes_failed)}, left out for budget ${number(run.boxes_left_out)}, awaiting verification ${number(run.boxes_unverified)})`,
           `Planned ${number(run.planned)} · delivered ${number(run.delivered)} · failed ${number(run.failed)}${failures ? ` (${escapeHTML(failures)})` : ""}`,
           `Duration ${duration(run.duration_ms)}`, run.error ? `Error: ${escapeHTML(run.error)}` : "",
         ].filter(Boolean).join("<br>");
