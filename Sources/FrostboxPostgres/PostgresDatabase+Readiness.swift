@@ -29,26 +29,10 @@ extension PostgresDatabase {
     /// One connection outside the pool, given no longer than twice `connectionWait` to open and
     /// start (a server shutting down can accept a connection and never answer its start-up).
     private func probeDirectly() async {
-        let (settings, wait, logger, health) = (settings, connectionWait, logger, health)
-        let race = FirstOutcome<Void>()
-        let probe = Task {
-            do {
-                var configuration = try Self.connectionConfiguration(settings)
-                configuration.options.connectTimeout = TimeAmount(wait)
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-                try? await connection.close()
-                health.record(.succeeded(wrote: false))
-            } catch {
-                if let unavailable = PostgresUnavailability.classify(error) { health.record(.failed(unavailable)) }
-            }
-            race.settle(.success(()))
+        switch await directProbe(within: connectionWait * 2) {
+        case .connected: health.record(.succeeded(wrote: false))
+        case .failed(let unavailable?): health.record(.failed(unavailable))
+        case .failed(nil), .noAnswer: break
         }
-        let timer = Task {
-            try? await Task.sleep(for: wait * 2)
-            race.settle(.success(()))
-        }
-        _ = try? await race.value()
-        probe.cancel()
-        timer.cancel()
     }
 }

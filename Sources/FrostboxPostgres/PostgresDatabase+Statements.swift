@@ -1,6 +1,7 @@
 import FrostboxCore
 import PostgresNIO
 import Synchronization
+import _ConnectionPoolModule
 
 /// How the adapters run statements: each on a connection leased for no longer than the
 /// statement (its rows read while leased), the wait for the lease bounded by `connectionWait`,
@@ -48,13 +49,20 @@ extension PostgresDatabase {
         writes: Bool = false, wait: Duration? = nil, deadline: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         do {
-            let value = try await leased(wait: wait ?? connectionWait, deadline: deadline, body)
+            let value: T
+            let pool = client
+            do {
+                value = try await leased(from: pool, wait: wait ?? connectionWait, deadline: deadline, body)
+            } catch let error as ConnectionPoolError where error == .poolShutdown && client !== pool {
+                // The pool was replaced while the statement waited for it (`PoolWatch`): the new one serves it.
+                value = try await leased(from: client, wait: wait ?? connectionWait, deadline: deadline, body)
+            }
             health.record(.succeeded(wrote: writes))
             return value
         } catch {
             guard let unavailable = PostgresUnavailability.classify(error) else { throw error }
             // A pool busy with other work says nothing about the server; the probe of `/ready` finds out.
-            if unavailable.reason != .noConnection { health.record(.failed(unavailable)) }
+            if unavailable.reason != .noConnection { health.record(.failed(unavailable)) } else { poolWatch.foundNoConnection() }
             throw unavailable
         }
     }
@@ -67,16 +75,20 @@ extension PostgresDatabase {
     /// The caller never waits for the pool past these bounds: the lease and the statement run in
     /// a task of their own, and a lease granted after the caller gave up is handed straight back.
     private func leased<T: Sendable>(
-        wait: Duration, deadline: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        from client: PostgresClient, wait: Duration, deadline: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let lease = Lease()
         let race = FirstOutcome<T>()
-        let client = self.client
+        let watch = poolWatch
         let work = Task {
             do {
                 let value = try await client.withConnection { connection in
                     guard lease.hold(connection) else { throw CancellationError() }
-                    defer { lease.release() }
+                    watch.granted()
+                    defer {
+                        lease.release()
+                        watch.returned()
+                    }
                     return try await body(connection)
                 }
                 race.settle(.success(value))

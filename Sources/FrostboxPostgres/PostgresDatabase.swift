@@ -3,6 +3,7 @@ import Logging
 import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// The PostgreSQL database of a Frostbox cluster: a `PostgresClient` pool with every migration
 /// applied. Several instances may open it at once: migrations run in one transaction under an
@@ -17,8 +18,16 @@ import ServiceLifecycle
 /// Every write is one transaction committed before its method returns; PostgreSQL's defaults
 /// (`synchronous_commit = on`, `fsync = on`) make that commit durable.
 public final class PostgresDatabase: Service, Sendable {
-    /// The pool; adapters run their statements through `query`, `withConnection` and `transaction`.
-    let client: PostgresClient
+    /// The pool in use; adapters run their statements through `query`, `withConnection` and
+    /// `transaction`. Replaced when it waits out its reconnect backoff while the server takes
+    /// connections again (`PoolWatch`).
+    var client: PostgresClient { pool.withLock { $0 } }
+    let pool: Mutex<PostgresClient>
+    /// How a replacement pool is made: the pool's configuration and its quiet logger.
+    let poolConfiguration: PostgresClient.Configuration
+    let poolLogger: Logger
+    /// Whether the pool has handed out no connection for a while (see `replaceStarvedPool`).
+    let poolWatch = PoolWatch()
     public let settings: PostgresConnectionSettings
     /// Longest wait for a pooled connection before a statement gives up with
     /// `StorageUnavailableError` (`.noConnection`): an outage answers fast, not at the request timeout.
@@ -46,8 +55,9 @@ public final class PostgresDatabase: Service, Sendable {
         // through an outage; the database's state changes are logged once each (`health`).
         var background = logger
         if logger.logLevel > .debug { background.logLevel = max(logger.logLevel, .warning) }
-        let client = PostgresClient(configuration: configuration, backgroundLogger: background)
-        self.client = client
+        self.pool = Mutex(PostgresClient(configuration: configuration, backgroundLogger: background))
+        self.poolConfiguration = configuration
+        self.poolLogger = background
         self.settings = settings
         self.connectionWait = connectionWait
         self.statementDeadline = statementDeadline
@@ -75,9 +85,24 @@ public final class PostgresDatabase: Service, Sendable {
 
     /// Runs the connection pool until the task is cancelled or, in a `ServiceGroup`, until the
     /// group shuts down gracefully; statements wait for a connection while it does not run.
-    /// Call it once.
+    /// Beside it, a watch replaces a pool that hands out no connection while the server takes
+    /// them again (postgres-nio's reconnect backoff grows to a minute through a long outage and
+    /// is not configurable): the old pool is stopped, a fresh one runs. Call it once.
     public func run() async throws {
-        await client.run()
+        while true {
+            let current = client
+            let replaced = await withTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    await current.run()
+                    return false
+                }
+                group.addTask { await self.replaceStarvedPool() }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            if !replaced || Task.isCancelled { return }
+        }
     }
 
     /// Waits, at most `wait`, until the running pool hands out a working connection: `serve`

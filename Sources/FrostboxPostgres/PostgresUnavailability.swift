@@ -14,6 +14,11 @@ enum PostgresUnavailability {
         if let error = error as? ConnectionPoolError, error == .connectionCreationCircuitBreakerTripped {
             return StorageUnavailableError(.down, message: "no connection to the server could be made for a while (the pool's circuit breaker is open)")
         }
+        // The pool was stopped under a waiting statement: replaced after an outage (see
+        // `PoolWatch`), or the process is stopping.
+        if let error = error as? ConnectionPoolError, error == .poolShutdown {
+            return StorageUnavailableError(.noConnection, message: "the connection pool was stopped while the statement waited for a connection")
+        }
         if let error = error as? PostgresTransactionError {
             return (error.closureError ?? error.beginError ?? error.commitError).flatMap(classify)
         }
