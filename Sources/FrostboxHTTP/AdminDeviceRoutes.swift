@@ -100,13 +100,4 @@ struct PendingDeviceItem: Encodable {
         case createdAt = "created_at"
         case registeredAt = "registered_at"
     }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(token, forKey: .token)
-        try container.encode(platform, forKey: .platform)
-        try container.encode(app, forKey: .app)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(registeredAt, forKey: .registeredAt)
-    }
 }

@@ -1,21 +1,18 @@
 extension PostgresMigrations {
     /// Devices proven real, as SQLite's `v14-device-verification`: `verified_at` (NULL:
     /// pending, every device stored before included), a partial index of the pending ones,
-    /// `box_notify_order_verified` — `box_notify_order` without the boxes in which no device
-    /// is verified (what runs ask for when devices must be proven real) — and the runs
+    /// `box_notify_order_verified` — `box_notify_order` (the one order rule) without the boxes
+    /// in which no device is verified (what runs ask for when devices must be proven real) — and the runs
     /// table's verified, rejected and left-out-unverified counts.
     static let deviceVerification: [String] = [
         "ALTER TABLE device ADD COLUMN verified_at BIGINT",
         "CREATE INDEX device_pending ON device (token COLLATE \"C\") WHERE verified_at IS NULL",
         """
         CREATE VIEW box_notify_order_verified AS
-        SELECT row_number() OVER (
-                   ORDER BY CASE WHEN f.failing_since IS NOT NULL THEN 0 WHEN f.box IS NULL THEN 1 ELSE 2 END,
-                            COALESCE(f.failing_since, f.last_success_at, 0), s.box) AS position,
-               s.box
-        FROM (SELECT DISTINCT box FROM subscription) AS s LEFT JOIN box_fetch AS f ON f.box = s.box
+        SELECT row_number() OVER (ORDER BY o.position) AS position, o.box
+        FROM box_notify_order AS o
         WHERE EXISTS (SELECT 1 FROM subscription AS v JOIN device AS d ON d.token = v.token
-                      WHERE v.box = s.box AND d.verified_at IS NOT NULL)
+                      WHERE v.box = o.box AND d.verified_at IS NOT NULL)
         """,
         "ALTER TABLE notify_run ADD COLUMN devices_verified INTEGER NOT NULL DEFAULT 0 CHECK (devices_verified >= 0)",
         "ALTER TABLE notify_run ADD COLUMN devices_rejected INTEGER NOT NULL DEFAULT 0 CHECK (devices_rejected >= 0)",
