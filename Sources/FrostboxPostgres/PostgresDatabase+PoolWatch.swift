@@ -64,23 +64,17 @@ extension PostgresDatabase {
     static let starvedAfter = Duration.seconds(3)
 
     /// Looks every second whether the pool is starved (`PoolWatch`) while a connection of its
-    /// own reaches the server; then installs a fresh pool and returns true (the caller stops the
-    /// old one and runs the new one). False when cancelled or shutting down.
-    func replaceStarvedPool() async -> Bool {
+    /// own reaches the server; then returns a fresh pool for `run` to start and install. Nil
+    /// when cancelled or shutting down.
+    func nextReplacement() async -> PostgresClient? {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
-            guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return false }
+            guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return nil }
             guard poolWatch.isStarved(after: Self.starvedAfter) else { continue }
             guard case .connected = await directProbe(within: connectionWait * 2) else { continue }
-            let fresh = PostgresClient(configuration: poolConfiguration, backgroundLogger: poolLogger)
-            pool.withLock { $0 = fresh }
-            poolWatch.replaced()
-            logger.notice(
-                "replaced the PostgreSQL connection pool: it handed out no connection while the server accepted one (its reconnect backoff after an outage)"
-            )
-            return true
+            return PostgresClient(configuration: poolConfiguration, backgroundLogger: poolLogger)
         }
-        return false
+        return nil
     }
 
     /// What a connection outside the pool found.

@@ -89,20 +89,36 @@ public final class PostgresDatabase: Service, Sendable {
     /// them again (postgres-nio's reconnect backoff grows to a minute through a long outage and
     /// is not configurable): the old pool is stopped, a fresh one runs. Call it once.
     public func run() async throws {
-        while true {
-            let current = client
-            let replaced = await withTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    await current.run()
-                    return false
-                }
-                group.addTask { await self.replaceStarvedPool() }
-                let first = await group.next() ?? false
-                group.cancelAll()
-                return first
+        await withDiscardingTaskGroup { group in
+            var retire = Self.start(client, in: &group)
+            // Until cancelled or shutting down: a replacement runs before it is installed, and the
+            // pool it replaces stops after, so no statement finds a pool that is not running.
+            while let fresh = await nextReplacement() {
+                let retireFresh = Self.start(fresh, in: &group)
+                pool.withLock { $0 = fresh }
+                poolWatch.replaced()
+                logger.notice(
+                    "replaced the PostgreSQL connection pool: it handed out no connection while the server accepted one (its reconnect backoff after an outage)"
+                )
+                retire()
+                retire = retireFresh
             }
-            if !replaced || Task.isCancelled { return }
         }
+    }
+
+    /// Runs `client` in `group` until it ends by itself (cancellation, graceful shutdown) or the
+    /// returned function retires it.
+    private static func start(_ client: PostgresClient, in group: inout DiscardingTaskGroup) -> @Sendable () -> Void {
+        let (retirement, retired) = AsyncStream<Void>.makeStream()
+        group.addTask {
+            await withTaskGroup(of: Void.self) { lifetime in
+                lifetime.addTask { await client.run() }
+                lifetime.addTask { for await _ in retirement {} }
+                _ = await lifetime.next()
+                lifetime.cancelAll()
+            }
+        }
+        return { retired.finish() }
     }
 
     /// Waits, at most `wait`, until the running pool hands out a working connection: `serve`
