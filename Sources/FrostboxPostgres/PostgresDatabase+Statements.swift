@@ -87,7 +87,7 @@ extension PostgresDatabase {
                     watch.granted()
                     defer {
                         lease.release()
-                        watch.returned()
+                        if lease.uncount() { watch.returned() }
                     }
                     return try await body(connection)
                 }
@@ -113,6 +113,8 @@ extension PostgresDatabase {
                 // promise on the write), and its caller would wait forever: answer it now.
                 if connection.isClosed {
                     race.settle(.failure(StorageUnavailableError(.down, message: "the connection to the server closed under the statement")))
+                    // Its task may never end (see above): the pool's watch stops counting the lease.
+                    if lease.uncount() { watch.returned() }
                     return
                 }
                 guard let deadline, clock.now - start >= wait + deadline else { continue }
@@ -120,6 +122,7 @@ extension PostgresDatabase {
                 race.settle(.failure(StorageUnavailableError(.down, message: "the server did not answer a statement within \(deadline)")))
                 logger.debug("closing a connection whose statement outlived its deadline", metadata: ["deadline": "\(deadline)"])
                 try? await connection.close()
+                if lease.uncount() { watch.returned() }
                 return
             }
         }
@@ -160,6 +163,11 @@ private final class Lease: Sendable {
     }
 
     func release() { state.withLock { $0 = .released } }
+
+    /// True the first time only: the lease stops counting as held in the pool's watch, when
+    /// its statement ends or when the statement is given up with its connection.
+    func uncount() -> Bool { counted.exchange(false, ordering: .relaxed) }
+    private let counted = Atomic<Bool>(true)
 
     /// Gives up a lease not granted yet; false when the statement has its connection.
     func abandonIfWaiting() -> Bool {
