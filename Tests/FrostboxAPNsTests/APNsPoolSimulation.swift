@@ -19,11 +19,10 @@ struct APNsPoolSimulation {
         var waiting = 0
         var inFlight = 0
         var connectionsOpened = 0
+        /// Connections the gateway dropped.
         var connectionsLost = 0
-        /// Most requests on streams at once, over all connections.
-        var peakInFlight = 0
-        /// Requests sent in all, first attempts included.
-        var requestsSent = 0
+        /// Most connections open or opening at once, of both lanes.
+        var peakConnections = 0
         /// Events handled until nothing more happened.
         var steps = 0
     }
@@ -114,11 +113,11 @@ struct APNsPoolSimulation {
             switch action {
             case .connect(let id):
                 result.connectionsOpened += 1
+                result.peakConnections = max(result.peakConnections, pool.connectionCount)
                 server[id] = ServerConnection()
                 events.append((key: id, event: .settings(id)))
             case .write(let id, let started):
                 for item in started { receive(item, on: id) }
-                result.peakInFlight = max(result.peakInFlight, pool.inFlight)
             case .close(let id):
                 server[id]?.dead = true
                 events.append((key: id, event: .closed(id)))
@@ -132,7 +131,6 @@ struct APNsPoolSimulation {
 
     /// The gateway takes a request: answers it, or drops the connection.
     private mutating func receive(_ started: APNsPoolState.Started, on id: APNsConnectionID) {
-        result.requestsSent += 1
         guard var connection = server[id], !connection.dead, let push = requestPush[started.request] else { return }
         connection.requests += 1
         if poison.contains(push) || connection.requests == resetAfterRequests {

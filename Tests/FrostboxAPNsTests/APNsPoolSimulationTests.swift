@@ -10,6 +10,7 @@ struct APNsPoolSimulationTests {
     private static func limits(connections: Int, streams: Int) -> APNsPoolState.Limits {
         var limits = APNsPoolState.Limits()
         limits.maximumConnections = connections
+        limits.maximumAloneConnections = 4
         limits.streamsPerConnection = streams
         return limits
     }
@@ -34,5 +35,7 @@ struct APNsPoolSimulationTests {
         #expect(result.givenUp == [500])
         #expect(result.delivered.count == 999)
         #expect(result.waiting == 0 && result.inFlight == 0)
+        #expect(result.connectionsLost == 3, "with others once, then alone twice")
+        #expect(result.peakConnections <= connections + 4, "the shared connections and the alone lane, each within its maximum")
     }
 }
