@@ -58,10 +58,17 @@ struct APNsConnectionTests {
         var retry = APNsRetryPolicy()
         retry.maximumAttempts = 3
         let router = try harness.router(retry: retry)
-        #expect(await router.send(alert(to: token("0dead"))) == .permanentFailure(status: 0, reason: "ConnectionLostWhenSentAlone"))
+        let poison = token("0dead")
+        #expect(await router.send(alert(to: poison)) == .permanentFailure(status: 0, reason: "ConnectionLostWhenSentAlone"))
         let counters = await harness.mock.counters()
         #expect(counters.resets == 3)
         #expect(counters.delivered == 0)
+        // Said once, at warning level, with the token redacted, as other given-up pushes are.
+        let givenUp = harness.logs.all.filter { $0.message.contains("given up") }
+        #expect(givenUp.count == 1)
+        #expect(givenUp.first?.level == .warning)
+        #expect(givenUp.first?.metadata["token"] == "\(poison.redacted)")
+        #expect(!harness.logs.all.contains { $0.description.contains(poison.value) })
         var once = APNsRetryPolicy()
         once.maximumAttempts = 1
         let impatient = try harness.router(retry: once)
