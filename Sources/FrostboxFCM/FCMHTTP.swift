@@ -57,21 +57,22 @@ final class FCMHTTP: Sendable {
     }
 
     /// POSTs `body` and reads the answer, within `timeout` (default: the request deadline);
-    /// `alone`: on a solo lane, once one is free.
+    /// `alone`: on a solo lane, once one is free (the wait counts against the deadline).
     func post(
         url: String, contentType: String, authorization: String?, body: Data, timeout: Duration? = nil, alone: Bool = false
     ) async
         -> FCMHTTPResult
     {
-        guard alone else { return await post(on: client, url: url, contentType: contentType, authorization: authorization, body: body, timeout: timeout) }
+        let deadline = NIODeadline.now() + .init(timeout ?? settings.requestTimeout)
+        guard alone else { return await post(on: client, url: url, contentType: contentType, authorization: authorization, body: body, by: deadline) }
         let lane = await solo.take()
-        let result = await post(on: lane, url: url, contentType: contentType, authorization: authorization, body: body, timeout: timeout)
+        let result = await post(on: lane, url: url, contentType: contentType, authorization: authorization, body: body, by: deadline)
         await solo.give(lane)
         return result
     }
 
     private func post(
-        on client: HTTPClient, url: String, contentType: String, authorization: String?, body: Data, timeout: Duration?
+        on client: HTTPClient, url: String, contentType: String, authorization: String?, body: Data, by deadline: NIODeadline
     ) async
         -> FCMHTTPResult
     {
@@ -80,7 +81,6 @@ final class FCMHTTP: Sendable {
         request.headers.add(name: "content-type", value: contentType)
         if let authorization { request.headers.add(name: "authorization", value: authorization) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let deadline = NIODeadline.now() + .init(timeout ?? settings.requestTimeout)
         do {
             let response = try await client.execute(request, deadline: deadline)
             let bytes = try await response.body.collect(upTo: settings.maximumResponseBytes)
