@@ -6,10 +6,12 @@ import Synchronization
 /// Pushes for one app over HTTP/2: builds and validates the request once, signs it with the
 /// shared provider token (or relies on the TLS client certificate), sends it, and turns the
 /// answer into a `PushOutcome`. Temporary failures (429, 5xx, resets, lost connections,
-/// deadlines) are retried with backoff and the same `apns-id`; requests a server never
-/// processed (GOAWAY, REFUSED_STREAM) the transport itself resends at once; an expired
-/// provider token is renewed and the push retried once; any other 403 stops all sending for
-/// the app.
+/// deadlines) are retried with backoff and the same `apns-id`; a push whose connection was lost
+/// under it is retried alone (on a connection that carries nothing else meanwhile), and fails
+/// permanently once lost there `lossesAloneBeforeGivingUp` times — it is what makes the gateway
+/// drop the connection; requests a server never processed (GOAWAY, REFUSED_STREAM) the
+/// transport itself resends at once; an expired provider token is renewed and the push retried
+/// once; any other 403 stops all sending for the app.
 public final class APNsClient: Sendable {
     /// The app's bundle id, sent as `apns-topic`.
     public let bundleID: String
@@ -64,7 +66,11 @@ public final class APNsClient: Sendable {
         }
 
         var attempt = 1
+        var attempts = retryPolicy.maximumAttempts
         var renewedToken = false
+        var alone = false
+        var lostAlone = 0
+        let lossesAloneToGiveUp = max(1, retryPolicy.lossesAloneBeforeGivingUp)
         while true {
             if Task.isCancelled {
                 return .temporaryFailure(reason: "cancelled")
@@ -79,7 +85,7 @@ public final class APNsClient: Sendable {
             }
 
             let temporaryReason: String
-            switch await transport.post(path: request.path, fields: request.fields, authorization: token?.bearer, body: request.body) {
+            switch await transport.post(path: request.path, fields: request.fields, authorization: token?.bearer, body: request.body, alone: alone) {
             case .response(let status, let messageID, let body):
                 switch APNsVerdict.judge(status: status, messageID: messageID, body: body, sentID: notification.messageID) {
                 case .final(.authFailure(let reason)):
@@ -105,9 +111,24 @@ public final class APNsClient: Sendable {
                 }
             case .unprocessed(let reason), .failed(let reason):
                 temporaryReason = reason
+            case .lost(let reason):
+                if alone { lostAlone += 1 }
+                if lostAlone >= lossesAloneToGiveUp {
+                    logger.warning(
+                        "push given up: the gateway dropped the connection each time it was sent alone",
+                        metadata: ["token": "\(notification.token)", "losses": "\(lostAlone)"])
+                    return .permanentFailure(status: 0, reason: "ConnectionLostWhenSentAlone")
+                }
+                if !alone {
+                    // Enough attempts left to be lost alone that often: a push that kills the
+                    // connection ends known as such, not retried run after run.
+                    attempts = max(attempts, attempt + lossesAloneToGiveUp)
+                    alone = true
+                }
+                temporaryReason = reason
             }
 
-            guard attempt < retryPolicy.maximumAttempts else {
+            guard attempt < attempts else {
                 logger.warning(
                     "push failed after retries",
                     metadata: ["token": "\(notification.token)", "reason": "\(temporaryReason)", "attempts": "\(attempt)"])

@@ -2,7 +2,9 @@
 /// concurrent streams on one connection, a second one only under load.
 public struct APNsConnectionSettings: Sendable, Hashable {
     /// Most connections per gateway (all on one event loop of the transport's). A new one opens
-    /// only when every open one has as many streams in flight as it may.
+    /// only when every open one has as many streams in flight as it may. Pushes sent alone
+    /// (after their connection was lost) use up to as many again (at least 4), each carrying
+    /// one push at a time.
     public var maximumConnections: Int = 4
     /// Streams in flight per connection at most; the server's `SETTINGS_MAX_CONCURRENT_STREAMS`
     /// lowers it when smaller. 100 measured best against nginx (docs/benchmarks.md): more
@@ -41,6 +43,12 @@ public struct APNsRetryPolicy: Sendable, Hashable {
     /// Times a request refused unprocessed (GOAWAY, REFUSED_STREAM) is resent at once before it
     /// counts as a temporary failure.
     public var maximumUnprocessedResends: Int = 10
+    /// A push whose connection was lost under it is sent again alone (on a connection that
+    /// carries nothing else meanwhile); lost this many times while alone, it is the push that
+    /// makes the gateway drop the connection, and fails permanently instead of taking other
+    /// pushes down with it again. At least 1. A push sent alone may take more attempts than
+    /// `maximumAttempts` to be lost this often.
+    public var lossesAloneBeforeGivingUp: Int = 2
 
     public init() {}
 

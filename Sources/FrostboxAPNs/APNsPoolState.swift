@@ -7,42 +7,13 @@ import NIOHTTP2
 /// GOAWAY or REFUSED_STREAM, what fails after a connection loss or a deadline, and when an
 /// idle connection closes. Every input returns the actions the transport must carry out.
 /// Times are monotonic nanoseconds, given by the caller.
+///
+/// Requests sent *alone* (the ones that were on a connection that was lost, see `APNsClient`)
+/// never share a connection: they go on connections of their own lane, one request at a time
+/// on each, up to `maximumAloneConnections` beside the shared ones. A request that makes the
+/// gateway drop its connection then takes no other request down, and is known by its losses;
+/// the shared connections carry everything else meanwhile, as if nothing happened.
 struct APNsPoolState {
-    /// The limits it works within.
-    struct Limits: Equatable {
-        var maximumConnections = 4
-        var streamsPerConnection = 100
-        var requestTimeout: Int64 = 15_000_000_000
-        var idleTimeout: Int64 = 300_000_000_000
-        /// Times one request is sent again after REFUSED_STREAM or a GOAWAY cut before it is
-        /// handed back as unprocessed.
-        var maximumResends = 10
-        var maximumResponseBodySize = 16 * 1024
-        /// First reconnect delay after a failed connect, doubling per failure up to `maximumBackoff`.
-        var initialBackoff: Int64 = 1_000_000_000
-        var maximumBackoff: Int64 = 60_000_000_000
-    }
-
-    /// Something the transport must do.
-    enum Action: Equatable {
-        /// Open connection `id` (TCP, TLS, HTTP/2 preface).
-        case connect(APNsConnectionID)
-        /// Write each request as HEADERS + DATA on its stream, then flush once.
-        case write(APNsConnectionID, [Started])
-        /// RST_STREAM(CANCEL) on a stream whose request was given up.
-        case resetStream(APNsConnectionID, Int32)
-        /// Close the connection.
-        case close(APNsConnectionID)
-        /// Hand the result to the request's caller.
-        case complete(APNsRequestID, APNsExchange)
-    }
-
-    /// A request given a stream.
-    struct Started: Equatable {
-        let request: APNsRequestID
-        let stream: Int32
-    }
-
     private enum Phase {
         /// Connecting; no SETTINGS from the server yet.
         case connecting
@@ -55,21 +26,25 @@ struct APNsPoolState {
     /// A class, so that its book (a dictionary of the streams in flight) is changed in place,
     /// never copied on the way in and out of the connection table.
     private final class Connection {
+        let lane: Lane
         var phase: Phase
         var book: APNsStreamBook
         var idleSince: Int64
 
-        init(phase: Phase, book: APNsStreamBook, idleSince: Int64) {
+        init(lane: Lane, phase: Phase, book: APNsStreamBook, idleSince: Int64) {
+            self.lane = lane
             self.phase = phase
             self.book = book
             self.idleSince = idleSince
         }
+
+        /// Open or opening, and not going away: counts against its lane's maximum.
+        var usable: Bool { phase == .connecting || (phase == .ready && book.acceptsStreams) }
     }
 
     private struct Waiting {
         let request: APNsRequestID
         let deadline: Int64
-        var resends: Int
     }
 
     let limits: Limits
@@ -78,6 +53,10 @@ struct APNsPoolState {
     private var order: [APNsConnectionID] = []
     private var queue: [Waiting] = []
     private var queueHead = 0
+    /// Requests waiting to go alone, first in line first.
+    private var aloneQueue: [Waiting] = []
+    /// Requests that go alone, waiting or on a stream.
+    private var alone: Set<APNsRequestID> = []
     /// Requests sent again after a refusal, and how often.
     private var resends: [APNsRequestID: Int] = [:]
     private var nextConnection: APNsConnectionID = 1
@@ -90,11 +69,14 @@ struct APNsPoolState {
         self.limits = limits
     }
 
-    /// Connections open or opening, draining ones included.
+    /// Connections open or opening, draining ones included, of both lanes.
     var connectionCount: Int { connections.count }
 
+    /// Connections of the lane of requests sent alone, open or opening.
+    var aloneConnectionCount: Int { connections.values.count { $0.lane == .alone } }
+
     /// Requests waiting for a stream.
-    var waiting: Int { queue.count - queueHead }
+    var waiting: Int { queue.count - queueHead + aloneQueue.count }
 
     /// Requests on streams now, over all connections.
     var inFlight: Int { connections.values.reduce(0) { $0 + $1.book.inFlight } }
@@ -107,10 +89,17 @@ struct APNsPoolState {
 
     // MARK: Inputs
 
-    /// A request to send, due by `now + requestTimeout`.
-    mutating func submit(_ request: APNsRequestID, now: Int64) -> [Action] {
+    /// A request to send, due by `now + requestTimeout`; `alone`: on a connection that carries
+    /// nothing else until it is answered.
+    mutating func submit(_ request: APNsRequestID, alone: Bool = false, now: Int64) -> [Action] {
         if shutDown { return [.complete(request, .failed("transport shut down"))] }
-        queue.append(Waiting(request: request, deadline: now + limits.requestTimeout, resends: 0))
+        let waiting = Waiting(request: request, deadline: now + limits.requestTimeout)
+        if alone {
+            self.alone.insert(request)
+            aloneQueue.append(waiting)
+        } else {
+            queue.append(waiting)
+        }
         return dispatch(now: now)
     }
 
@@ -120,9 +109,14 @@ struct APNsPoolState {
             queue.remove(at: index)
             return [.complete(request, .failed("cancelled"))]
         }
+        if let index = aloneQueue.firstIndex(where: { $0.request == request }) {
+            aloneQueue.remove(at: index)
+            forget(request)
+            return [.complete(request, .failed("cancelled"))]
+        }
         for id in order {
             if let stream = connections[id]?.book.cancel(request) {
-                resends[request] = nil
+                forget(request)
                 return [.resetStream(id, stream), .complete(request, .failed("cancelled"))]
             }
         }
@@ -175,12 +169,16 @@ struct APNsPoolState {
     }
 
     /// Connection `id` closed (or never opened: `error` says why). Requests on it without an
-    /// answer fail as "connection closed" — they may have been processed; a connection that
-    /// closed before the server's SETTINGS counts as a failed connect and starts the backoff.
+    /// answer are lost ("connection closed") — they may have been processed, and may be what
+    /// made the gateway close it; a connection that closed before the server's SETTINGS counts
+    /// as a failed connect and starts the backoff.
     mutating func closed(_ id: APNsConnectionID, error: String?, now: Int64, random: Double) -> [Action] {
         guard let connection = connections.removeValue(forKey: id) else { return [] }
         order.removeAll { $0 == id }
-        var actions: [Action] = connection.book.closed().map { .complete($0, .failed("connection closed")) }
+        var actions: [Action] = connection.book.closed().map { request in
+            forget(request)
+            return .complete(request, .lost("connection closed"))
+        }
         if connection.phase == .connecting {
             failedConnects += 1
             let exponent = min(failedConnects - 1, 30)
@@ -200,7 +198,7 @@ struct APNsPoolState {
             var kept: [Waiting] = []
             for waiting in queue[queueHead...] {
                 if waiting.deadline <= now {
-                    resends[waiting.request] = nil
+                    forget(waiting.request)
                     actions.append(.complete(waiting.request, .failed("timeout")))
                 } else {
                     kept.append(waiting)
@@ -209,11 +207,16 @@ struct APNsPoolState {
             queue = kept
             queueHead = 0
         }
+        for waiting in aloneQueue where waiting.deadline <= now {
+            forget(waiting.request)
+            actions.append(.complete(waiting.request, .failed("timeout")))
+        }
+        aloneQueue.removeAll { $0.deadline <= now }
         for id in order {
             guard let connection = connections[id] else { continue }
             let expired = connection.book.expire(now: now)
             for item in expired {
-                resends[item.request] = nil
+                forget(item.request)
                 actions.append(.resetStream(id, item.stream))
                 actions.append(.complete(item.request, .failed("timeout")))
             }
@@ -230,9 +233,11 @@ struct APNsPoolState {
     /// Fails everything waiting and closes every connection; later submits fail at once.
     mutating func shutdown() -> [Action] {
         shutDown = true
-        var actions: [Action] = queue[queueHead...].map { .complete($0.request, .failed("transport shut down")) }
+        var actions: [Action] = (queue[queueHead...] + aloneQueue).map { .complete($0.request, .failed("transport shut down")) }
         queue.removeAll()
         queueHead = 0
+        aloneQueue.removeAll()
+        alone.removeAll()
         for id in order where connections[id]?.phase != .closing { actions.append(close(id)) }
         return actions
     }
@@ -243,10 +248,10 @@ struct APNsPoolState {
         var actions: [Action]
         switch event {
         case .answered(let request, let status, let messageID, let body):
-            resends[request] = nil
+            forget(request)
             actions = [.complete(request, .response(status: status, messageID: messageID, body: body))]
         case .failed(let request, let reason):
-            resends[request] = nil
+            forget(request)
             actions = [.complete(request, .failed(reason))]
         case .refused(let request, let deadline):
             actions = requeueFirst([(request, deadline)])
@@ -257,6 +262,12 @@ struct APNsPoolState {
         }
         actions += dispatch(now: now)
         return actions
+    }
+
+    /// Done with `request`: no resend count, not alone.
+    private mutating func forget(_ request: APNsRequestID) {
+        resends[request] = nil
+        alone.remove(request)
     }
 
     /// Marks `id` closing and says so.
@@ -273,21 +284,24 @@ struct APNsPoolState {
         return [close(id)]
     }
 
-    /// Puts refused requests back at the head of the queue, keeping their deadlines; one
+    /// Puts refused requests back at the head of their queue, keeping their deadlines; one
     /// refused too often is handed back as unprocessed.
     private mutating func requeueFirst(_ requests: [(request: APNsRequestID, deadline: Int64)]) -> [Action] {
         var actions: [Action] = []
         var front: [Waiting] = []
+        var aloneFront: [Waiting] = []
         for (request, deadline) in requests {
             let count = (resends[request] ?? 0) + 1
             if count > limits.maximumResends {
-                resends[request] = nil
+                forget(request)
                 actions.append(.complete(request, .unprocessed("refused \(count - 1) times (GOAWAY or REFUSED_STREAM)")))
             } else {
                 resends[request] = count
-                front.append(Waiting(request: request, deadline: deadline, resends: count))
+                let waiting = Waiting(request: request, deadline: deadline)
+                if alone.contains(request) { aloneFront.append(waiting) } else { front.append(waiting) }
             }
         }
+        aloneQueue.insert(contentsOf: aloneFront, at: 0)
         if !front.isEmpty {
             queue.replaceSubrange(queue.startIndex..<queueHead, with: [])
             queueHead = 0
@@ -296,12 +310,14 @@ struct APNsPoolState {
         return actions
     }
 
-    /// Gives waiting requests streams; opens a connection when every one is at its limit.
+    /// Gives waiting requests streams — shared ones on shared connections, each request sent
+    /// alone on an idle connection of the alone lane — and opens a connection in a lane whose
+    /// requests are left over.
     private mutating func dispatch(now: Int64) -> [Action] {
         guard !shutDown else { return [] }
         var actions: [Action] = []
         for id in order where queueHead < queue.count {
-            guard let connection = connections[id], connection.phase == .ready else { continue }
+            guard let connection = connections[id], connection.lane == .shared, connection.phase == .ready else { continue }
             var started: [Started] = []
             while queueHead < queue.count, connection.book.available > 0 {
                 let waiting = queue[queueHead]
@@ -315,41 +331,56 @@ struct APNsPoolState {
             queue.removeFirst(queueHead)
             queueHead = 0
         }
-        guard queueHead < queue.count else {
-            if queueHead > 0 {
-                queue.removeAll(keepingCapacity: true)
-                queueHead = 0
-            }
-            return actions
+        if queueHead > 0 && queueHead >= queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueHead = 0
         }
+        for id in order where !aloneQueue.isEmpty {
+            guard let connection = connections[id], connection.lane == .alone, connection.phase == .ready, connection.book.inFlight == 0,
+                let stream = connection.book.start(aloneQueue[0].request, deadline: aloneQueue[0].deadline)
+            else { continue }
+            actions.append(.write(id, [Started(request: aloneQueue.removeFirst().request, stream: stream)]))
+        }
+        actions += connectIfLeftOver(.shared, waiting: queueHead < queue.count, now: now)
+        actions += connectIfLeftOver(.alone, waiting: !aloneQueue.isEmpty, now: now)
+        return actions
+    }
 
-        // Requests are left over: every usable connection is at its limit.
-        let connecting = connections.values.contains { $0.phase == .connecting }
-        let usable = connections.values.filter { $0.phase == .connecting || ($0.phase == .ready && $0.book.acceptsStreams) }.count
+    /// Requests of `lane` are left over (`waiting`): every usable connection of the lane is
+    /// busy. Opens one more unless one is opening, the lane is at its maximum, or connects
+    /// are backing off — then, if no connection of the lane is left to carry them, they fail
+    /// now rather than at their deadline.
+    private mutating func connectIfLeftOver(_ lane: Lane, waiting: Bool, now: Int64) -> [Action] {
+        guard waiting else { return [] }
+        let mine = connections.values.filter { $0.lane == lane }
         if let backoffUntil, now < backoffUntil {
-            if usable == 0 {
-                // Nothing will carry them before the backoff ends: fail now rather than at the deadline.
-                let reason = "connect failed: \(lastConnectError ?? "unknown")"
-                for waiting in queue[queueHead...] {
-                    resends[waiting.request] = nil
-                    actions.append(.complete(waiting.request, .failed(reason)))
-                }
+            guard !mine.contains(where: \.usable) else { return [] }
+            let reason = "connect failed: \(lastConnectError ?? "unknown")"
+            let failing: [Waiting]
+            switch lane {
+            case .shared:
+                failing = Array(queue[queueHead...])
                 queue.removeAll()
                 queueHead = 0
+            case .alone:
+                failing = aloneQueue
+                aloneQueue.removeAll()
             }
-            return actions
+            return failing.map { waiting in
+                forget(waiting.request)
+                return .complete(waiting.request, .failed(reason))
+            }
         }
-        if !connecting && usable < limits.maximumConnections {
-            let id = nextConnection
-            nextConnection += 1
-            connections[id] = Connection(
-                phase: .connecting,
-                book: APNsStreamBook(cap: limits.streamsPerConnection, maximumBodySize: limits.maximumResponseBodySize),
-                idleSince: now)
-            order.append(id)
-            actions.append(.connect(id))
-        }
-        return actions
+        let maximum = lane == .shared ? limits.maximumConnections : limits.maximumAloneConnections
+        guard !mine.contains(where: { $0.phase == .connecting }), mine.count(where: \.usable) < max(1, maximum) else { return [] }
+        let id = nextConnection
+        nextConnection += 1
+        connections[id] = Connection(
+            lane: lane, phase: .connecting,
+            book: APNsStreamBook(cap: lane == .alone ? 1 : limits.streamsPerConnection, maximumBodySize: limits.maximumResponseBodySize),
+            idleSince: now)
+        order.append(id)
+        return [.connect(id)]
     }
 }
 

@@ -14,9 +14,11 @@ enum APNsExchange: Sendable, Equatable {
     /// The request certainly was not processed, even after being sent again on other
     /// connections (refused streams, GOAWAY cuts): resend later.
     case unprocessed(String)
-    /// No answer (connection lost, stream reset, timeout, TLS failure): it may or may not have
-    /// been processed.
+    /// No answer (stream reset, timeout, TLS failure): it may or may not have been processed.
     case failed(String)
+    /// No answer because the connection it was on closed: it may or may not have been
+    /// processed, and it may be what made the gateway close it.
+    case lost(String)
 }
 
 /// The HTTP/2 connections to one gateway (one endpoint, one TLS identity), written as plain
@@ -57,6 +59,7 @@ final class APNsTransport: @unchecked Sendable {
     private struct Pending {
         let headers: HPACKHeaders
         let body: ByteBuffer
+        let alone: Bool
         let continuation: CheckedContinuation<APNsExchange, Never>
     }
 
@@ -99,6 +102,7 @@ final class APNsTransport: @unchecked Sendable {
         staticHeaders = [":method": "POST", ":scheme": "https", ":authority": authority]
         var limits = APNsPoolState.Limits()
         limits.maximumConnections = max(1, settings.maximumConnections)
+        limits.maximumAloneConnections = max(4, settings.maximumConnections)
         limits.streamsPerConnection = max(1, settings.streamsPerConnection)
         limits.requestTimeout = settings.requestTimeout.inNanoseconds
         limits.idleTimeout = settings.idleTimeout.inNanoseconds
@@ -110,8 +114,9 @@ final class APNsTransport: @unchecked Sendable {
     }
 
     /// Sends one request — `fields` are the regular header fields, in order, `authorization`
-    /// the bearer token if any — and waits for its answer, the deadline or a failure.
-    func post(path: String, fields: HPACKHeaders, authorization: String?, body: ByteBuffer) async -> APNsExchange {
+    /// the bearer token if any — and waits for its answer, the deadline or a failure. `alone`:
+    /// on a connection that carries no other request meanwhile (see `APNsPoolState`).
+    func post(path: String, fields: HPACKHeaders, authorization: String?, body: ByteBuffer, alone: Bool = false) async -> APNsExchange {
         var headers = staticHeaders
         headers.reserveCapacity(staticHeaders.count + fields.count + 3)
         headers.add(name: ":path", value: path, indexing: .nonIndexable)
@@ -124,7 +129,7 @@ final class APNsTransport: @unchecked Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let first = inbox.withLock { inbox in
-                    inbox.append((id, Pending(headers: complete, body: body, continuation: continuation)))
+                    inbox.append((id, Pending(headers: complete, body: body, alone: alone, continuation: continuation)))
                     return inbox.count == 1
                 }
                 // One hop for every request handed over before the loop gets to them.
@@ -180,7 +185,7 @@ final class APNsTransport: @unchecked Sendable {
                 run(pool.tick(now: now()))
             }
         }
-        run(pool.submit(id, now: now()))
+        run(pool.submit(id, alone: pending.alone, now: now()))
     }
 
     private func now() -> Int64 { Int64(truncatingIfNeeded: NIODeadline.now().uptimeNanoseconds) }

@@ -28,6 +28,7 @@ extension ConfigKeys {
         if let connections = try r.int("apns.max_connections", in: 1...64) { settings.connection.maximumConnections = connections }
         if let streams = try r.int("apns.streams_per_connection", in: 1...1_000) { settings.connection.streamsPerConnection = streams }
         if let timeout = try r.duration("apns.request_timeout", in: .seconds(1) ... .seconds(300)) { settings.connection.requestTimeout = timeout }
+        if let losses = try r.int("apns.poison_losses", in: 1...10) { settings.retry.lossesAloneBeforeGivingUp = losses }
         for name in appNames(r) {
             settings.apps.append(try readApp(name, &r, logger: logger))
         }

@@ -14,6 +14,7 @@ extension ConfigKeys {
         if let app = try r.string("fcm.default_app") { settings.defaultApp = app.isEmpty ? nil : app }
         if let timeout = try r.duration("fcm.request_timeout", in: .seconds(1) ... .seconds(300)) { settings.connection.requestTimeout = timeout }
         if let sends = try r.int("fcm.max_concurrent_sends", in: 1...10_000) { settings.connection.maximumConcurrentSends = sends }
+        if let losses = try r.int("fcm.poison_losses", in: 1...10) { settings.retry.lossesAloneBeforeGivingUp = losses }
         for name in sectionNames(r, prefix: "fcm.apps.", environmentPrefix: "FCM_APPS_", fields: fcmAppFields) {
             settings.apps.append(try readFCMApp(name, &r, logger: logger))
         }

@@ -6,8 +6,11 @@ import Synchronization
 /// Pushes for one Android app: renders the message once, sends it with the shared access
 /// token, and turns the answer into a `PushOutcome`. 429 and 5xx answers, lost connections and
 /// deadlines are retried with backoff (at least the server's `Retry-After`, capped), the same
-/// bytes each time; a 401 renews the access token and retries once, and a second 401 (or a
-/// token endpoint refusing the credentials) stops all sending for the app.
+/// bytes each time; a message whose connection was lost under it is retried alone (on a
+/// connection that carries nothing else meanwhile), and fails permanently once lost there
+/// `lossesAloneBeforeGivingUp` times — it is what makes the server drop the connection; a 401
+/// renews the access token and retries once, and a second 401 (or a token endpoint refusing
+/// the credentials) stops all sending for the app.
 public final class FCMClient: Sendable {
     /// The app's package name.
     public let packageName: String
@@ -47,7 +50,11 @@ public final class FCMClient: Sendable {
     public func send(_ notification: PushNotification) async -> PushOutcome {
         let body = renderer.render(notification, now: clock())
         var attempt = 1
+        var attempts = retryPolicy.maximumAttempts
         var renewed = false
+        var alone = false
+        var lostAlone = 0
+        let lossesAloneToGiveUp = max(1, retryPolicy.lossesAloneBeforeGivingUp)
         while true {
             if let reason = stopped { return .authFailure(reason: reason) }
             if Task.isCancelled { return .temporaryFailure(reason: "cancelled") }
@@ -59,9 +66,25 @@ public final class FCMClient: Sendable {
             case .failure(.unavailable(let reason)):
                 temporary = (reason, nil)
             case .success(let token):
-                let result = await http.post(url: sendURL, contentType: "application/json; charset=UTF-8", authorization: token.bearer, body: body)
+                let result = await http.post(
+                    url: sendURL, contentType: "application/json; charset=UTF-8", authorization: token.bearer, body: body, alone: alone)
                 switch result {
                 case .failed(let reason):
+                    temporary = (reason, nil)
+                case .lost(let reason):
+                    if alone { lostAlone += 1 }
+                    if lostAlone >= lossesAloneToGiveUp {
+                        logger.warning(
+                            "push given up: the server dropped the connection each time it was sent alone",
+                            metadata: ["token": "\(notification.token)", "losses": "\(lostAlone)"])
+                        return .permanentFailure(status: 0, reason: "ConnectionLostWhenSentAlone")
+                    }
+                    if !alone {
+                        // Enough attempts left to be lost alone that often: a message that kills
+                        // the connection ends known as such, not retried run after run.
+                        attempts = max(attempts, attempt + lossesAloneToGiveUp)
+                        alone = true
+                    }
                     temporary = (reason, nil)
                 case .response(let status, let retryAfter, let answer):
                     switch FCMVerdict.judge(status: status, retryAfter: retryAfter, body: answer) {
@@ -83,7 +106,7 @@ public final class FCMClient: Sendable {
                 }
             }
 
-            guard attempt < retryPolicy.maximumAttempts else {
+            guard attempt < attempts else {
                 logger.warning(
                     "push failed after retries",
                     metadata: ["token": "\(notification.token)", "reason": "\(temporary.reason)", "attempts": "\(attempt)"])

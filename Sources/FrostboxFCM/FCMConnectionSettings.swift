@@ -12,6 +12,9 @@ public struct FCMConnectionSettings: Sendable, Hashable {
     public var maximumResponseBytes = 64 * 1024
     /// Messages of one batch in flight at once (HTTP/2 streams, over few connections).
     public var maximumConcurrentSends = 256
+    /// Connections of their own for messages sent alone (after their connection was lost),
+    /// one message at a time on each.
+    public var soloLanes = 4
 
     public init() {}
 }
@@ -28,6 +31,12 @@ public struct FCMRetryPolicy: Sendable, Hashable {
     /// Ceiling for a server's `Retry-After`: a send never waits longer than this between two
     /// attempts, whatever the server asks.
     public var maximumRetryAfter: Duration = .seconds(60)
+    /// A message whose connection was lost under it is sent again alone (on a connection that
+    /// carries nothing else meanwhile); lost this many times while alone, it is the message
+    /// that makes the server drop the connection, and fails permanently instead of taking
+    /// other messages down with it again. At least 1; a message sent alone may take more
+    /// attempts than `maximumAttempts` to be lost this often.
+    public var lossesAloneBeforeGivingUp: Int = 2
 
     public init() {}
 

@@ -13,13 +13,19 @@ enum FCMHTTPResult: Sendable, Hashable {
     case response(status: Int, retryAfter: String?, body: Data)
     /// No usable answer (connection, deadline, body over the cap); worth retrying.
     case failed(reason: String)
+    /// No answer because the connection closed under the request: it may have been processed,
+    /// and it may be what made the server close it (with every request in flight on it).
+    case lost(reason: String)
 }
 
 /// The HTTP/2 client of a router: AsyncHTTPClient negotiates h2 by ALPN and multiplexes every
 /// request to a host over few connections. Each request has a deadline; each answer body is
-/// capped.
+/// capped. Requests sent *alone* (after their connection was lost) go through solo lanes
+/// instead: clients of their own, each with one request at a time, so that such a request is
+/// on a connection that carries nothing else.
 final class FCMHTTP: Sendable {
     private let client: HTTPClient
+    private let solo: FCMSoloLanes
     let settings: FCMConnectionSettings
 
     /// - Parameter trustedCertificatesPath: PEM certificates to trust instead of the system
@@ -40,17 +46,41 @@ final class FCMHTTP: Sendable {
         configuration.decompression = .disabled
         configuration.redirectConfiguration = .disallow
         self.client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: configuration)
+        // A fresh connection for every message sent alone: one that a message before it on the
+        // lane made the server close is never reused for the next (which would be lost with it,
+        // unsent, and counted against it).
+        var solo = configuration
+        solo.maximumUsesPerConnection = 1
+        self.solo = FCMSoloLanes(
+            (0..<max(1, settings.soloLanes)).map { _ in HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: solo) })
         self.settings = settings
     }
 
-    /// POSTs `body` and reads the answer, within `timeout` (default: the request deadline).
-    func post(url: String, contentType: String, authorization: String?, body: Data, timeout: Duration? = nil) async -> FCMHTTPResult {
+    /// POSTs `body` and reads the answer, within `timeout` (default: the request deadline);
+    /// `alone`: on a solo lane, once one is free (the wait counts against the deadline).
+    func post(
+        url: String, contentType: String, authorization: String?, body: Data, timeout: Duration? = nil, alone: Bool = false
+    ) async
+        -> FCMHTTPResult
+    {
+        let deadline = NIODeadline.now() + .init(timeout ?? settings.requestTimeout)
+        guard alone else { return await post(on: client, url: url, contentType: contentType, authorization: authorization, body: body, by: deadline) }
+        let lane = await solo.take()
+        let result = await post(on: lane, url: url, contentType: contentType, authorization: authorization, body: body, by: deadline)
+        await solo.give(lane)
+        return result
+    }
+
+    private func post(
+        on client: HTTPClient, url: String, contentType: String, authorization: String?, body: Data, by deadline: NIODeadline
+    ) async
+        -> FCMHTTPResult
+    {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "content-type", value: contentType)
         if let authorization { request.headers.add(name: "authorization", value: authorization) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let deadline = NIODeadline.now() + .init(timeout ?? settings.requestTimeout)
         do {
             let response = try await client.execute(request, deadline: deadline)
             let bytes = try await response.body.collect(upTo: settings.maximumResponseBytes)
@@ -59,12 +89,18 @@ final class FCMHTTP: Sendable {
             switch error {
             case .deadlineExceeded, .readTimeout: return .failed(reason: "Timeout")
             case .connectTimeout, .tlsHandshakeTimeout: return .failed(reason: "ConnectTimeout")
-            case .remoteConnectionClosed: return .failed(reason: "ConnectionClosed")
+            case .remoteConnectionClosed: return .lost(reason: "ConnectionClosed")
             case .cancelled: return .failed(reason: "Cancelled")
             default: return .failed(reason: "HTTPClientError: \(error)")
             }
         } catch is NIOTooManyBytesError {
             return .failed(reason: "AnswerTooLarge")
+        } catch let error as ChannelError {
+            switch error {
+            // The connection closed while the request was being written or its answer read.
+            case .ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed: return .lost(reason: "ConnectionClosed")
+            default: return .failed(reason: "ChannelError: \(error)")
+            }
         } catch {
             return .failed(reason: "\(type(of: error))")
         }
@@ -73,6 +109,32 @@ final class FCMHTTP: Sendable {
     /// Closes every connection. Call once, on the way out.
     func shutdown() async {
         try? await client.shutdown()
+        for lane in solo.all { try? await lane.shutdown() }
+    }
+}
+
+/// Clients that carry one request at a time each: a request waits for a free one.
+private actor FCMSoloLanes {
+    let all: [HTTPClient]
+    private var free: [HTTPClient]
+    private var waiting: [CheckedContinuation<HTTPClient, Never>] = []
+
+    init(_ clients: [HTTPClient]) {
+        all = clients
+        free = clients
+    }
+
+    func take() async -> HTTPClient {
+        if let client = free.popLast() { return client }
+        return await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func give(_ client: HTTPClient) {
+        if waiting.isEmpty {
+            free.append(client)
+        } else {
+            waiting.removeFirst().resume(returning: client)
+        }
     }
 }
 
@@ -85,7 +147,7 @@ struct FCMHTTPTokenExchange: FCMTokenExchange {
             url: tokenURI, contentType: "application/x-www-form-urlencoded", authorization: nil, body: Data(assertion.formBody.utf8),
             timeout: http.settings.tokenRequestTimeout)
         switch result {
-        case .failed(let reason):
+        case .failed(let reason), .lost(let reason):
             return .failure(.unavailable(reason: "token endpoint: \(reason)"))
         case .response(let status, _, let body):
             return Self.judge(status: status, body: body)

@@ -123,7 +123,7 @@ struct APNsPoolStateTests {
         _ = answer(&pool, 1, 1)
         #expect(pool.inFlight == 2)
         let actions = pool.closed(1, error: nil, now: 0, random: 0.5)
-        #expect(completed(actions) == [2: .failed("connection closed"), 3: .failed("connection closed")])
+        #expect(completed(actions) == [2: .lost("connection closed"), 3: .lost("connection closed")])
         #expect(pool.reconnectNotBefore == nil)
         _ = pool.submit(4, now: 0)
         #expect(pool.connectionCount == 1)

@@ -44,6 +44,7 @@ struct APNsAppsConfigurationTests {
                 """
                 apns:
                   max_connections: 2
+                  poison_losses: 3
                   default_app: fi.example.frost
                   apps:
                     frost:
@@ -65,6 +66,7 @@ struct APNsAppsConfigurationTests {
             #expect(config.push.apps.map(\.bundleID) == ["fi.example.frost.beta", "fi.example.frost"])
             #expect(config.push.defaultApp == "fi.example.frost")
             #expect(config.push.connection.maximumConnections == 2)
+            #expect(config.push.retry.lossesAloneBeforeGivingUp == 3)
             let frost = try #require(config.push.apps.last)
             #expect(frost.environment == .sandbox)
             #expect(frost.host == "127.0.0.1:2197")
@@ -92,6 +94,7 @@ struct APNsAppsConfigurationTests {
                 (["apns.apps.Big.bundle_id": "fi.x"], "apns.apps.Big", "lower-case"),
                 (["apns.default_app": "fi.none"], "apns.default_app", "not the bundle id"),
                 (["apns.apps_file": directory.appendingPathComponent("apps.json").path], "apns.apps_file", "cannot read"),
+                (["apns.poison_losses": "0"], "apns.poison_losses", "from 1 to 10"),
             ]
             for (overrides, key, fragment) in cases {
                 let error = await #expect(throws: ConfigurationError.self) { try await ConfigLoaderTests.load(overrides: overrides) }

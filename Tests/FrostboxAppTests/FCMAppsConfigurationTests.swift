@@ -21,6 +21,7 @@ struct FCMAppsConfigurationTests {
             try await ConfigLoaderTests.inDirectory { directory in
                 let yaml = """
                     fcm:
+                      poison_losses: 3
                       apps:
                         frost:
                           package_name: fi.example.frost
@@ -30,6 +31,7 @@ struct FCMAppsConfigurationTests {
                     """
                 let config = try await ConfigLoaderTests.load(file: try ConfigLoaderTests.write(yaml, to: directory))
                 #expect(config.fcm.apps.map(\.packageName) == ["fi.example.frost"])
+                #expect(config.fcm.retry.lossesAloneBeforeGivingUp == 3)
                 let logs = RecordingLogHandler.Store()
                 let push = try PushComponents(settings: config.push, fcm: config.fcm, logger: logs.logger())
                 let android = PushNotification(

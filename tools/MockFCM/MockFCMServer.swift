@@ -183,6 +183,12 @@ public final class MockFCMServer: Sendable {
         case .success(let valid):
             message = valid
         }
+        if MockFCMTokenFault.of(token: message.token) == .connectionDrop {
+            state.rejected("ConnectionDropped")
+            // Closed before this handler returns: the answer below is never written.
+            try? await context.connectionChannel.close()
+            return Response(status: .serviceUnavailable)
+        }
         if let fault = MockFCMTokenFault.of(token: message.token), let answer = await answer(fault, alertID: alertID ?? message.token) {
             return answer
         }
@@ -216,6 +222,8 @@ public final class MockFCMServer: Sendable {
             return error(500, "INTERNAL", "Internal error encountered.", errorCode: "INTERNAL")
         case .unauthenticated:
             return error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
+        case .connectionDrop:
+            return nil
         case .hang:
             let start = ContinuousClock.now
             while !released.withLock({ $0 }), ContinuousClock.now - start < configuration.hangLimit {
@@ -270,9 +278,12 @@ public final class MockFCMServer: Sendable {
 public struct MockFCMContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     let connection: ObjectIdentifier?
+    /// The TCP connection the request came on (the parent of an HTTP/2 stream's channel).
+    let connectionChannel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        connection = ObjectIdentifier(source.channel.parent ?? source.channel)
+        connectionChannel = source.channel.parent ?? source.channel
+        connection = ObjectIdentifier(connectionChannel)
     }
 }

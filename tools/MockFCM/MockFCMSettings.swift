@@ -65,6 +65,10 @@ public enum MockFCMTokenFault: String, CaseIterable, Sendable {
     case unauthenticated = "EXPIRED"
     /// `HANG…` → no answer (held until `hangLimit` or `stop()`).
     case hang = "HANG"
+    /// `DROP…` → the connection is closed at once, no answer, nothing recorded but the
+    /// rejection `ConnectionDropped` (a message that makes the server drop the connection, and
+    /// every request in flight on it with it).
+    case connectionDrop = "DROP"
 
     /// The fault a token asks for, if any (the longest matching prefix).
     public static func of(token: String) -> MockFCMTokenFault? {

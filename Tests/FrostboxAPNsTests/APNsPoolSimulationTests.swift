@@ -1,0 +1,41 @@
+import Testing
+
+@testable import FrostboxAPNs
+
+/// The pool against a modelled gateway that drops connections (`APNsPoolSimulation`): every
+/// push ends delivered or given up, and nothing is left waiting for a connection that never
+/// comes — with time standing still, only the pool's own decisions can move a request on.
+@Suite("APNs pool against a gateway that drops connections (no I/O)")
+struct APNsPoolSimulationTests {
+    private static func limits(connections: Int, streams: Int) -> APNsPoolState.Limits {
+        var limits = APNsPoolState.Limits()
+        limits.maximumConnections = connections
+        limits.maximumAloneConnections = 4
+        limits.streamsPerConnection = streams
+        return limits
+    }
+
+    @Test(
+        "connections dropped after every 100th request: every push delivered, none left waiting",
+        arguments: [1, 2, 4], 0..<5 as Range<UInt64>)
+    func resetAfterRequests(connections: Int, seed: UInt64) {
+        var simulation = APNsPoolSimulation(limits: Self.limits(connections: connections, streams: 100), resetAfterRequests: 100, seed: seed)
+        let result = simulation.run(pushes: 300)
+        #expect(result.unfinished.isEmpty, "stalled: \(result.unfinished.count) pushes, \(result.waiting) waiting, \(result.inFlight) in flight")
+        #expect(result.waiting == 0 && result.inFlight == 0)
+        #expect(result.delivered.count == 300)
+        #expect(result.givenUp.isEmpty)
+    }
+
+    @Test("one poison push among 1,000: 999 delivered, the poison one given up, none left waiting", arguments: [1, 2, 4], 0..<5 as Range<UInt64>)
+    func poison(connections: Int, seed: UInt64) {
+        var simulation = APNsPoolSimulation(limits: Self.limits(connections: connections, streams: 100), poison: [500], seed: seed)
+        let result = simulation.run(pushes: 1_000)
+        #expect(result.unfinished.isEmpty, "stalled: \(result.unfinished.count) pushes, \(result.waiting) waiting, \(result.inFlight) in flight")
+        #expect(result.givenUp == [500])
+        #expect(result.delivered.count == 999)
+        #expect(result.waiting == 0 && result.inFlight == 0)
+        #expect(result.connectionsLost == 3, "with others once, then alone twice")
+        #expect(result.peakConnections <= connections + 4, "the shared connections and the alone lane, each within its maximum")
+    }
+}
