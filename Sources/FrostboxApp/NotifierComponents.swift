@@ -19,9 +19,12 @@ public struct NotifierComponents: Sendable {
     /// Where devices wait to be proven real; nil when every device counts as verified.
     public let verification: (any DeviceVerificationStore)?
 
-    /// Gateway reasons of a refused verification push that say the token belongs to another
-    /// app (APNs' 400 `DeviceTokenNotForTopic`): the device is removed, as for a dead token.
-    static let notOurAppReasons: Set<String> = ["DeviceTokenNotForTopic"]
+    /// Gateway reasons of a failed verification push that say the device cannot be pushed to:
+    /// the token belongs to another app (APNs' 400 `DeviceTokenNotForTopic`), or every push to
+    /// it takes the gateway's connection down, also when sent alone (the poison push of issue
+    /// #28, `ConnectionLostWhenSentAlone`, from both push adapters). The device is removed, as
+    /// for a dead token.
+    public static let removingReasons: Set<String> = ["DeviceTokenNotForTopic", "ConnectionLostWhenSentAlone"]
 
     /// Wires the notifier over `database` with the given forecast and push capabilities.
     public init(
@@ -43,7 +46,7 @@ public struct NotifierComponents: Sendable {
             runLock: runLock, workQueue: workQueue,
             logger: logger, clock: clock, resent: resent, runEnded: { ProcessMemory.releaseFree() },
             verification: config.verifiesDevices
-                ? DeviceVerificationStep(store: store, notOurAppReasons: Self.notOurAppReasons) : nil)
+                ? DeviceVerificationStep(store: store, removingReasons: Self.removingReasons) : nil)
         verification = config.verifiesDevices ? store : nil
     }
 

@@ -99,14 +99,14 @@ public struct VerificationTally: Sendable, Hashable {
         self.waiting = waiting
     }
 
-    /// Whether a verification outcome proves the token is not a device of ours: the gateway
-    /// no longer knows it or refuses it as malformed (`invalidToken`), or says it belongs to
-    /// another app (`permanentFailure` with one of `notOurAppReasons`, e.g. APNs'
-    /// `DeviceTokenNotForTopic`, named by the composition root).
-    public static func rejects(_ outcome: PushOutcome, notOurAppReasons: Set<String>) -> Bool {
+    /// Whether a verification outcome proves the device cannot be pushed to: the gateway no
+    /// longer knows the token or refuses it as malformed (`invalidToken`), or a permanent
+    /// failure with one of `removingReasons` (named by the composition root: a token of another
+    /// app, a push that takes the gateway's connection down even sent alone).
+    public static func rejects(_ outcome: PushOutcome, removingReasons: Set<String>) -> Bool {
         switch outcome {
         case .invalidToken: true
-        case .permanentFailure(_, let reason): notOurAppReasons.contains(reason)
+        case .permanentFailure(_, let reason): removingReasons.contains(reason)
         case .delivered, .authFailure, .temporaryFailure: false
         }
     }

@@ -10,15 +10,15 @@ import Metrics
 /// run. The pending devices are the durable queue: a crash mid-round leaves them pending.
 public struct DeviceVerificationStep: Sendable {
     let store: any DeviceVerificationStore
-    /// Gateway reasons of a permanent failure that say the token belongs to another app
-    /// (APNs' `DeviceTokenNotForTopic`): removed like an invalid token.
-    let notOurAppReasons: Set<String>
+    /// Gateway reasons of a permanent failure that say the device cannot be pushed to (a token
+    /// of another app, a push that kills the connection even alone): removed like an invalid token.
+    let removingReasons: Set<String>
     /// Devices per page (and per push batch).
     let pageSize: Int
 
-    public init(store: any DeviceVerificationStore, notOurAppReasons: Set<String> = [], pageSize: Int = 1_000) {
+    public init(store: any DeviceVerificationStore, removingReasons: Set<String> = [], pageSize: Int = 1_000) {
         self.store = store
-        self.notOurAppReasons = notOurAppReasons
+        self.removingReasons = removingReasons
         self.pageSize = max(1, pageSize)
     }
 }
@@ -41,7 +41,7 @@ extension NotifyRun {
             for await (index, outcome) in push.send(page.map { $0.verificationPush(at: readAt) }) {
                 if case .delivered = outcome {
                     verified.append(page[index].token)
-                } else if VerificationTally.rejects(outcome, notOurAppReasons: verification.notOurAppReasons) {
+                } else if VerificationTally.rejects(outcome, removingReasons: verification.removingReasons) {
                     rejected.append(page[index].token)
                     logger.info(
                         "removed a device whose verification push was refused",

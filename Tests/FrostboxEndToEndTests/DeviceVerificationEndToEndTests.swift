@@ -22,8 +22,10 @@ struct DeviceVerificationEndToEndTests {
     ]
     let real = (0..<4).map { NotifierEndToEndTests.token("a1", $0) }
     let invented = (0..<30).map { NotifierEndToEndTests.token("e1", $0) }
+    /// Known to the gateway, but every push to it takes the connection down (the mock's `0dead…`).
+    let poison = NotifierEndToEndTests.token(MockAPNsTokenFault.connectionReset.rawValue)
 
-    @Test("invented tokens are verified, refused and removed, never fetched; real boxes get a short budget first; the run is degraded")
+    @Test("invented tokens are refused and removed, never fetched, and so is a poison token; real boxes get a short budget first; the run is degraded")
     func inventedAmongReal() async throws {
         let mock = MockOpenMeteo(scenario: NotifierEndToEndTests.scenario)
         try await mock.withRunning { url in
@@ -43,6 +45,8 @@ struct DeviceVerificationEndToEndTests {
                 _ = try await components.subscriptions.subscribe(
                     token, to: NewSubscription(coordinate: place, name: try PlaceName("Home")), at: Self.now - 7_200)
             }
+            _ = try await components.subscriptions.subscribe(
+                poison, to: NewSubscription(coordinate: Self.realPlaces[0], name: try PlaceName("Cursed")), at: Self.now - 7_200)
             for (i, token) in invented.enumerated() {
                 let place = try Coordinate(latitude: 55 + Double(i) * 0.1, longitude: 12)
                 _ = try await components.subscriptions.subscribe(
@@ -53,7 +57,7 @@ struct DeviceVerificationEndToEndTests {
             var settings = MockAPNsSettings()
             settings.signingKeys[key.keyID] = .init(teamID: key.teamID, publicKey: key.publicKey)
             settings.clock = { Self.now }
-            settings.knownTokens = Set(real.map(\.value))
+            settings.knownTokens = Set((real + [poison]).map(\.value))
             let apns = try await MockAPNsServer.start(settings, logger: Logger(label: "mock-apns"))
             let router = try APNsPushRouter(
                 apps: [
@@ -64,7 +68,8 @@ struct DeviceVerificationEndToEndTests {
             let store = GRDBNotifierStore(database: components.database.sqlite!, verifiedDevicesOnly: true)
             let notifier = Notifier(
                 store: store, forecasts: components.forecasts.provider, push: router, configuration: config.notifier,
-                logger: Logger(label: "e2e"), clock: { Self.now }, verification: DeviceVerificationStep(store: store))
+                logger: Logger(label: "e2e"), clock: { Self.now },
+                verification: DeviceVerificationStep(store: store, removingReasons: NotifierComponents.removingReasons))
             let result = try await notifier.run()
             await router.shutdown()
             let deliveries = await apns.deliveries()
@@ -75,8 +80,8 @@ struct DeviceVerificationEndToEndTests {
                 return
             }
             #expect(summary.devicesVerified == 4)
-            #expect(summary.devicesRejected == 30)
-            for token in invented { #expect(try await components.subscriptions.device(token) == nil) }
+            #expect(summary.devicesRejected == 31)
+            for token in invented + [poison] { #expect(try await components.subscriptions.device(token) == nil) }
             for token in real { #expect(try await components.subscriptions.device(token)?.verifiedAt == Self.now) }
             // Only real boxes competed for the budget: two fetched, two left out, none invented.
             #expect(summary.boxes == 4)

@@ -12,12 +12,12 @@ struct DeviceVerificationNotifierTests {
     let clock = TestClock(Fixtures.afternoon)
 
     func notifier(
-        _ store: InMemoryNotifierStore, _ forecasts: ScriptedForecastProvider, _ push: RecordingPushSender, notOurApp: Set<String> = []
+        _ store: InMemoryNotifierStore, _ forecasts: ScriptedForecastProvider, _ push: RecordingPushSender, removing: Set<String> = []
     ) -> Notifier {
         let clock = self.clock
         return Notifier(
             store: store, forecasts: forecasts, push: push, logger: Logger(label: "test"), clock: { clock.now }, sleep: { _ in },
-            verification: DeviceVerificationStep(store: store, notOurAppReasons: notOurApp, pageSize: 7))
+            verification: DeviceVerificationStep(store: store, removingReasons: removing, pageSize: 7))
     }
 
     func run(_ notifier: Notifier) async throws -> NotifyRunSummary {
@@ -85,7 +85,7 @@ struct DeviceVerificationNotifierTests {
         push.script(carol, [.authFailure(reason: "InvalidProviderToken")])
         push.script(dave, [.permanentFailure(status: 400, reason: "DeviceTokenNotForTopic")])
 
-        let summary = try await run(notifier(store, forecasts, push, notOurApp: ["DeviceTokenNotForTopic"]))
+        let summary = try await run(notifier(store, forecasts, push, removing: ["DeviceTokenNotForTopic"]))
         #expect(summary.devicesVerified == 1)
         #expect(summary.devicesRejected == 1)
         #expect(!store.hasDevice(dave))
