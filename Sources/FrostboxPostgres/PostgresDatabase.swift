@@ -26,8 +26,11 @@ public final class PostgresDatabase: Service, Sendable {
     /// How a replacement pool is made: the pool's configuration and its quiet logger.
     let poolConfiguration: PostgresClient.Configuration
     let poolLogger: Logger
-    /// Whether the pool has handed out no connection for a while (see `replaceStarvedPool`).
+    /// Whether the pool has handed out no connection for a while (see `nextReplacement`).
     let poolWatch = PoolWatch()
+    /// Set once the first pool's `run()` is being called: `warmUp` waits for it, so that its
+    /// lease is not asked of a pool not yet running (postgres-nio logs a warning for that).
+    let poolStarted = Atomic<Bool>(false)
     public let settings: PostgresConnectionSettings
     /// Longest wait for a pooled connection before a statement gives up with
     /// `StorageUnavailableError` (`.noConnection`): an outage answers fast, not at the request timeout.
@@ -90,11 +93,11 @@ public final class PostgresDatabase: Service, Sendable {
     /// is not configurable): the old pool is stopped, a fresh one runs. Call it once.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
-            var retire = Self.start(client, in: &group)
+            var retire = start(client, in: &group)
             // Until cancelled or shutting down: a replacement runs before it is installed, and the
             // pool it replaces stops after, so no statement finds a pool that is not running.
             while let fresh = await nextReplacement() {
-                let retireFresh = Self.start(fresh, in: &group)
+                let retireFresh = start(fresh, in: &group)
                 pool.withLock { $0 = fresh }
                 poolWatch.replaced()
                 logger.notice(
@@ -108,11 +111,14 @@ public final class PostgresDatabase: Service, Sendable {
 
     /// Runs `client` in `group` until it ends by itself (cancellation, graceful shutdown) or the
     /// returned function retires it.
-    private static func start(_ client: PostgresClient, in group: inout DiscardingTaskGroup) -> @Sendable () -> Void {
+    private func start(_ client: PostgresClient, in group: inout DiscardingTaskGroup) -> @Sendable () -> Void {
         let (retirement, retired) = AsyncStream<Void>.makeStream()
         group.addTask {
             await withTaskGroup(of: Void.self) { lifetime in
-                lifetime.addTask { await client.run() }
+                lifetime.addTask {
+                    self.poolStarted.store(true, ordering: .releasing)
+                    await client.run()
+                }
                 lifetime.addTask { for await _ in retirement {} }
                 _ = await lifetime.next()
                 lifetime.cancelAll()
@@ -126,6 +132,8 @@ public final class PostgresDatabase: Service, Sendable {
     /// connection open instead of spending their `connectionWait` on opening one (on a loaded
     /// host that takes longer than the wait). Throws `StorageUnavailableError` when none came.
     public func warmUp(within wait: Duration = .seconds(10)) async throws {
+        for _ in 0..<100 where !poolStarted.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(10))
         try await withConnection(wait: wait, deadline: statementDeadline) { connection in
             for try await _ in try await connection.query("SELECT 1", logger: self.logger) {}
         }
