@@ -113,8 +113,8 @@ extension DeliveryTiming {
     /// The timing of an alert at `level` whose earliest allowed instant is `earliest` (see
     /// `earliestDelivery`; nil: none comes): at once when that is `now`; at once, time-sensitive,
     /// for a hard freeze the device lets break through; otherwise held until it — or, when
-    /// none comes, until `deadline` (when the frost begins), so that it is dropped then as
-    /// held-expired rather than kept.
+    /// none comes, until `deadline` (when the frost begins; for an all-clear, when its frost
+    /// window ends), so that it is dropped then rather than kept.
     public init(level: FrostLevel, earliest: Int64?, now: Int64, deadline: Int64, hardFreezeBreaksThrough: Bool) {
         if earliest == now {
             self = .now
