@@ -66,7 +66,9 @@ public enum NotifierCommands {
     /// One line per planned alert: device (redacted), event and text.
     public static func describe(_ entry: OutboxEntry) -> String {
         let content = entry.notification.content
-        let held = entry.notBefore.map { " (held for quiet hours until \(Date(timeIntervalSince1970: TimeInterval($0)).formatted(.iso8601)))" } ?? ""
+        let held =
+            entry.notBefore.map { " (held for quiet hours or a delivery window until \(Date(timeIntervalSince1970: TimeInterval($0)).formatted(.iso8601)))" }
+            ?? ""
         return "would send to \(entry.token.redacted)\(held) [\(entry.kind.rawValue) \(entry.event)]: \(content.title ?? "") — \(content.body ?? "")"
     }
 }

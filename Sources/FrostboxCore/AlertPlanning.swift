@@ -45,7 +45,8 @@ public struct SubscribedPlace: Sendable, Hashable {
     public var environment: PushEnvironment?
     /// The device's quiet hours on the place's wall clock (nil: none).
     public var quietHours: QuietHours?
-    /// Whether the device lets a hard-freeze alert through its quiet hours.
+    /// Whether the device lets a hard-freeze alert through its quiet hours (and through its
+    /// subscriptions' delivery windows).
     public var hardFreezeBreaksQuietHours: Bool
 
     public init(
@@ -114,7 +115,8 @@ public struct PlannedAlert: Sendable, Hashable {
     /// When the frost at the alert's level begins (UTC epoch seconds; nil for an all-clear):
     /// a held alert released after it no longer helps.
     public var frostStartsAt: Int64?
-    /// When it goes out: at once, breaking through quiet hours, or held until they end.
+    /// When it goes out: at once, breaking through quiet hours or a delivery window, or held
+    /// until both allow it.
     public var timing: DeliveryTiming = .now
     /// An escalation whose earlier alerts of the night were all held and never sent: it is
     /// worded as a first alert.
@@ -189,6 +191,8 @@ public struct AlertPlanner: Sendable {
     ///   gets one all-clear.
     /// - Hours already over are ignored, and only nights up to `nightsAhead` after the current
     ///   one are considered.
+    /// - Each alert's timing: at once when the device's quiet hours and the named places'
+    ///   delivery windows allow it now, else held until they do (`DeliveryTimings`).
     public func plan(forecast: BoxForecast, places: [SubscribedPlace], alerted: [AlertedEvent], now: Int64) -> BoxPlan {
         guard let box = forecast.box, !places.isEmpty else { return BoxPlan() }
         guard forecast.hours.contains(where: { !$0.hasEnded(at: now) }) else { return BoxPlan() }
@@ -234,9 +238,7 @@ public struct AlertPlanner: Sendable {
             (places[$0].token, places[$0].subscriptionID) < (places[$1].token, places[$1].subscriptionID)
         }
         var alerts: [PlannedAlert] = []
-        // Worked out only for boxes with a device in quiet hours.
-        var boxZone: TimeZone?
-        var quietEnds: [QuietHours: Int64?] = [:]
+        var timings = DeliveryTimings(forecast: forecast, now: now)
         var start = 0
         while start < order.count {
             var end = start + 1
@@ -247,17 +249,9 @@ public struct AlertPlanner: Sendable {
                     box: box, night: night, places: places, device: device, ruleOfPlace: ruleOfPlace,
                     verdicts: verdicts, rules: distinctRules,
                     relative: night == currentNight ? .tonight : night == currentNight.next ? .tomorrowNight : .later)
-                if var alert = planNight(context, history: history[DeviceNight(token: places[order[start]].token, night: night)]) {
-                    let owner = places[order[start]]
-                    if let quiet = owner.quietHours {
-                        // Devices of a box mostly share a few spans: each span's end is worked out once.
-                        let zone = boxZone ?? Self.zone(of: forecast, at: now)
-                        boxZone = zone
-                        let quietEnd = quietEnds[quiet] ?? quiet.end(around: now, in: zone)
-                        quietEnds[quiet] = .some(quietEnd)
-                        alert.timing = DeliveryTiming(
-                            level: alert.event.level, quietHoursEnd: quietEnd, hardFreezeBreaksThrough: owner.hardFreezeBreaksQuietHours)
-                    }
+                if let planned = planNight(context, history: history[DeviceNight(token: places[order[start]].token, night: night)]) {
+                    var alert = planned.alert
+                    alert.timing = timings.timing(of: alert, named: planned.named, in: places)
                     alerts.append(alert)
                 }
             }
@@ -294,16 +288,17 @@ public struct AlertPlanner: Sendable {
         func verdict(_ place: Int) -> NightVerdict? { verdicts[ruleOfPlace[place]][night] }
     }
 
-    private func planNight(_ c: NightContext, history: NightHistory?) -> PlannedAlert? {
+    /// The night's alert for one device, if any, and the indices of the places it names.
+    private func planNight(_ c: NightContext, history: NightHistory?) -> (alert: PlannedAlert, named: [Int])? {
         let alertedLevel = history?.level ?? .none
         var level = FrostLevel.none
         for place in c.device { level = max(level, c.verdict(place)?.level ?? .none) }
 
         if level >= .frostRisk, level > alertedLevel {
-            let named = c.device.filter { (c.verdict($0)?.level ?? .none) >= .frostRisk }
-            var alert = makeAlert(c, named: Array(named), level: level, kind: alertedLevel == .none ? .frost : .escalation)
+            let named = Array(c.device.filter { (c.verdict($0)?.level ?? .none) >= .frostRisk })
+            var alert = makeAlert(c, named: named, level: level, kind: alertedLevel == .none ? .frost : .escalation)
             alert.isFirstSeen = alert.kind == .escalation && history?.seen != true
-            return alert
+            return (alert, named)
         }
 
         guard alertedLevel >= .frostRisk, history?.allClearSent != true,
@@ -315,7 +310,7 @@ public struct AlertPlanner: Sendable {
                 minimum > threshold + allClearMarginC
             else { return nil }
         }
-        return makeAlert(c, named: Array(c.device), level: .none, kind: .allClear)
+        return (makeAlert(c, named: Array(c.device), level: .none, kind: .allClear), Array(c.device))
     }
 
     private func makeAlert(_ c: NightContext, named: [Int], level: FrostLevel, kind: AlertKind) -> PlannedAlert {

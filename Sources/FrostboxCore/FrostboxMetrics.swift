@@ -57,11 +57,11 @@ public enum FrostboxMetrics {
         public static let notifyRuns = "frostbox_notify_runs_total"
         /// Gauge: alerts waiting in the outbox.
         public static let outboxPending = "frostbox_outbox_pending"
-        /// Counter: alerts planned inside their device's quiet hours and held, by `level`.
+        /// Counter: alerts planned inside their device's quiet hours or outside their delivery window and held, by `level`.
         public static let alertsHeld = "frostbox_alerts_held_total"
-        /// Counter: held alerts sent when the quiet hours ended, by `level`.
+        /// Counter: held alerts sent when the quiet hours ended or the window opened, by `level`.
         public static let alertsReleased = "frostbox_alerts_released_total"
-        /// Counter: held alerts dropped when the quiet hours ended because their frost had begun, by `level`.
+        /// Counter: held alerts dropped at release because their frost had begun, by `level`.
         public static let alertsHeldExpired = "frostbox_alerts_held_expired_total"
         /// Counter: verification pushes to pending devices, by `result` (`verified`, `rejected`: removed, `waiting`: tried again next run).
         public static let deviceVerifications = "frostbox_device_verifications_total"
@@ -125,9 +125,9 @@ public enum FrostboxMetrics {
         Name.notifyRunDuration: "Duration of whole notify runs, by result.",
         Name.notifyRuns: "Notify runs, by result: completed, degraded (some boxes or pushes failed) or failed.",
         Name.outboxPending: "Alerts waiting in the outbox.",
-        Name.alertsHeld: "Alerts planned inside their device's quiet hours and held in the outbox, by level.",
-        Name.alertsReleased: "Held alerts sent when their device's quiet hours ended, by level.",
-        Name.alertsHeldExpired: "Held alerts dropped when the quiet hours ended because the frost had begun, by level.",
+        Name.alertsHeld: "Alerts planned inside their device's quiet hours or outside their delivery window and held in the outbox, by level.",
+        Name.alertsReleased: "Held alerts sent when their device's quiet hours ended or their delivery window opened, by level.",
+        Name.alertsHeldExpired: "Held alerts dropped when released because the frost had begun, by level.",
         Name.deviceVerifications: "Verification pushes to pending devices, by result: verified, rejected (removed) or waiting (tried again next run).",
         Name.devicesPending: "Devices waiting to be proven real by a verification push, as of the latest notify run.",
         Name.boxesLeftOut: "Subscribed boxes the latest notify run did not ask for, by reason: budget or unverified (no verified device).",

@@ -11,8 +11,8 @@ public struct OutboxEntry: Sendable, Hashable {
     public var attempts: Int
     /// When it was planned, UTC epoch seconds.
     public var createdAt: Int64
-    /// Held through the device's quiet hours: not sent before this (UTC epoch seconds); nil
-    /// for an entry that was never held.
+    /// Held through the device's quiet hours or outside its place's delivery window: not sent
+    /// before this (UTC epoch seconds); nil for an entry that was never held.
     public var notBefore: Int64?
     /// When its frost begins (UTC epoch seconds): a held entry released after it is dropped
     /// (`DeliveryTiming.heldAlertStillHelps`). Nil for all-clears.
@@ -32,7 +32,7 @@ public struct OutboxEntry: Sendable, Hashable {
         self.frostStartsAt = frostStartsAt
     }
 
-    /// Whether it waits for quiet hours to end at `now`.
+    /// Whether it waits, at `now`, for quiet hours to end or a delivery window to open.
     public func isHeld(at now: Int64) -> Bool { notBefore.map { $0 > now } ?? false }
 
     /// The device the entry is for.
@@ -100,7 +100,7 @@ public protocol NotifierStore: Sendable {
     /// In one transaction, puts `entries` in the outbox and marks their events alerted for
     /// their devices. An entry whose (device, event) is already there is skipped. An
     /// escalation or all-clear ends the device's entries of the same box and night still held
-    /// for quiet hours (failed, `expired`, with the reason `OutboxEntry.replacedWhileHeld`);
+    /// (for quiet hours or a delivery window; failed, `expired`, with the reason `OutboxEntry.replacedWhileHeld`);
     /// an all-clear that so cancelled a held alert is itself stored as ended (the person gets
     /// neither, `OutboxEntry.cancelledWhileHeld`). Returns the entries stored and still
     /// pending, with their ids.
@@ -155,9 +155,9 @@ extension NotifierStore {
 
 extension OutboxEntry {
     /// The failure reason of a held entry dropped at release because its frost had begun.
-    public static let heldExpired = "held through quiet hours: the frost had begun when they ended"
+    public static let heldExpired = "held for quiet hours or a delivery window: the frost had begun when they let it go"
     /// The failure reason of a held entry an escalation or all-clear replaced.
-    public static let replacedWhileHeld = "held through quiet hours: replaced by a later alert of the same night"
+    public static let replacedWhileHeld = "held for quiet hours or a delivery window: replaced by a later alert of the same night"
     /// The failure reason of an all-clear whose alert was still held (the person gets neither).
-    public static let cancelledWhileHeld = "all-clear for an alert still held through quiet hours: neither is sent"
+    public static let cancelledWhileHeld = "all-clear for an alert still held for quiet hours or a delivery window: neither is sent"
 }

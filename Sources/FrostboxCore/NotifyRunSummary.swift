@@ -61,11 +61,12 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
     public var durationMilliseconds: Int
     /// Why the run failed, when it did.
     public var error: String?
-    /// Alerts planned inside their device's quiet hours and held in the outbox (of `alertsPlanned`).
+    /// Alerts planned inside their device's quiet hours or outside their delivery window and held
+    /// in the outbox (of `alertsPlanned`).
     public var alertsHeld: Int = 0
-    /// Held alerts sent once the quiet hours ended.
+    /// Held alerts sent once the quiet hours ended or the delivery window opened.
     public var alertsReleased: Int = 0
-    /// Held alerts dropped when the quiet hours ended because their frost had begun (also
+    /// Held alerts dropped when released because their frost had begun (also
     /// counted in `failed[.expired]`).
     public var alertsHeldExpired: Int = 0
     /// Devices proven real by this run's verification round (`DeviceVerification`).

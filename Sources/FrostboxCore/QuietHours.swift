@@ -89,23 +89,14 @@ public struct QuietHours: Sendable, Hashable, Codable, CustomStringConvertible {
 
 /// When a planned alert goes out.
 public enum DeliveryTiming: Sendable, Hashable {
-    /// Outside quiet hours (or none set): at once, as always.
+    /// Outside quiet hours and inside the delivery window (or none set): at once, as always.
     case now
-    /// Inside quiet hours, but a hard freeze the device lets break through: at once, time-sensitive.
+    /// Inside quiet hours or outside the delivery window, but a hard freeze the device lets
+    /// break through: at once, time-sensitive.
     case breakThrough
-    /// Inside quiet hours: held in the outbox until `until` (UTC epoch seconds), when the span ends.
+    /// Inside quiet hours or outside the delivery window: held in the outbox until `until`
+    /// (UTC epoch seconds), the earliest instant both allow (see `earliestDelivery`).
     case hold(until: Int64)
-
-    /// The timing of an alert at `level` (`.none` for an all-clear) for a device whose quiet
-    /// hours around the planning instant end at `quietHoursEnd` (nil: not inside quiet hours,
-    /// or none set; see `QuietHours.end(around:in:)`).
-    public init(level: FrostLevel, quietHoursEnd: Int64?, hardFreezeBreaksThrough: Bool) {
-        guard let quietHoursEnd else {
-            self = .now
-            return
-        }
-        self = hardFreezeBreaksThrough && level == .hardFreeze ? .breakThrough : .hold(until: quietHoursEnd)
-    }
 
     /// Whether a held alert released at `now` still helps: not when its frost has begun
     /// (`frostStartsAt`, nil for an all-clear) or its window is over (`windowEnd`).

@@ -10,13 +10,20 @@ public struct AlertSettings: Sendable, Hashable, Codable {
     public var hardFreezeC: Double?
     /// Send an all-clear when an alerted event's forecast warms up again.
     public var allClear: Bool
+    /// When on the place's wall clock its alerts may go out (`notify_after`/`notify_before`);
+    /// nil: any time.
+    public var window: DeliveryWindow?
 
-    public init(rule: String? = nil, frostRiskC: Double? = nil, freezeC: Double? = nil, hardFreezeC: Double? = nil, allClear: Bool = false) {
+    public init(
+        rule: String? = nil, frostRiskC: Double? = nil, freezeC: Double? = nil, hardFreezeC: Double? = nil, allClear: Bool = false,
+        window: DeliveryWindow? = nil
+    ) {
         self.rule = rule
         self.frostRiskC = frostRiskC
         self.freezeC = freezeC
         self.hardFreezeC = hardFreezeC
         self.allClear = allClear
+        self.window = window
     }
 
     public static let `default` = AlertSettings()

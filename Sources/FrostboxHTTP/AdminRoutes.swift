@@ -156,7 +156,7 @@ public struct AdminStats: Sendable, Encodable, Equatable {
     public var forecastsCached: Int
     /// The latest notify runs, newest first.
     public var recentRuns: [AdminRunSummary]
-    /// Of `outboxPending`, alerts held until their device's quiet hours end.
+    /// Of `outboxPending`, alerts held until their device's quiet hours end or their delivery window opens.
     public var outboxHeld: Int = 0
     /// Devices waiting to be proven real; nil (absent) when devices need no proving.
     public var devicesPending: Int?

@@ -95,13 +95,16 @@ struct SubscriptionBody: Decodable {
     let settings: SettingsBody?
 }
 
-/// Per-subscription alert settings as sent by clients (thresholds in °C).
+/// Per-subscription alert settings as sent by clients (thresholds in °C; the delivery window
+/// as `HH:MM` on the place's wall clock).
 struct SettingsBody: Codable {
     var rule: String?
     var frostRiskC: Double?
     var freezeC: Double?
     var hardFreezeC: Double?
     var allClear: Bool?
+    var notifyAfter: String?
+    var notifyBefore: String?
 
     enum CodingKeys: String, CodingKey {
         case rule
@@ -109,6 +112,8 @@ struct SettingsBody: Codable {
         case freezeC = "freeze_c"
         case hardFreezeC = "hard_freeze_c"
         case allClear = "all_clear"
+        case notifyAfter = "notify_after"
+        case notifyBefore = "notify_before"
     }
 }
 
@@ -140,10 +145,10 @@ struct SubscriptionResponse: Encodable {
         name = subscription.name.value
         unit = subscription.unit.rawValue
         createdAt = Timestamp.iso8601(subscription.createdAt)
+        let stored = subscription.settings
         settings = SettingsBody(
-            rule: subscription.settings.rule, frostRiskC: subscription.settings.frostRiskC,
-            freezeC: subscription.settings.freezeC, hardFreezeC: subscription.settings.hardFreezeC,
-            allClear: subscription.settings.allClear)
+            rule: stored.rule, frostRiskC: stored.frostRiskC, freezeC: stored.freezeC, hardFreezeC: stored.hardFreezeC,
+            allClear: stored.allClear, notifyAfter: stored.window?.after, notifyBefore: stored.window?.before)
         self.created = created
     }
 }

@@ -120,7 +120,7 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
     public struct Outbox: Sendable, Encodable, Equatable {
         public var pending: Int
         /// Pending entries by the class of their last failed send (`temporary`, `auth`), or
-        /// `quiet-hours` (held until the device's quiet hours end), or `not-sent-yet`.
+        /// `quiet-hours` (held until the device's quiet hours end or a delivery window opens), or `not-sent-yet`.
         public var pendingByClass: [String: Int]
         /// Failed sends by class over the runs listed in the summary.
         public var recentFailuresByClass: [String: Int]

@@ -38,7 +38,8 @@ enum WireValidation {
         }
         return AlertSettings(
             rule: body.rule, frostRiskC: body.frostRiskC, freezeC: body.freezeC, hardFreezeC: body.hardFreezeC,
-            allClear: body.allClear ?? false)
+            allClear: body.allClear ?? false,
+            window: try DeliveryWindow.parsing(after: body.notifyAfter, before: body.notifyBefore, field: "settings"))
     }
 
     /// The registration a client asks for: the token validated as its platform's (`platform`

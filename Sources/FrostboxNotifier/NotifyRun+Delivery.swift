@@ -195,15 +195,17 @@ extension NotifyRun {
             while chunk.count < chunkSize, next < entries.endIndex {
                 let entry = entries[next]
                 next += 1
-                if let expiration = entry.notification.expiration, expiration <= now {
-                    outcomes.add(entry.id, .failed(.expired, reason: "frost window ended before delivery", at: now))
-                    round.fail(entry, .expired)
-                    continue
-                }
+                // A held entry whose frost began while it waited is held-expired, even when its
+                // frost window has ended too (a delivery window may open only the next day).
                 if entry.notBefore != nil, !DeliveryTiming.heldAlertStillHelps(at: now, frostStartsAt: entry.frostStartsAt, windowEnd: nil) {
                     outcomes.add(entry.id, .failed(.expired, reason: OutboxEntry.heldExpired, at: now))
                     round.fail(entry, .expired)
                     round.heldExpired[Self.level(of: entry), default: 0] += 1
+                    continue
+                }
+                if let expiration = entry.notification.expiration, expiration <= now {
+                    outcomes.add(entry.id, .failed(.expired, reason: "frost window ended before delivery", at: now))
+                    round.fail(entry, .expired)
                     continue
                 }
                 // A held entry is not sent (no attempt counted) and stays pending; it is

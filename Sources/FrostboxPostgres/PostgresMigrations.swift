@@ -21,6 +21,7 @@ enum PostgresMigrations {
         ("p4-run-platforms", runPlatforms),
         ("p5-quiet-hours", quietHours),
         ("p6-device-verification", deviceVerification),
+        ("p7-notify-windows", notifyWindows),
     ]
 
     /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;

@@ -56,7 +56,8 @@ public struct PostgresNotifierStore: NotifierStore {
         let rows = try await database.query(
             """
             SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
-                   s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet
+                   s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet,
+                   s.notify_after, s.notify_before
             FROM subscription AS s JOIN device AS d ON d.token = s.token
             WHERE s.box = ANY(\(boxes.map(\.key))) AND (d.verified_at IS NOT NULL OR NOT \(verifiedDevicesOnly))
             ORDER BY s.box, s.token COLLATE "C", s.id
@@ -71,7 +72,9 @@ public struct PostgresNotifierStore: NotifierStore {
                 SubscribedPlace(
                     subscriptionID: id, token: DeviceToken(trusted: token), name: name,
                     unit: TemperatureUnit(rawValue: unit) ?? .celsius,
-                    settings: AlertSettings(rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear),
+                    settings: AlertSettings(
+                        rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear,
+                        window: Self.window(try columns[16].decode(Int32?.self), try columns[17].decode(Int32?.self))),
                     platform: DevicePlatform(rawValue: platform) ?? .ios, app: topic,
                     environment: environment.flatMap(PushEnvironment.init(rawValue:)),
                     quietHours: Self.quietHours(try columns[13].decode(Int32?.self), try columns[14].decode(Int32?.self)),
@@ -269,6 +272,11 @@ public struct PostgresNotifierStore: NotifierStore {
             ).collectCount()
             return deleted
         }
+    }
+
+    /// The delivery window of stored minutes (nil when neither bound is set).
+    static func window(_ after: Int32?, _ before: Int32?) -> DeliveryWindow? {
+        DeliveryWindow(afterMinute: after.map { Int($0) }, beforeMinute: before.map { Int($0) })
     }
 
     /// The quiet hours of stored minutes (both set, or none).

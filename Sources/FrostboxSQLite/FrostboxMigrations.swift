@@ -26,6 +26,7 @@ public enum FrostboxMigrations {
         ("v12-quiet-hours", v12QuietHours),
         ("v13-storage-probe", v13StorageProbe),
         ("v14-device-verification", v14DeviceVerification),
+        ("v15-notify-windows", v15NotifyWindows),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

@@ -55,7 +55,8 @@ public struct GRDBNotifierStore: NotifierStore {
                 db,
                 sql: """
                     SELECT s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
-                           s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet
+                           s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet,
+                           s.notify_after, s.notify_before
                     FROM subscription AS s JOIN device AS d ON d.token = s.token
                     WHERE s.box = ? \(verified)
                     ORDER BY s.token, s.id
@@ -73,7 +74,8 @@ public struct GRDBNotifierStore: NotifierStore {
                             settings: AlertSettings(
                                 rule: statement.optionalText(4), frostRiskC: statement.optionalDouble(5),
                                 freezeC: statement.optionalDouble(6), hardFreezeC: statement.optionalDouble(7),
-                                allClear: statement.int64(8) != 0),
+                                allClear: statement.int64(8) != 0,
+                                window: Self.window(statement.optionalInt64(15), statement.optionalInt64(16))),
                             platform: DevicePlatform(rawValue: statement.text(11)) ?? .ios, app: statement.optionalText(9),
                             environment: statement.optionalText(10).flatMap(PushEnvironment.init(rawValue:)),
                             quietHours: Self.quietHours(statement.optionalInt64(12), statement.optionalInt64(13)),
@@ -258,6 +260,11 @@ public struct GRDBNotifierStore: NotifierStore {
     static func quietHours(_ start: Int64?, _ end: Int64?) -> QuietHours? {
         guard let start, let end else { return nil }
         return QuietHours(startMinute: Int(start), endMinute: Int(end))
+    }
+
+    /// The delivery window of stored minutes (nil when neither bound is set).
+    static func window(_ after: Int64?, _ before: Int64?) -> DeliveryWindow? {
+        DeliveryWindow(afterMinute: after.map { Int($0) }, beforeMinute: before.map { Int($0) })
     }
 
     static func placeholders(_ count: Int) -> String {

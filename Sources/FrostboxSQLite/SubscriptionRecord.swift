@@ -18,6 +18,9 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var freezeC: Double?
     var hardFreezeC: Double?
     var allClear: Bool
+    /// The delivery window's bounds, minutes after local midnight (`DeliveryWindow`).
+    var notifyAfter: Int64?
+    var notifyBefore: Int64?
 
     enum CodingKeys: String, CodingKey {
         case id, token, latitude, longitude, box, name, unit, rule
@@ -26,6 +29,8 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
         case freezeC = "freeze_c"
         case hardFreezeC = "hard_freeze_c"
         case allClear = "all_clear"
+        case notifyAfter = "notify_after"
+        case notifyBefore = "notify_before"
     }
 
     enum Columns {
@@ -47,6 +52,8 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
         freezeC = new.settings.freezeC
         hardFreezeC = new.settings.hardFreezeC
         allClear = new.settings.allClear
+        notifyAfter = new.settings.window?.afterMinute.map(Int64.init)
+        notifyBefore = new.settings.window?.beforeMinute.map(Int64.init)
     }
 
     var subscription: Subscription {
@@ -57,6 +64,8 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
             name: PlaceName(trusted: name),
             unit: TemperatureUnit(rawValue: unit) ?? .celsius,
             createdAt: createdAt,
-            settings: AlertSettings(rule: rule, frostRiskC: frostRiskC, freezeC: freezeC, hardFreezeC: hardFreezeC, allClear: allClear))
+            settings: AlertSettings(
+                rule: rule, frostRiskC: frostRiskC, freezeC: freezeC, hardFreezeC: hardFreezeC, allClear: allClear,
+                window: GRDBNotifierStore.window(notifyAfter, notifyBefore)))
     }
 }

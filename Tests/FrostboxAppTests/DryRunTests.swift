@@ -98,7 +98,7 @@ struct DryRunTests {
         var entry = OutboxEntry(event: alert.event, kind: .frost, notification: alert.notification(), createdAt: 0)
         #expect(!NotifierCommands.describe(entry).contains("held"))
         entry.notBefore = 1_794_380_400
-        #expect(NotifierCommands.describe(entry).contains("(held for quiet hours until 2026-11-11T07:00:00Z)"))
+        #expect(NotifierCommands.describe(entry).contains("(held for quiet hours or a delivery window until 2026-11-11T07:00:00Z)"))
     }
 }
 

@@ -30,9 +30,10 @@ def before_load_schema(context, raw_schema):
 
 
 # Rules across fields that the document states in words (DeviceBody, DeviceToken, Platform,
-# QuietHours) but JSON Schema cannot express across a path parameter and a body: a token is an
+# QuietHours, Settings) but JSON Schema cannot express across a path parameter and a body: a token is an
 # APNs one (hex) unless the platform said is android; environment is iOS-only; app and topic
-# name the same thing; quiet hours start and end at different times. Generated cases are made to keep them, so that a 400 for breaking one is not
+# name the same thing; quiet hours start and end at different times; a subscription's
+# notify_after and notify_before differ, and notify_before 00:00 needs a notify_after. Generated cases are made to keep them, so that a 400 for breaking one is not
 # taken for "a valid request refused"; everything else stays as generated.
 APNS_TOKEN = re.compile(r"^([0-9a-fA-F]{2}){8,100}$")
 SOME_APNS_TOKEN = "0123456789abcdef0123456789abcdef"
@@ -54,12 +55,27 @@ def _keep_device_rules(body, token_in_path=None):
         quiet["end"] = "07:00" if quiet["start"] != "07:00" else "22:00"
 
 
+def _keep_window_rules(body):
+    settings = body.get("settings")
+    if not isinstance(settings, dict):
+        return
+    after, before = settings.get("notify_after"), settings.get("notify_before")
+    if before is not None and before == after:
+        # notify_after and notify_before must differ (Settings).
+        settings["notify_before"] = "22:00" if after != "22:00" else "08:00"
+    elif before == "00:00" and after is None:
+        # notify_before 00:00 alone is an empty window (Settings).
+        settings["notify_after"] = "16:00"
+
+
 @schemathesis.hook
 def map_case(context, case):
     path = case.operation.path
     body = case.body if isinstance(case.body, dict) else None
     if path in TOKEN_BODIES and body is not None:
         _keep_device_rules(body)
+    elif path == "/v1/devices/{token}/subscriptions" and body is not None:
+        _keep_window_rules(body)
     elif path == "/v1/devices/{token}" and case.operation.method.upper() == "PUT":
         token = (case.path_parameters or {}).get("token")
         if body is not None:

@@ -13,10 +13,12 @@ import _CryptoExtras
 // `bench-notifier`: the notifier benchmark.
 //
 //   bench-notifier generate --db FILE [--subscriptions 1000000] [--boxes 100000] [--seed 1] [--android-every N] [--quiet-percent 0]
+//                           [--window-percent 0]
 //       A fresh database with that many subscriptions spread over that many boxes
 //       (55–70° N, 5–30° E; two places per device, one device in ten with both in one box).
 //       With --android-every N, every N-th device is an Android one (2: half of them); with
-//       --quiet-percent P, P % of the devices have quiet hours 22:00–07:00.
+//       --quiet-percent P, P % of the devices have quiet hours 22:00–07:00; with --window-percent W,
+//       W % of the devices' subscriptions have the delivery window 16:00–22:00.
 //   bench-notifier run --db FILE --forecast-url URL --now EPOCH [--concurrency 64] [--nights 1]
 //                      [--apns-host HOST:PORT --trust CERT.pem --key AuthKey.p8 --key-id ID --team-id ID
 //                       [--streams 100] [--connections N]] [--fcm-url https://HOST:PORT --trust CERT.pem] [--prefetch]
@@ -78,12 +80,16 @@ func generate(_ arguments: Arguments) async throws {
     let devices = (subscriptions + 1) / 2
     let seed = random.next()
     let quietPercent = arguments.int("quiet-percent", 0)
+    let windowPercent = arguments.int("window-percent", 0)
     try await database.pool.write { db in
         var random = SplitMix64(seed: seed)
         let device = try db.makeStatement(
             sql: "INSERT INTO device (token, platform, created_at, registered_at, quiet_start, quiet_end) VALUES (?, ?, 1, 1, ?, ?)")
         let subscription = try db.makeStatement(
-            sql: "INSERT INTO subscription (token, latitude, longitude, box, name, unit, created_at) VALUES (?, ?, ?, ?, ?, ?, 1)")
+            sql: """
+                INSERT INTO subscription (token, latitude, longitude, box, name, unit, created_at, notify_after, notify_before)
+                VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
+                """)
         var made = 0
         for d in 0..<devices {
             let hex = String(d, radix: 16)
@@ -92,6 +98,8 @@ func generate(_ arguments: Arguments) async throws {
             let token = android ? "fcm_" + String(repeating: "x", count: 150 - hex.count) + hex : String(repeating: "0", count: 64 - hex.count) + hex
             // Every device in a hundred at the same rank: the quiet ones are spread evenly.
             let quiet = d % 100 < quietPercent
+            // Counted from the other end of the hundred, so that windows and quiet hours overlap only past 50 % each.
+            let window = 99 - d % 100 < windowPercent
             try device.execute(arguments: [token, android ? "android" : "ios", quiet ? 22 * 60 : nil, quiet ? 7 * 60 : nil])
             // The first places cover every box once, so all of them have a subscription.
             let first = d < boxes.count ? boxes[d] : boxes[random.below(boxes.count)]
@@ -104,6 +112,7 @@ func generate(_ arguments: Arguments) async throws {
                     longitude: base.longitude + Double(random.below(41) - 20) / 1000)
                 try subscription.execute(arguments: [
                     token, c.latitude, c.longitude, c.box.key, place == 0 ? "Home" : "Cabin", random.below(5) == 0 ? "F" : "C",
+                    window ? 16 * 60 : nil, window ? 22 * 60 : nil,
                 ])
                 made += 1
             }
