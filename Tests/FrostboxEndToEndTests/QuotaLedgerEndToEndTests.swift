@@ -91,7 +91,10 @@ struct QuotaLedgerEndToEndTests {
 
     @Test("frostbox forecast against a server that is not there: at once, a sentence, a hint at --base-url, nothing charged")
     func forecastUnreachable() async throws {
-        let closed = try await MockOpenMeteo(logger: Self.quiet).withRunning { $0 }
+        // A port that refuses connections throughout (bound, never listening).
+        let port = try ClosedPort()
+        let closed = port.url
+        defer { withExtendedLifetime(port) {} }
         try await Self.withDatabase { base in
             var config = base
             config.forecasts.baseURL = closed

@@ -30,6 +30,10 @@ struct RouteTestHarness {
         var config = FrostboxSettings()
         config.databasePath = temporary.databasePath
         config.maximumSubscriptionsPerDevice = 5
+        // A whole test run keeps both cores and the disk busy (place imports, PostgreSQL, fault
+        // suites), and a durable write then waited out the 15 s default: the write was stored but
+        // answered 503. These routes are not about the deadline (RequestDeadline's own tests are).
+        config.requestTimeout = .seconds(120)
         let components = try FrostboxApplication.Components(config: config, logger: Logger(label: "test"))
         backing = .sqlite(components, temporary)
         api = FrostboxApplication.makeAPI(components)

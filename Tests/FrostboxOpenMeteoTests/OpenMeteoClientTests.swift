@@ -252,9 +252,10 @@ struct OpenMeteoClientTests {
 
     @Test("a server that is not there fails in well under a second, once, in a plain sentence, charged nothing")
     func connectionRefused() async throws {
-        // A port that was just free: the mock ran there and has stopped.
-        let mock = MockOpenMeteo(logger: Logger(label: "mock", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let closed = try await mock.withRunning { $0 }
+        // A port that refuses connections throughout (bound, never listening).
+        let port = try ClosedPort()
+        let closed = port.url
+        defer { withExtendedLifetime(port) {} }
         try await MockHarness.run { h in
             let client = OpenMeteoClient(
                 httpClient: h.client.httpClient, configuration: OpenMeteoSettings(baseURL: closed, maximumAttempts: 4),
