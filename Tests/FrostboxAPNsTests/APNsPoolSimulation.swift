@@ -11,7 +11,7 @@ import FrostboxCore
 /// left waiting once nothing more happens is a stall.
 struct APNsPoolSimulation {
     /// What became of every push, and what the pool was left with.
-    struct Result {
+    struct Result: Sendable {
         var delivered: Set<Int> = []
         var givenUp: Set<Int> = []
         /// Pushes with no outcome when nothing more happened.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import FrostboxAPNs
@@ -7,6 +8,15 @@ import Testing
 /// comes — with time standing still, only the pool's own decisions can move a request on.
 @Suite("APNs pool against a gateway that drops connections (no I/O)")
 struct APNsPoolSimulationTests {
+    /// Runs a simulation on a thread of its own. They take seconds of CPU in a debug build, and
+    /// on the test process's cooperative pool (two threads on this machine) thirty of them
+    /// starved every other suite's in-process servers: requests timed out in a whole run.
+    private static func offThePool(_ body: @escaping @Sendable () -> APNsPoolSimulation.Result) async -> APNsPoolSimulation.Result {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
+    }
+
     private static func limits(connections: Int, streams: Int) -> APNsPoolState.Limits {
         var limits = APNsPoolState.Limits()
         limits.maximumConnections = connections
@@ -18,9 +28,11 @@ struct APNsPoolSimulationTests {
     @Test(
         "connections dropped after every 100th request: every push delivered, none left waiting",
         arguments: [1, 2, 4], 0..<5 as Range<UInt64>)
-    func resetAfterRequests(connections: Int, seed: UInt64) {
-        var simulation = APNsPoolSimulation(limits: Self.limits(connections: connections, streams: 100), resetAfterRequests: 100, seed: seed)
-        let result = simulation.run(pushes: 300)
+    func resetAfterRequests(connections: Int, seed: UInt64) async {
+        let result = await Self.offThePool {
+            var simulation = APNsPoolSimulation(limits: Self.limits(connections: connections, streams: 100), resetAfterRequests: 100, seed: seed)
+            return simulation.run(pushes: 300)
+        }
         #expect(result.unfinished.isEmpty, "stalled: \(result.unfinished.count) pushes, \(result.waiting) waiting, \(result.inFlight) in flight")
         #expect(result.waiting == 0 && result.inFlight == 0)
         #expect(result.delivered.count == 300)
@@ -28,9 +40,11 @@ struct APNsPoolSimulationTests {
     }
 
     @Test("one poison push among 1,000: 999 delivered, the poison one given up, none left waiting", arguments: [1, 2, 4], 0..<5 as Range<UInt64>)
-    func poison(connections: Int, seed: UInt64) {
-        var simulation = APNsPoolSimulation(limits: Self.limits(connections: connections, streams: 100), poison: [500], seed: seed)
-        let result = simulation.run(pushes: 1_000)
+    func poison(connections: Int, seed: UInt64) async {
+        let result = await Self.offThePool {
+            var simulation = APNsPoolSimulation(limits: Self.limits(connections: connections, streams: 100), poison: [500], seed: seed)
+            return simulation.run(pushes: 1_000)
+        }
         #expect(result.unfinished.isEmpty, "stalled: \(result.unfinished.count) pushes, \(result.waiting) waiting, \(result.inFlight) in flight")
         #expect(result.givenUp == [500])
         #expect(result.delivered.count == 999)
