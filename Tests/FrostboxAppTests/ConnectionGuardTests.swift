@@ -32,8 +32,9 @@ struct ConnectionGuardTests {
         }) { port, _, group in
             let held = try Self.flood(port: port, count: 120)
             for _ in 0..<3 {
+                let asked = ContinuousClock.now
                 let health = try await LoopbackConnection.request(port: port, "GET", "/health", source: Self.client)
-                #expect(health.hasPrefix("HTTP/1.1 200"), "\(health)")
+                #expect(health.hasPrefix("HTTP/1.1 200"), "\(health) after \(ContinuousClock.now - asked)")
                 let write = try await LoopbackConnection.request(port: port, "POST", "/register", body: Self.registration, source: Self.client)
                 #expect(write.hasPrefix("HTTP/1.1 20"), "\(write)")
             }

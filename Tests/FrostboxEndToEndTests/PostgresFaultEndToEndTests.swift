@@ -83,7 +83,8 @@ struct PostgresFaultEndToEndTests {
         #expect(unexpected.isEmpty, "only 2xx and 503 storage_unavailable: \(unexpected.prefix(5).map { "\($0.status) \($0.body)" })")
         #expect(during.contains { $0.status == 503 }, "the fault was felt")
         let slowest = answers.map(\.took).max() ?? .zero
-        #expect(slowest < .seconds(12), "no write waited for the request timeout (15 s): slowest \(slowest)")
+        // Below the request timeout with a margin for a loaded whole run (13 s was seen there).
+        #expect(slowest < .seconds(14.5), "no write waited for the request timeout (15 s): slowest \(slowest)")
         let tail = answers.filter { $0.started >= faultEnd + .seconds(6) }
         #expect(
             !tail.isEmpty && tail.allSatisfy { [200, 201].contains($0.status) }, "healed by itself: \(tail.filter { $0.status >= 300 }.count) failures late")
