@@ -48,7 +48,7 @@ struct PostgresFaultEndToEndTests {
         "writes answered 2xx or 503 storage_unavailable, never at the request timeout; /ready follows; heals; logs little; no acknowledged write lost",
         arguments: Fault.allCases)
     func writeLoadThrough(_ fault: Fault) async throws {
-        let cluster = try TestPostgresCluster.startPrivate()
+        let cluster = try await TestPostgresCluster.offThePool { try TestPostgresCluster.startPrivate() }
         defer { cluster.remove() }
         let directory = try Self.directory("fault")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -64,12 +64,12 @@ struct PostgresFaultEndToEndTests {
         try await Task.sleep(for: .seconds(1.5))
         let linesBefore = server.log.split(separator: "\n").count
         let faultStart = ContinuousClock.now - load.origin
-        try Self.begin(fault, cluster)
+        try await TestPostgresCluster.offThePool { try Self.begin(fault, cluster) }
         // At least `spell`, and on a loaded machine until a write and `/ready` have met the fault.
         try await Task.sleep(for: Self.spell)
         let felt = ContinuousClock.now
         while ContinuousClock.now - felt < .seconds(60), !load.felt(since: faultStart) { try await Task.sleep(for: .milliseconds(200)) }
-        try Self.end(fault, cluster)
+        try await TestPostgresCluster.offThePool { try Self.end(fault, cluster) }
         let faultEnd = ContinuousClock.now - load.origin
         try await Task.sleep(for: .seconds(8))
         load.stop()
@@ -101,7 +101,7 @@ struct PostgresFaultEndToEndTests {
 
     @Test("SIGTERM with the database down under a write load: the server exits within the 90 s grace period the README gives")
     func sigtermWithDatabaseDown() async throws {
-        let cluster = try TestPostgresCluster.startPrivate()
+        let cluster = try await TestPostgresCluster.offThePool { try TestPostgresCluster.startPrivate() }
         defer { cluster.remove() }
         let directory = try Self.directory("sigterm")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -111,7 +111,7 @@ struct PostgresFaultEndToEndTests {
         let load = WriteLoad(port: server.port)
         async let written: Void = load.run(clients: 4)
         try await Task.sleep(for: .seconds(1))
-        try cluster.killPostmaster()
+        try await TestPostgresCluster.offThePool { try cluster.killPostmaster() }
         try await Task.sleep(for: .seconds(1))
         let clock = ContinuousClock()
         let asked = clock.now

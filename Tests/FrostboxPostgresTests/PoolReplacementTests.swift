@@ -48,13 +48,13 @@ struct PoolReplacementTests {
     /// in its wait the pool is); with it, within a few seconds of the server accepting connections.
     @Test("after a 75 s outage writes work again within seconds of the restart, not after the pool's reconnect backoff")
     func healsSoonAfterLongOutage() async throws {
-        let cluster = try TestPostgresCluster.startPrivate()
+        let cluster = try await TestPostgresCluster.offThePool { try TestPostgresCluster.startPrivate() }
         defer { cluster.remove() }
         let database = try await PostgresFaultTests.open(cluster, prefix: "replace", connections: 2)
         let store = PostgresSubscriptionStore(database: database)
         // Two connections for four writes: on a busy machine one may wait past the connection wait.
         try await PostgresFaultTests.eventually { try await PostgresFaultTests.registerConcurrently(store, from: 0, count: 4) }
-        try cluster.stopServer()
+        try await TestPostgresCluster.offThePool { try cluster.stopServer() }
         let clock = ContinuousClock()
         let down = clock.now
         var index = 100
@@ -63,7 +63,7 @@ struct PoolReplacementTests {
             index += 1
             try await Task.sleep(for: .milliseconds(250))
         }
-        try cluster.startServer()
+        try await TestPostgresCluster.offThePool { try cluster.startServer() }
         let restarted = clock.now
         try await PostgresFaultTests.within(.seconds(90), "a write after the restart") {
             try await PostgresFaultTests.eventually { try await PostgresFaultTests.registerConcurrently(store, from: 500, count: 2) }

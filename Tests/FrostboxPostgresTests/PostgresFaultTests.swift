@@ -19,13 +19,13 @@ struct PostgresFaultTests {
     /// pooled connection, and once all were kept every statement waited forever.
     @Test("a read-only spell under concurrent writes: each write refused as read-only (25006), no pooled connection lost, writes work again once it ends")
     func readOnlySpellLeaksNoConnection() async throws {
-        let cluster = try TestPostgresCluster.startPrivate()
+        let cluster = try await TestPostgresCluster.offThePool { try TestPostgresCluster.startPrivate() }
         defer { cluster.remove() }
         // A small pool: every connection a failed write kept would be missed at once.
         let database = try await Self.open(cluster, prefix: "readonly", connections: 3)
         let store = PostgresSubscriptionStore(database: database)
 
-        try cluster.setReadOnly(true)
+        try await TestPostgresCluster.offThePool { try cluster.setReadOnly(true) }
         // Busy cores, as on the loaded host where the wedge was seen: the server's reply then
         // at times outruns the thread that sent the statement, which is when the lease was lost.
         let burners = CPUBurners(count: 3)
@@ -56,7 +56,7 @@ struct PostgresFaultTests {
         #expect(tally["read-only 25006", default: 0] > 4_000 && Set(tally.keys).isSubset(of: ["read-only 25006", "no connection "]), "\(tally)")
         #expect(await database.isReady() == false, "/ready says not ready while writes are refused")
 
-        try cluster.setReadOnly(false)
+        try await TestPostgresCluster.offThePool { try cluster.setReadOnly(false) }
         // More writers than connections: each connection must be back in the pool.
         try await Self.within(.seconds(30), "writes after the spell") {
             try await Self.eventually { try await Self.registerConcurrently(store, from: 90_000, count: 12) }
@@ -98,12 +98,12 @@ struct PostgresFaultTests {
 
     @Test("with the server stopped, a statement fails fast as unavailable, /ready says so, and the database works again once the server is back")
     func stoppedServer() async throws {
-        let cluster = try TestPostgresCluster.startPrivate()
+        let cluster = try await TestPostgresCluster.offThePool { try TestPostgresCluster.startPrivate() }
         defer { cluster.remove() }
         let database = try await Self.open(cluster, prefix: "stop", connections: 2)
         let store = PostgresSubscriptionStore(database: database)
         try await Self.registerConcurrently(store, from: 0, count: 4)
-        try cluster.stopServer()
+        try await TestPostgresCluster.offThePool { try cluster.stopServer() }
         let clock = ContinuousClock()
         for index in 0..<5 {
             let started = clock.now
@@ -114,7 +114,7 @@ struct PostgresFaultTests {
         }
         #expect(await database.isReady() == false)
         #expect(database.health.unavailable?.reason == .down, "\(String(describing: database.health.unavailable))")
-        try cluster.startServer()
+        try await TestPostgresCluster.offThePool { try cluster.startServer() }
         try await Self.within(.seconds(60), "writes after the restart") {
             try await Self.eventually { try await Self.registerConcurrently(store, from: 200, count: 4) }
         }

@@ -66,3 +66,14 @@ extension TestPostgresCluster {
         stop()
     }
 }
+
+extension TestPostgresCluster {
+    /// Runs a blocking cluster operation (initdb, pg_ctl, psql: seconds each on a busy machine)
+    /// on a thread of its own. On the test process's cooperative pool — two threads here — two
+    /// such calls at once stalled every other suite's async work, in-process servers included.
+    public static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}
