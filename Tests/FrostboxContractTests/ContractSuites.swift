@@ -42,7 +42,7 @@ struct PostgresContractAvailability {
     @Test("a fresh contract database is migrated, and holds no device")
     func freshDatabase() async throws {
         let database = try await ContractPostgres.freshDatabase()
-        let devices = try TestPostgresCluster.shared().psql("SELECT count(*) FROM device", database: database.settings.database)
+        let devices = try await TestPostgresCluster.sharedOffThePool().psql("SELECT count(*) FROM device", database: database.settings.database)
         #expect(devices == [["0"]])
     }
 }
@@ -52,8 +52,8 @@ struct PostgresContractAvailability {
 /// test's scope: every suite that opens one carries `.backgroundWorkScoped`.
 enum ContractPostgres {
     static func freshDatabase() async throws -> PostgresDatabase {
-        let cluster = try TestPostgresCluster.shared()
-        let name = try cluster.createDatabase(prefix: "contract")
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
+        let name = try await cluster.createDatabaseOffThePool(prefix: "contract")
         let database = try await PostgresDatabase(
             settings: PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable),
             // Generous: on a loaded machine a statement's task can wait over 1 s for a thread.

@@ -26,8 +26,8 @@ struct ClusterEndToEndTests {
 
     @Test("writes on any instance are shared; a shared run whose starter is killed is finished by the others, each alert under one apns-id")
     func killedInstanceIsTakenOver() async throws {
-        let cluster = try TestPostgresCluster.shared()
-        let databaseName = try cluster.createDatabase(prefix: "e2e")
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
+        let databaseName = try await cluster.createDatabaseOffThePool(prefix: "e2e")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-cluster-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -52,7 +52,7 @@ struct PostgresFaultEndToEndTests {
         defer { cluster.remove() }
         let directory = try Self.directory("fault")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let databaseName = try cluster.createDatabase(prefix: "fault")
+        let databaseName = try await cluster.createDatabaseOffThePool(prefix: "fault")
         let server = try Self.server(on: cluster, database: databaseName, in: directory, extra: ["FROSTBOX_DATABASE_MAX_CONNECTIONS": "4"])
         try await server.start()
         defer { server.stop() }

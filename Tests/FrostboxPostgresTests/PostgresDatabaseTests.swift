@@ -46,8 +46,8 @@ struct PostgresDatabaseTests {
 
     @Test("four instances opening one new database at once migrate it once, and all of them work", .requiresPostgres)
     func concurrentMigrations() async throws {
-        let cluster = try TestPostgresCluster.shared()
-        let name = try cluster.createDatabase(prefix: "migrate")
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
+        let name = try await cluster.createDatabaseOffThePool(prefix: "migrate")
         let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable)
         let databases = try await withThrowingTaskGroup(of: PostgresDatabase.self) { group in
             for _ in 0..<4 { group.addTask { try await PostgresDatabase.openedInTestScope(settings: settings, maximumConnections: 2, logger: Self.quiet) } }
@@ -69,8 +69,8 @@ struct PostgresDatabaseTests {
 
     @Test("TLS: require encrypts without checking; verify-full accepts the server's certificate with sslrootcert and refuses it without", .requiresPostgres)
     func tls() async throws {
-        let cluster = try TestPostgresCluster.shared()
-        let name = try cluster.createDatabase(prefix: "tls")
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
+        let name = try await cluster.createDatabaseOffThePool(prefix: "tls")
         func settings(_ query: String) throws -> PostgresConnectionSettings {
             try PostgresConnectionSettings(url: "postgres://\(cluster.user)@\(cluster.host):\(cluster.port)/\(name)?\(query)")
         }
@@ -88,7 +88,7 @@ struct PostgresDatabaseTests {
 
     @Test("opening a database the server does not have fails with a clear error", .requiresPostgres)
     func missingDatabase() async throws {
-        let cluster = try TestPostgresCluster.shared()
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
         let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: "no_such_database", tls: .disable)
         await #expect {
             _ = try await PostgresDatabase.openedInTestScope(settings: settings, logger: Self.quiet)

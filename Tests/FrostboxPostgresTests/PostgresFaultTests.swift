@@ -67,7 +67,7 @@ struct PostgresFaultTests {
 
     @Test("a transaction that fails at COMMIT leaves its connection usable or closed, never handed back in a broken state")
     func failedCommitLeavesNoBrokenConnection() async throws {
-        let cluster = try TestPostgresCluster.shared()
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
         let database = try await Self.open(cluster, prefix: "commit", connections: 1)
         try await database.query(
             "CREATE TABLE deferred_unique (v INT, CONSTRAINT one UNIQUE (v) DEFERRABLE INITIALLY DEFERRED)", writes: true)
@@ -85,7 +85,7 @@ struct PostgresFaultTests {
 
     @Test("statements abandoned by cancelled requests give their connection back")
     func cancelledStatementsReturnTheirConnection() async throws {
-        let cluster = try TestPostgresCluster.shared()
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
         let database = try await Self.open(cluster, prefix: "cancel", connections: 2)
         let sleepers = (0..<6).map { _ in Task { try await database.query("SELECT pg_sleep(0.3)") } }
         try await Task.sleep(for: .milliseconds(50))
@@ -127,7 +127,7 @@ struct PostgresFaultTests {
     /// and its caller waits forever. Such a statement is answered as unavailable at once.
     @Test("a statement on a connection that closed under it is answered as unavailable, not left waiting")
     func statementOnClosedConnection() async throws {
-        let cluster = try TestPostgresCluster.shared()
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
         let database = try await Self.open(cluster, prefix: "closed", connections: 2)
         let outcome = try await Self.within(.seconds(60), "a statement on a closed connection") {
             do {
@@ -163,7 +163,7 @@ struct PostgresFaultTests {
     // MARK: Helpers
 
     static func open(_ cluster: TestPostgresCluster, prefix: String, connections: Int) async throws -> FrostboxPostgres.PostgresDatabase {
-        let name = try cluster.createDatabase(prefix: prefix)
+        let name = try await cluster.createDatabaseOffThePool(prefix: prefix)
         let settings = PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable)
         return try await FrostboxPostgres.PostgresDatabase.openedInTestScope(
             settings: settings, maximumConnections: connections, connectionWait: .seconds(1), logger: quiet)

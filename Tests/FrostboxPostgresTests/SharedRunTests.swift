@@ -13,8 +13,8 @@ struct SharedRunTests {
 
     /// A fresh database with `boxes` subscribed boxes (one device each), and two workers on it.
     static func setUp(boxes: Int) async throws -> (a: PostgresNotifierStore, b: PostgresNotifierStore, subscriptions: PostgresSubscriptionStore) {
-        let cluster = try TestPostgresCluster.shared()
-        let name = try cluster.createDatabase(prefix: "shared")
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
+        let name = try await cluster.createDatabaseOffThePool(prefix: "shared")
         let database = try await PostgresDatabase.openedInTestScope(
             settings: PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable),
             maximumConnections: 4, logger: PostgresDatabaseTests.quiet)

@@ -10,10 +10,11 @@ import Testing
 struct SharedRunVerificationTests {
     @Test("a shared run started by a verified-only store lists just the boxes with a verified device; verifying one adds its box to the next run")
     func runListsVerifiedBoxes() async throws {
-        let cluster = try TestPostgresCluster.shared()
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
         let database = try await PostgresDatabase.openedInTestScope(
             settings: PostgresConnectionSettings(
-                host: cluster.host, port: cluster.port, user: cluster.user, database: try cluster.createDatabase(prefix: "verify"), tls: .disable),
+                host: cluster.host, port: cluster.port, user: cluster.user, database: try await cluster.createDatabaseOffThePool(prefix: "verify"),
+                tls: .disable),
             maximumConnections: 4, logger: PostgresDatabaseTests.quiet)
         let subscriptions = PostgresSubscriptionStore(database: database)
         for index in 0..<4 {

@@ -77,3 +77,17 @@ extension TestPostgresCluster {
         }
     }
 }
+
+extension TestPostgresCluster {
+    /// `shared()` from async code, on a thread of its own: the first call runs initdb and starts
+    /// the server (tens of seconds on a loaded machine), and every suite's first test waits for
+    /// it; on the cooperative pool those waits stalled the whole test process meanwhile.
+    public static func sharedOffThePool() async throws -> TestPostgresCluster {
+        try await offThePool { try shared() }
+    }
+
+    /// `createDatabase(prefix:)` from async code, on a thread of its own (it runs `psql`).
+    public func createDatabaseOffThePool(prefix: String = "test") async throws -> String {
+        try await Self.offThePool { try self.createDatabase(prefix: prefix) }
+    }
+}
