@@ -7,7 +7,7 @@ import Testing
 /// The connection limits on a real server over loopback sockets. 127.0.0.2 plays the slow or
 /// flooding client, 127.0.0.1 everyone else (Linux routes all of 127.0.0.0/8 to loopback).
 // One server at a time: the suite runs beside the others on two cores.
-@Suite("Connection guard", .serialized, .timeLimit(.minutes(3)))
+@Suite("Connection guard", .serialized, .timeLimit(.minutes(10)))
 struct ConnectionGuardTests {
     static let flooder = "127.0.0.2"
     static let client = "127.0.0.1"
@@ -32,10 +32,14 @@ struct ConnectionGuardTests {
         }) { port, _, group in
             let held = try Self.flood(port: port, count: 120)
             for _ in 0..<3 {
+                // Locked out, a probe would wait as long as the flood lasts (its header and idle
+                // timeouts are 600 s); a whole test run can keep this in-process server from
+                // answering for over 30 s, so the probes wait up to 120 s.
                 let asked = ContinuousClock.now
-                let health = try await LoopbackConnection.request(port: port, "GET", "/health", source: Self.client)
+                let health = try await LoopbackConnection.request(port: port, "GET", "/health", source: Self.client, readTimeout: 120)
                 #expect(health.hasPrefix("HTTP/1.1 200"), "\(health) after \(ContinuousClock.now - asked)")
-                let write = try await LoopbackConnection.request(port: port, "POST", "/register", body: Self.registration, source: Self.client)
+                let write = try await LoopbackConnection.request(
+                    port: port, "POST", "/register", body: Self.registration, source: Self.client, readTimeout: 120)
                 #expect(write.hasPrefix("HTTP/1.1 20"), "\(write)")
             }
             withExtendedLifetime(held) {}

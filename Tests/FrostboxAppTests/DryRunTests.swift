@@ -111,6 +111,9 @@ struct DryRunByModelRunTests {
             let directory = try TemporaryDirectory(prefix: "frostbox-dry-run-runs")
             var config = DryRunTests.settings(directory, baseURL: baseURL)
             config.forecasts.modelNames = ["icon_eu"]
+            // A loaded whole run answered meta.json after the 5 s default, and the dry run then
+            // fell back to the TTL: this test is about the judgement, not the deadline.
+            config.forecasts.metaTimeoutSeconds = 60
             let components = try FrostboxApplication.Components(config: config, logger: DryRunTests.quiet)
             let now = components.clock()
             let helsinki = try await DryRunTests.subscribeHome(try DeviceToken("0123456789abcdef0123456789abcdef"), components, at: now)

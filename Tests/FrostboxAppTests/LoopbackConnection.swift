@@ -101,9 +101,9 @@ final class LoopbackConnection: Sendable {
 
     /// One request with `Connection: close`; the whole response.
     static func request(
-        port: Int, _ method: String, _ path: String, headers: [String] = [], body: String? = nil, source: String? = nil
+        port: Int, _ method: String, _ path: String, headers: [String] = [], body: String? = nil, source: String? = nil, readTimeout: Int = 30
     ) async throws -> String {
-        let connection = try LoopbackConnection(port: port, source: source)
+        let connection = try LoopbackConnection(port: port, source: source, readTimeout: readTimeout)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
         for header in headers { head += header + "\r\n" }
         if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" } else { head += "Content-Length: 0\r\n" }
