@@ -10,7 +10,7 @@ import Testing
 /// Issue #32: after a long outage postgres-nio's pool waits out a reconnect backoff of up to a
 /// minute before it tries the server again; the database replaces such a pool once a
 /// connection of its own reaches the server.
-@Suite("PostgreSQL pool replacement", .serialized, .requiresPostgres, .backgroundWorkScoped)
+@Suite("PostgreSQL pool watch")
 struct PoolReplacementTests {
     @Test("the watch calls a pool starved only when statements found no connection, none was handed out and none is held")
     func starvedOnlyWhenNothingIsHandedOut() {
@@ -42,7 +42,10 @@ struct PoolReplacementTests {
         watch.foundNoConnection(at: start + .seconds(28))
         #expect(watch.isStarved(at: start + .seconds(40), after: .seconds(3)))
     }
+}
 
+/// In the fault suite, so that its private cluster never runs beside the suite's others.
+extension PostgresFaultTests {
     /// 75 s down with writes asked for throughout drives the pool's backoff to ~20 s (without
     /// the replacement the first write after the restart comes 0–20 s later, depending on where
     /// in its wait the pool is); with it, within a few seconds of the server accepting connections.

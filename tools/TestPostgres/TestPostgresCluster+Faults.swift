@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -9,6 +10,14 @@ import Foundation
 extension TestPostgresCluster {
     /// A new cluster for one test, on a free port it keeps across restarts; `remove()` ends it.
     public static func startPrivate() throws -> TestPostgresCluster {
+        // One at a time: each picks a free port and runs initdb, and two at once raced for a
+        // port and for the CPU.
+        try privateStarts.withLock { _ in try startPrivateNow() }
+    }
+
+    private static let privateStarts = Mutex(())
+
+    private static func startPrivateNow() throws -> TestPostgresCluster {
         let cluster = try start()
         // `start` gives the port and addresses on the command line; kept in postgresql.auto.conf
         // as well, a plain `pg_ctl start` brings the server back where the clients look for it.
