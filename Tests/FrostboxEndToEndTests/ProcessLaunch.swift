@@ -1,16 +1,11 @@
 import Foundation
+import TestPostgres
 
-/// Starts child processes one at a time. Foundation's `Process.run()` on Linux crashed the
-/// test process once (a bad pointer in its memcpy while building the child's arguments and
-/// environment) while other suites launched processes at the same moment; the end-to-end
-/// suites run in parallel, so every launch of theirs goes through this lock. Only the launch
-/// is serialized: the children run side by side as before.
+/// Starts child processes one at a time, under the lock every launch of the test process
+/// takes (`ChildProcessLaunch`: Foundation's `Process.run()` crashed when another launch ran
+/// at the same moment). Only the launch is serialized: the children run side by side.
 enum ProcessLaunch {
-    private static let lock = NSLock()
-
     static func run(_ process: Process) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        try process.run()
+        try ChildProcessLaunch.serialized { try process.run() }
     }
 }

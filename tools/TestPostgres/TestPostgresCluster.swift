@@ -225,7 +225,7 @@ public final class TestPostgresCluster: Sendable {
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArguments { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
+        let spawned = ChildProcessLaunch.serialized { posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ) }
         guard spawned == 0 else { throw StartError(description: "cannot run \(argv[0]) (errno \(spawned))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
