@@ -29,10 +29,13 @@ struct FCMAppsConfigurationTests {
                           url: https://127.0.0.1:\(port)
                           trusted_certificates_path: \(mock.certificatePath)
                     """
-                let config = try await ConfigLoaderTests.load(file: try ConfigLoaderTests.write(yaml, to: directory))
+                var config = try await ConfigLoaderTests.load(file: try ConfigLoaderTests.write(yaml, to: directory))
                 #expect(config.fcm.apps.map(\.packageName) == ["fi.example.frost"])
                 #expect(config.fcm.retry.lossesAloneBeforeGivingUp == 3)
                 let logs = RecordingLogHandler.Store()
+                // A loaded whole run held the token endpoint's TLS handshake past the 5 s default;
+                // this test is about where the alerts go, not the connect deadline.
+                config.fcm.connection.connectTimeout = .seconds(60)
                 let push = try PushComponents(settings: config.push, fcm: config.fcm, logger: logs.logger())
                 let android = PushNotification(
                     token: DeviceToken(trusted: "fcm:android_1"), platform: .android, messageID: "00000000-0000-4000-8000-000000000001",
