@@ -40,10 +40,13 @@ extension PostgresNotifierStore: DeviceVerificationStore {
     public func verificationCounts() async throws -> VerificationCounts {
         let rows = try await database.query(
             """
-            SELECT (SELECT count(*) FROM device WHERE verified_at IS NULL),
-                   (SELECT count(*) FROM (SELECT DISTINCT box FROM subscription) AS s
-                    WHERE NOT EXISTS (SELECT 1 FROM subscription AS v JOIN device AS d ON d.token = v.token
-                                      WHERE v.box = s.box AND d.verified_at IS NOT NULL))
+            SELECT p.pending,
+                   -- No pending device: every box has a verified one, no scan needed.
+                   CASE WHEN p.pending = 0 THEN 0 ELSE
+                       (SELECT count(*) FROM (SELECT DISTINCT box FROM subscription) AS s
+                        WHERE NOT EXISTS (SELECT 1 FROM subscription AS v JOIN device AS d ON d.token = v.token
+                                          WHERE v.box = s.box AND d.verified_at IS NOT NULL)) END
+            FROM (SELECT count(*) AS pending FROM device WHERE verified_at IS NULL) AS p
             """)
         for try await (pending, boxes) in rows.decode((Int64, Int64).self) {
             return VerificationCounts(pendingDevices: Int(pending), boxesAwaitingVerification: Int(boxes))

@@ -39,10 +39,13 @@ extension GRDBNotifierStore: DeviceVerificationStore {
             let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT (SELECT count(*) FROM device WHERE verified_at IS NULL),
-                           (SELECT count(*) FROM (SELECT DISTINCT box FROM subscription) AS s
-                            WHERE NOT EXISTS (SELECT 1 FROM subscription AS v JOIN device AS d ON d.token = v.token
-                                              WHERE v.box = s.box AND d.verified_at IS NOT NULL))
+                    SELECT p.pending,
+                           -- No pending device: every box has a verified one, no scan needed.
+                           CASE WHEN p.pending = 0 THEN 0 ELSE
+                               (SELECT count(*) FROM (SELECT DISTINCT box FROM subscription) AS s
+                                WHERE NOT EXISTS (SELECT 1 FROM subscription AS v JOIN device AS d ON d.token = v.token
+                                                  WHERE v.box = s.box AND d.verified_at IS NOT NULL)) END
+                    FROM (SELECT count(*) AS pending FROM device WHERE verified_at IS NULL) AS p
                     """)
             return VerificationCounts(pendingDevices: row?[0] ?? 0, boxesAwaitingVerification: row?[1] ?? 0)
         }

@@ -13,7 +13,7 @@ mkdir -p "$out"
 order_plain="SELECT count(*) FROM (SELECT s.box FROM (SELECT DISTINCT box FROM subscription) AS s LEFT JOIN box_fetch AS f ON f.box = s.box ORDER BY CASE WHEN f.failing_since IS NOT NULL THEN 0 WHEN f.box IS NULL THEN 1 ELSE 2 END, COALESCE(f.failing_since, f.last_success_at, 0), s.box);"
 order_verified="SELECT count(*) FROM (SELECT s.box FROM (SELECT DISTINCT box FROM subscription) AS s LEFT JOIN box_fetch AS f ON f.box = s.box WHERE EXISTS (SELECT 1 FROM subscription AS v JOIN device AS d ON d.token = v.token WHERE v.box = s.box AND d.verified_at IS NOT NULL) ORDER BY CASE WHEN f.failing_since IS NOT NULL THEN 0 WHEN f.box IS NULL THEN 1 ELSE 2 END, COALESCE(f.failing_since, f.last_success_at, 0), s.box);"
 pending="SELECT count(*) FROM (SELECT token FROM device WHERE verified_at IS NULL AND token > '' ORDER BY token LIMIT 1000);"
-counts="SELECT (SELECT count(*) FROM device WHERE verified_at IS NULL), (SELECT count(*) FROM (SELECT DISTINCT box FROM subscription) AS s WHERE NOT EXISTS (SELECT 1 FROM subscription AS v JOIN device AS d ON d.token = v.token WHERE v.box = s.box AND d.verified_at IS NOT NULL));"
+counts="SELECT p.pending, CASE WHEN p.pending = 0 THEN 0 ELSE (SELECT count(*) FROM (SELECT DISTINCT box FROM subscription) AS s WHERE NOT EXISTS (SELECT 1 FROM subscription AS v JOIN device AS d ON d.token = v.token WHERE v.box = s.box AND d.verified_at IS NOT NULL)) END FROM (SELECT count(*) AS pending FROM device WHERE verified_at IS NULL) AS p;"
 seconds() { # the sqlite3 shell's "Run Time: real X" of one statement
     printf '.timer on\n%s\n' "$2" | sqlite3 "$1" 2>&1 | awk '/Run Time/ { print $4 }'
 }
