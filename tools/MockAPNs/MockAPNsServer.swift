@@ -5,6 +5,7 @@ import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// A local stand-in for Apple's HTTP/2 provider API: TLS with a self-signed certificate,
 /// HTTP/2 only, Apple's validation rules, status codes and `{"reason": …}` bodies, and
@@ -26,6 +27,7 @@ public final class MockAPNsServer: Sendable {
     private let channel: any Channel
     private let state: MockAPNsState
     private let verifier: MockAPNsTokenVerifier
+    private let stopped = Atomic<Bool>(false)
 
     /// `https://127.0.0.1:PORT` (or the configured host).
     public var endpoint: String { "\(configuration.host):\(port)" }
@@ -137,6 +139,9 @@ public final class MockAPNsServer: Sendable {
     /// Lets every event loop finish the work it has in hand, so that answers a client has
     /// already read are also recorded (the record is made right after the socket write).
     private func settle() async {
+        // Once stopped, the loops are gone and a task sent to one would never run: what was
+        // recorded is all there is.
+        guard !stopped.load(ordering: .acquiring) else { return }
         for loop in group.makeIterator() {
             try? await loop.submit {}.get()
         }
@@ -149,6 +154,7 @@ public final class MockAPNsServer: Sendable {
 
     /// Stops listening, closes connections, releases the threads.
     public func stop() async throws {
+        stopped.store(true, ordering: .releasing)
         try? await channel.close()
         state.close()
         try await group.shutdownGracefully()
@@ -237,9 +243,27 @@ final class MockAPNsConnection {
         if let limit = configuration.goAwayAfterRequests, streamsStarted == limit, let parent = stream.parent {
             lastAcceptedStream = streamID
             state.goAwaySent()
-            let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: streamID, errorCode: .noError, opaqueData: nil))
-            parent.writeAndFlush(frame, promise: nil)
+            Self.writeGoAway(lastStreamID: streamID, on: parent)
         }
+    }
+
+    /// Writes GOAWAY(NO_ERROR, `lastStreamID`) as raw bytes below the HTTP/2 handler, so that
+    /// its state machine does not know it was sent. Sent through the handler, the GOAWAY would
+    /// make it ignore the HEADERS of the client's streams above the cut that are already on
+    /// the wire, and then take their DATA as frames on idle streams: a connection error after
+    /// which it reads nothing more (no answer, no PING ack) and never closes — the stall the
+    /// GOAWAY tests once worked around with a short ping timeout. Unaware, it opens those
+    /// streams as usual and `streamStarted` refuses them (REFUSED_STREAM), as a gateway that
+    /// sent GOAWAY would; the connection closes once the streams at or below the cut are answered.
+    static func writeGoAway(lastStreamID: HTTP2StreamID, on parent: any Channel) {
+        guard let context = try? parent.pipeline.syncOperations.context(handlerType: NIOHTTP2Handler.self) else { return }
+        var frame = ByteBuffer()
+        frame.writeInteger(UInt32(8) << 8 | 0x7)  // length 8 (24 bits), type GOAWAY (8 bits)
+        frame.writeInteger(UInt8(0))  // flags
+        frame.writeInteger(UInt32(0))  // stream 0
+        frame.writeInteger(UInt32(Int32(lastStreamID)))
+        frame.writeInteger(UInt32(0))  // NO_ERROR
+        context.writeAndFlush(NIOAny(frame), promise: nil)
     }
 
     /// How this connection authenticated: a verified client certificate names its topics.
