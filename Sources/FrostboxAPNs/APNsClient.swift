@@ -16,7 +16,7 @@ public final class APNsClient: Sendable {
     /// The app's bundle id, sent as `apns-topic`.
     public let bundleID: String
     private let defaultEnvironment: PushEnvironment
-    private let transports: [PushEnvironment: APNsTransport]
+    private let gateways: [PushEnvironment: APNsGateway]
     private let payloads: APNsPayloadEncoder
     private let issuer: APNsProviderTokenIssuer?
     private let retryPolicy: APNsRetryPolicy
@@ -26,14 +26,14 @@ public final class APNsClient: Sendable {
     private let stoppedReason = Mutex<String?>(nil)
 
     init(
-        app: APNsAppSettings, transports: [PushEnvironment: APNsTransport], payloads: APNsPayloadEncoder,
+        app: APNsAppSettings, gateways: [PushEnvironment: APNsGateway], payloads: APNsPayloadEncoder,
         issuer: APNsProviderTokenIssuer?,
         retryPolicy: APNsRetryPolicy, sleep: @escaping @Sendable (Duration) async throws -> Void,
         random: @escaping @Sendable () -> Double, logger: Logger
     ) {
         self.bundleID = app.bundleID
         self.defaultEnvironment = app.environment
-        self.transports = transports
+        self.gateways = gateways
         self.payloads = payloads
         self.issuer = issuer
         self.retryPolicy = retryPolicy
@@ -52,40 +52,150 @@ public final class APNsClient: Sendable {
         if let reason = stopped {
             return .authFailure(reason: reason)
         }
+        switch prepare(notification) {
+        case .failure(let refusal):
+            return refusal.outcome
+        case .success(let (request, gateway)):
+            return await deliver(notification, request, through: gateway, first: nil)
+        }
+    }
+
+    /// Sends a batch: every push's first attempt goes to its gateway in one hand-over, and the
+    /// answers are judged on the event loops as they come (`yield` is called there for each
+    /// final one); a push that needs another attempt (a temporary failure, a lost connection,
+    /// an expired provider token) goes on as `send(_:)` would, in a task of its own. Returns
+    /// when every push has its outcome. Cancelled: nothing new starts — unanswered requests
+    /// are withdrawn as a cancelled `post` would be, nothing is retried — and every push still
+    /// gets its outcome.
+    func send(_ pushes: [(index: Int, notification: PushNotification)], yield: @escaping @Sendable (Int, PushOutcome) -> Void) async {
+        if let reason = stopped {
+            for push in pushes { yield(push.index, .authFailure(reason: reason)) }
+            return
+        }
+        let token: APNsProviderToken?
+        do {
+            token = try issuer?.token()
+        } catch {
+            let outcome = stop(reason: "CannotSignProviderToken")
+            for push in pushes { yield(push.index, outcome) }
+            return
+        }
+        // The pushes to send, by gateway (one per environment in use).
+        var sends: [ObjectIdentifier: (gateway: APNsGateway, items: [Prepared])] = [:]
+        for (index, notification) in pushes {
+            switch prepare(notification) {
+            case .failure(let refusal):
+                yield(index, refusal.outcome)
+            case .success(let (request, gateway)):
+                sends[ObjectIdentifier(gateway), default: (gateway, [])].items.append(Prepared(index: index, notification: notification, request: request))
+            }
+        }
+        let total = sends.values.reduce(0) { $0 + $1.items.count }
+        guard total > 0 else { return }
+
+        // First attempts: judged where they are answered; the others go on in tasks of their own.
+        let progress = APNsBatchProgress(count: total, yield: yield)
+        var tickets: [(APNsGateway, APNsGateway.Ticket)] = []
+        for (gateway, items) in sends.values {
+            let outgoing = items.map { APNsOutgoing(path: $0.request.path, fields: $0.request.fields, authorization: token?.bearer, body: $0.request.body) }
+            let ticket = gateway.send(outgoing) { [self] position, exchange in
+                let item = items[position]
+                if let outcome = finalOutcome(of: exchange, for: item.notification) {
+                    progress.finish(item.index, outcome)
+                } else {
+                    progress.retry(item.index) {
+                        await self.deliver(item.notification, item.request, through: gateway, first: (exchange, token))
+                    }
+                }
+            }
+            tickets.append((gateway, ticket))
+        }
+        let sent = tickets
+        await withTaskCancellationHandler {
+            await progress.waitForAll()
+        } onCancel: {
+            progress.cancel()
+            for (gateway, ticket) in sent { gateway.cancel(ticket) }
+        }
+    }
+
+    private struct Prepared: Sendable {
+        let index: Int
+        let notification: PushNotification
+        let request: APNsRequest
+    }
+
+    private struct Refused: Error {
+        let outcome: PushOutcome
+    }
+
+    /// The request of a push and the gateway of its environment, or the outcome that refuses it unsent.
+    private func prepare(_ notification: PushNotification) -> Result<(APNsRequest, APNsGateway), Refused> {
         let request: APNsRequest
         switch APNsRequest.make(notification, topic: bundleID, payloads: payloads) {
         case .success(let made):
             request = made
         case .failure(let refusal):
             logger.debug("push refused before sending", metadata: ["token": "\(notification.token)", "reason": "\(refusal.reason)"])
-            return .permanentFailure(status: refusal.status, reason: refusal.reason)
+            return .failure(Refused(outcome: .permanentFailure(status: refusal.status, reason: refusal.reason)))
         }
         let environment = notification.environment ?? defaultEnvironment
-        guard let transport = transports[environment] else {
-            return .permanentFailure(status: 400, reason: "BadEnvironment")
+        guard let gateway = gateways[environment] else {
+            return .failure(Refused(outcome: .permanentFailure(status: 400, reason: "BadEnvironment")))
         }
+        return .success((request, gateway))
+    }
 
+    /// The outcome of a first attempt's exchange when it is final (no retry, no renewal).
+    private func finalOutcome(of exchange: APNsExchange, for notification: PushNotification) -> PushOutcome? {
+        guard case .response(let status, let messageID, let body) = exchange else { return nil }
+        switch APNsVerdict.judge(status: status, messageID: messageID, body: body, sentID: notification.messageID) {
+        case .final(.authFailure(let reason)):
+            return stop(reason: reason)
+        case .final(let outcome):
+            return outcome
+        case .expiredProviderToken, .temporary:
+            return nil
+        }
+    }
+
+    /// Attempts until an outcome is final or the retries are used up. `first`: the answer to
+    /// a first attempt already made (with the provider token it carried).
+    private func deliver(
+        _ notification: PushNotification, _ request: APNsRequest, through gateway: APNsGateway,
+        first: (exchange: APNsExchange, token: APNsProviderToken?)?
+    ) async -> PushOutcome {
         var attempt = 1
         var attempts = retryPolicy.maximumAttempts
         var renewedToken = false
         var alone = false
         var lostAlone = 0
+        var answered = first
         let lossesAloneToGiveUp = max(1, retryPolicy.lossesAloneBeforeGivingUp)
         while true {
-            if Task.isCancelled {
-                return .temporaryFailure(reason: "cancelled")
-            }
             var token: APNsProviderToken?
-            if let issuer {
-                do {
-                    token = try issuer.token()
-                } catch {
-                    return stop(reason: "CannotSignProviderToken")
+            let exchange: APNsExchange
+            if let made = answered {
+                answered = nil
+                token = made.token
+                exchange = made.exchange
+            } else {
+                if Task.isCancelled {
+                    return .temporaryFailure(reason: "cancelled")
                 }
+                if let issuer {
+                    do {
+                        token = try issuer.token()
+                    } catch {
+                        return stop(reason: "CannotSignProviderToken")
+                    }
+                }
+                exchange = await gateway.post(
+                    path: request.path, fields: request.fields, authorization: token?.bearer, body: request.body, alone: alone)
             }
 
             let temporaryReason: String
-            switch await transport.post(path: request.path, fields: request.fields, authorization: token?.bearer, body: request.body, alone: alone) {
+            switch exchange {
             case .response(let status, let messageID, let body):
                 switch APNsVerdict.judge(status: status, messageID: messageID, body: body, sentID: notification.messageID) {
                 case .final(.authFailure(let reason)):

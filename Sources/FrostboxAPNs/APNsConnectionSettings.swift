@@ -1,10 +1,10 @@
 /// How the provider uses its HTTP/2 connections. The defaults suit Apple's gateways: many
 /// concurrent streams on one connection, a second one only under load.
 public struct APNsConnectionSettings: Sendable, Hashable {
-    /// Most connections per gateway (all on one event loop of the transport's). A new one opens
-    /// only when every open one has as many streams in flight as it may. Pushes sent alone
-    /// (after their connection was lost) use up to as many again (at least 4), each carrying
-    /// one push at a time.
+    /// Most connections per gateway, shared out over the event loops it spreads over (at most
+    /// this many loops; see `APNsGateway`). A new one of a loop opens only when every open one
+    /// of that loop has as many streams in flight as it may. Pushes sent alone (after their
+    /// connection was lost) use up to as many again (at least 4), each carrying one push at a time.
     public var maximumConnections: Int = 4
     /// Streams in flight per connection at most; the server's `SETTINGS_MAX_CONCURRENT_STREAMS`
     /// lowers it when smaller. 100 measured best against nginx (docs/benchmarks.md): more

@@ -45,3 +45,6 @@ extension APNsPoolState {
         let stream: Int32
     }
 }
+
+/// Identifies one connection of a transport.
+typealias APNsConnectionID = Int

@@ -92,13 +92,22 @@ struct APNsPoolState {
     /// A request to send, due by `now + requestTimeout`; `alone`: on a connection that carries
     /// nothing else until it is answered.
     mutating func submit(_ request: APNsRequestID, alone: Bool = false, now: Int64) -> [Action] {
-        if shutDown { return [.complete(request, .failed("transport shut down"))] }
-        let waiting = Waiting(request: request, deadline: now + limits.requestTimeout)
-        if alone {
-            self.alone.insert(request)
-            aloneQueue.append(waiting)
-        } else {
-            queue.append(waiting)
+        submit([(request, alone)], now: now)
+    }
+
+    /// Requests to send, in order, each due by `now + requestTimeout`: queued together, then
+    /// dealt to connections at once (one write and one flush per connection for all of them).
+    mutating func submit(_ requests: [(id: APNsRequestID, alone: Bool)], now: Int64) -> [Action] {
+        if shutDown { return requests.map { .complete($0.id, .failed("transport shut down")) } }
+        let deadline = now + limits.requestTimeout
+        for (request, alone) in requests {
+            let waiting = Waiting(request: request, deadline: deadline)
+            if alone {
+                self.alone.insert(request)
+                aloneQueue.append(waiting)
+            } else {
+                queue.append(waiting)
+            }
         }
         return dispatch(now: now)
     }
@@ -352,9 +361,15 @@ struct APNsPoolState {
     /// now rather than at their deadline.
     private mutating func connectIfLeftOver(_ lane: Lane, waiting: Bool, now: Int64) -> [Action] {
         guard waiting else { return [] }
-        let mine = connections.values.filter { $0.lane == lane }
+        // Counted without building a list: this runs on every answer while requests wait.
+        var usable = 0
+        var opening = false
+        for connection in connections.values where connection.lane == lane {
+            if connection.usable { usable += 1 }
+            if connection.phase == .connecting { opening = true }
+        }
         if let backoffUntil, now < backoffUntil {
-            guard !mine.contains(where: \.usable) else { return [] }
+            guard usable == 0 else { return [] }
             let reason = "connect failed: \(lastConnectError ?? "unknown")"
             let failing: [Waiting]
             switch lane {
@@ -372,7 +387,7 @@ struct APNsPoolState {
             }
         }
         let maximum = lane == .shared ? limits.maximumConnections : limits.maximumAloneConnections
-        guard !mine.contains(where: { $0.phase == .connecting }), mine.count(where: \.usable) < max(1, maximum) else { return [] }
+        guard !opening, usable < max(1, maximum) else { return [] }
         let id = nextConnection
         nextConnection += 1
         connections[id] = Connection(
@@ -383,6 +398,3 @@ struct APNsPoolState {
         return [.connect(id)]
     }
 }
-
-/// Identifies one connection of a transport.
-typealias APNsConnectionID = Int

@@ -5,13 +5,14 @@ import NIOPosix
 
 /// The push port for iOS devices of a process that serves several apps: each configured
 /// bundle id has its own `APNsClient`, and a push goes to the client named by its `app`
-/// (nil: the default app). Gateways are shared: one HTTP/2 transport per (endpoint, TLS identity), so apps on
-/// token auth share connections; one provider token per (team, key), shared by all its apps.
+/// (nil: the default app). Gateways are shared: one `APNsGateway` (HTTP/2 connections spread over
+/// every event loop of the group) per (endpoint, TLS identity), so apps on token auth share
+/// connections; one provider token per (team, key), shared by all its apps.
 public final class APNsPushRouter: PushSender {
     /// The app for pushes without a topic.
     public let defaultBundleID: String?
     private let clients: [String: APNsClient]
-    private let transports: [APNsTransport]
+    private let gateways: [APNsGateway]
     private let logger: Logger
 
     /// - Parameters:
@@ -47,9 +48,9 @@ public final class APNsPushRouter: PushSender {
             var identity: String
             var trust: String?
         }
-        var transports: [TransportKey: APNsTransport] = [:]
+        var gateways: [TransportKey: APNsGateway] = [:]
         let payloads = APNsPayloadEncoder()
-        var loops = eventLoopGroup.makeIterator()
+        let loops = Array(eventLoopGroup.makeIterator())
         var issuers: [String: APNsProviderTokenIssuer] = [:]
         var clients: [String: APNsClient] = [:]
         for app in apps {
@@ -63,21 +64,23 @@ public final class APNsPushRouter: PushSender {
             case .certificate(let certificate):
                 identity = certificate
             }
-            var appTransports: [PushEnvironment: APNsTransport] = [:]
+            var appGateways: [PushEnvironment: APNsGateway] = [:]
             for environment in PushEnvironment.allCases {
                 let endpoint = app.endpoint(for: environment)
                 let key = TransportKey(endpoint: endpoint, identity: identity?.poolKey ?? "", trust: app.trustedCertificatesPath)
-                if transports[key] == nil {
-                    let loop = loops.next() ?? eventLoopGroup.next()
-                    transports[key] = try APNsTransport(
+                if gateways[key] == nil {
+                    // Each gateway starts on a different loop, so gateways with one connection spread too.
+                    let first = loops.isEmpty ? 0 : gateways.count % loops.count
+                    let rotated = loops.isEmpty ? [eventLoopGroup.next()] : Array(loops[first...] + loops[..<first])
+                    gateways[key] = try APNsGateway(
                         endpoint: endpoint, identity: identity, trustedCertificatesPath: app.trustedCertificatesPath,
-                        settings: settings, maximumResends: retryPolicy.maximumUnprocessedResends, eventLoop: loop,
+                        settings: settings, maximumResends: retryPolicy.maximumUnprocessedResends, loops: rotated,
                         random: random, logger: logger)
                 }
-                appTransports[environment] = transports[key]
+                appGateways[environment] = gateways[key]
             }
             clients[app.bundleID] = APNsClient(
-                app: app, transports: appTransports, payloads: payloads, issuer: issuer, retryPolicy: retryPolicy, sleep: sleep,
+                app: app, gateways: appGateways, payloads: payloads, issuer: issuer, retryPolicy: retryPolicy, sleep: sleep,
                 random: random, logger: logger)
             logger.info(
                 "APNs app configured",
@@ -88,7 +91,7 @@ public final class APNsPushRouter: PushSender {
         }
         self.defaultBundleID = defaultBundleID
         self.clients = clients
-        self.transports = Array(transports.values)
+        self.gateways = Array(gateways.values)
         self.logger = logger
     }
 
@@ -98,36 +101,56 @@ public final class APNsPushRouter: PushSender {
     /// The client of one app.
     public func client(for bundleID: String) -> APNsClient? { clients[bundleID] }
 
-    /// Sends a batch, each push through its app's client, all of the batch at once.
+    /// Sends a batch: the pushes of each app through its client, whose gateway takes the
+    /// batch's first attempts in one hand-over per event loop; the outcomes come back as the
+    /// answers do.
     public func send(_ batch: [PushNotification]) -> PushOutcomes {
-        PushOutcomes.concurrently(batch) { await self.route($0) }
+        PushOutcomes { yield in
+            var byApp: [String: [(index: Int, notification: PushNotification)]] = [:]
+            for (index, notification) in batch.enumerated() {
+                switch self.client(of: notification) {
+                case .success(let client): byApp[client.bundleID, default: []].append((index, notification))
+                case .failure(let refusal): yield(index, refusal.outcome)
+                }
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for (bundleID, pushes) in byApp {
+                    guard let client = self.clients[bundleID] else { continue }
+                    group.addTask { await client.send(pushes, yield: yield) }
+                }
+            }
+        }
     }
 
-    private func route(_ notification: PushNotification) async -> PushOutcome {
+    private struct Refusal: Error {
+        let outcome: PushOutcome
+    }
+
+    private func client(of notification: PushNotification) -> Result<APNsClient, Refusal> {
         guard notification.platform == .ios else {
-            return .permanentFailure(status: 400, reason: "NotAnAPNsDevice")
+            return .failure(Refusal(outcome: .permanentFailure(status: 400, reason: "NotAnAPNsDevice")))
         }
         guard let topic = notification.app ?? defaultBundleID else {
             logger.warning("push without topic and no default app configured", metadata: ["token": "\(notification.token)"])
-            return .permanentFailure(status: 400, reason: "MissingTopic")
+            return .failure(Refusal(outcome: .permanentFailure(status: 400, reason: "MissingTopic")))
         }
         guard let client = clients[topic] else {
             logger.warning("push for an app that is not configured", metadata: ["apns.topic": "\(topic)"])
-            return .permanentFailure(status: 400, reason: "TopicDisallowed")
+            return .failure(Refusal(outcome: .permanentFailure(status: 400, reason: "TopicDisallowed")))
         }
-        return await client.send(notification)
+        return .success(client)
     }
 
     /// HTTP/2 connections open now, over every gateway.
-    public var openConnections: Int { transports.reduce(0) { $0 + $1.openConnections } }
+    public var openConnections: Int { gateways.reduce(0) { $0 + $1.openConnections } }
 
     /// Requests sent and not yet answered, over every gateway.
-    public var streamsInFlight: Int { transports.reduce(0) { $0 + $1.streamsInFlight } }
+    public var streamsInFlight: Int { gateways.reduce(0) { $0 + $1.streamsInFlight } }
 
     /// Closes every connection. Call once, on the way out.
     public func shutdown() async {
-        for transport in transports {
-            await transport.shutdown()
+        for gateway in gateways {
+            await gateway.shutdown()
         }
     }
 }

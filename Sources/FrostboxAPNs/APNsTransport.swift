@@ -26,7 +26,9 @@ enum APNsExchange: Sendable, Equatable {
 /// transport allocates, each answer is matched by its stream id. Connections, streams,
 /// GOAWAY, resets, deadlines and the reconnect backoff are decided by `APNsPoolState`; this
 /// class carries out its actions. Every connection and all the state live on one event loop;
-/// callers hand requests over with one hop and get the answer back through a continuation.
+/// callers hand requests over with one hop — one request (`post`, answered through a
+/// continuation) or a whole batch (`send`, answered through one handler called on the loop) —
+/// and `APNsGateway` spreads a gateway's requests over one transport per event loop.
 final class APNsTransport: @unchecked Sendable {
     // @unchecked: everything mutable below is touched only on `loop` (every entry point hops
     // there first, and every function that touches that state asserts it runs there, in
@@ -55,12 +57,21 @@ final class APNsTransport: @unchecked Sendable {
     private let inbox = Mutex<[(APNsRequestID, Pending)]>([])
     private let connections = Atomic<Int>(0)
     private let streams = Atomic<Int>(0)
+    private let outstanding = Atomic<Int>(0)
 
     private struct Pending {
         let headers: HPACKHeaders
         let body: ByteBuffer
         let alone: Bool
-        let continuation: CheckedContinuation<APNsExchange, Never>
+        let reply: Reply
+    }
+
+    /// Where an answer goes.
+    private enum Reply {
+        /// A caller of `post`, waiting.
+        case waiting(CheckedContinuation<APNsExchange, Never>)
+        /// A batch's handler, with the request's index in the batch.
+        case batch(@Sendable (Int, APNsExchange) -> Void, Int)
     }
 
     /// HTTP/2 connections to the gateway open now.
@@ -69,30 +80,15 @@ final class APNsTransport: @unchecked Sendable {
     /// Requests on streams now (sent, not yet answered).
     var streamsInFlight: Int { streams.load(ordering: .relaxed) }
 
+    /// Requests handed over and not yet answered (waiting or on a stream): its load.
+    var unanswered: Int { outstanding.load(ordering: .relaxed) }
+
+    /// - Parameter aloneConnections: most connections of the lane of requests sent alone.
     init(
-        endpoint: APNsEndpoint, identity: APNsClientIdentity?, trustedCertificatesPath: String?,
-        settings: APNsConnectionSettings, maximumResends: Int = 10, eventLoop: any EventLoop,
-        random: @escaping @Sendable () -> Double, logger: Logger
-    ) throws(APNsConfigurationError) {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.minimumTLSVersion = .tlsv12
-        tls.applicationProtocols = ["h2"]
-        if let trustedCertificatesPath {
-            do {
-                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(trustedCertificatesPath))
-            } catch {
-                throw .invalidCertificate("\(trustedCertificatesPath) holds no PEM certificate to trust")
-            }
-        }
-        if let identity {
-            tls.certificateChain = identity.certificateChain.map { .certificate($0) }
-            tls.privateKey = .privateKey(identity.privateKey)
-        }
-        do {
-            sslContext = try NIOSSLContext(configuration: tls)
-        } catch {
-            throw .invalidCertificate("TLS configuration for \(endpoint) refused: \(error)")
-        }
+        endpoint: APNsEndpoint, sslContext: NIOSSLContext, settings: APNsConnectionSettings, aloneConnections: Int,
+        maximumResends: Int = 10, eventLoop: any EventLoop, random: @escaping @Sendable () -> Double, logger: Logger
+    ) {
+        self.sslContext = sslContext
         self.endpoint = endpoint
         self.settings = settings
         self.loop = eventLoop
@@ -102,7 +98,7 @@ final class APNsTransport: @unchecked Sendable {
         staticHeaders = [":method": "POST", ":scheme": "https", ":authority": authority]
         var limits = APNsPoolState.Limits()
         limits.maximumConnections = max(1, settings.maximumConnections)
-        limits.maximumAloneConnections = max(4, settings.maximumConnections)
+        limits.maximumAloneConnections = max(1, aloneConnections)
         limits.streamsPerConnection = max(1, settings.streamsPerConnection)
         limits.requestTimeout = settings.requestTimeout.inNanoseconds
         limits.idleTimeout = settings.idleTimeout.inNanoseconds
@@ -117,23 +113,12 @@ final class APNsTransport: @unchecked Sendable {
     /// the bearer token if any — and waits for its answer, the deadline or a failure. `alone`:
     /// on a connection that carries no other request meanwhile (see `APNsPoolState`).
     func post(path: String, fields: HPACKHeaders, authorization: String?, body: ByteBuffer, alone: Bool = false) async -> APNsExchange {
-        var headers = staticHeaders
-        headers.reserveCapacity(staticHeaders.count + fields.count + 3)
-        headers.add(name: ":path", value: path, indexing: .nonIndexable)
-        headers.add(contentsOf: fields)
-        if let authorization { headers.add(name: "authorization", value: authorization) }
-        headers.add(name: "content-length", value: String(body.readableBytes))
+        let complete = headers(path: path, fields: fields, authorization: authorization, body: body)
         let id = nextRequest.wrappingAdd(1, ordering: .relaxed).newValue
         let loop = self.loop
-        let complete = headers
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let first = inbox.withLock { inbox in
-                    inbox.append((id, Pending(headers: complete, body: body, alone: alone, continuation: continuation)))
-                    return inbox.count == 1
-                }
-                // One hop for every request handed over before the loop gets to them.
-                if first { loop.execute { self.drainInbox() } }
+                hand([(id, Pending(headers: complete, body: body, alone: alone, reply: .waiting(continuation)))])
             }
         } onCancel: {
             loop.execute {
@@ -141,6 +126,54 @@ final class APNsTransport: @unchecked Sendable {
                 self.run(self.pool.cancel(id))
             }
         }
+    }
+
+    /// Sends the requests of `batch` in one hand-over, without waiting: `answer(index, exchange)`
+    /// is called once for each (its index in `batch`), on this transport's loop, as it completes
+    /// — it must return quickly and not call back into the transport. Returns the requests'
+    /// ids, for `cancel`.
+    func send(_ batch: ArraySlice<APNsOutgoing>, answer: @escaping @Sendable (Int, APNsExchange) -> Void) -> [APNsRequestID] {
+        guard !batch.isEmpty else { return [] }
+        let first = nextRequest.wrappingAdd(batch.count, ordering: .relaxed).newValue - batch.count + 1
+        var items: [(APNsRequestID, Pending)] = []
+        items.reserveCapacity(batch.count)
+        for (offset, index) in batch.indices.enumerated() {
+            let request = batch[index]
+            let headers = headers(path: request.path, fields: request.fields, authorization: request.authorization, body: request.body)
+            items.append((first + offset, Pending(headers: headers, body: request.body, alone: request.alone, reply: .batch(answer, index))))
+        }
+        hand(items)
+        return items.map(\.0)
+    }
+
+    /// Gives up the requests `ids` that have not started yet (they are answered `failed("cancelled")`).
+    func cancel(_ ids: [APNsRequestID]) {
+        guard !ids.isEmpty else { return }
+        loop.execute {
+            self.drainInbox()
+            for id in ids { self.run(self.pool.cancel(id)) }
+        }
+    }
+
+    private func headers(path: String, fields: HPACKHeaders, authorization: String?, body: ByteBuffer) -> HPACKHeaders {
+        var headers = staticHeaders
+        headers.reserveCapacity(staticHeaders.count + fields.count + 3)
+        headers.add(name: ":path", value: path, indexing: .nonIndexable)
+        headers.add(contentsOf: fields)
+        if let authorization { headers.add(name: "authorization", value: authorization) }
+        headers.add(name: "content-length", value: String(body.readableBytes))
+        return headers
+    }
+
+    /// Puts requests in the inbox; one hop for every request handed over before the loop gets to them.
+    private func hand(_ items: [(APNsRequestID, Pending)]) {
+        outstanding.add(items.count, ordering: .relaxed)
+        let first = inbox.withLock { inbox in
+            let wasEmpty = inbox.isEmpty
+            inbox.append(contentsOf: items)
+            return wasEmpty
+        }
+        if first { loop.execute { self.drainInbox() } }
     }
 
     /// Closes every connection and fails what waits; returns once the connections are closed
@@ -174,18 +207,15 @@ final class APNsTransport: @unchecked Sendable {
             defer { inbox.removeAll(keepingCapacity: true) }
             return inbox
         }
-        for (id, pending) in batch { submit(id, pending) }
-    }
-
-    private func submit(_ id: APNsRequestID, _ pending: Pending) {
-        requests[id] = pending
+        guard !batch.isEmpty else { return }
+        for (id, pending) in batch { requests[id] = pending }
         if timer == nil {
             let interval = Self.tickInterval(settings)
             timer = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [self] _ in
                 run(pool.tick(now: now()))
             }
         }
-        run(pool.submit(id, alone: pending.alone, now: now()))
+        run(pool.submit(batch.map { (id: $0.0, alone: $0.1.alone) }, now: now()))
     }
 
     private func now() -> Int64 { Int64(truncatingIfNeeded: NIODeadline.now().uptimeNanoseconds) }
@@ -238,7 +268,12 @@ final class APNsTransport: @unchecked Sendable {
     }
 
     private func complete(_ id: APNsRequestID, _ exchange: APNsExchange) {
-        requests.removeValue(forKey: id)?.continuation.resume(returning: exchange)
+        guard let pending = requests.removeValue(forKey: id) else { return }
+        outstanding.subtract(1, ordering: .relaxed)
+        switch pending.reply {
+        case .waiting(let continuation): continuation.resume(returning: exchange)
+        case .batch(let answer, let index): answer(index, exchange)
+        }
     }
 
     private func connect(_ id: APNsConnectionID) {
@@ -342,25 +377,5 @@ final class APNsTransport: @unchecked Sendable {
                 "unanswered": "\(actions.count { if case .complete = $0 { true } else { false } })",
             ])
         run(actions)
-    }
-
-    /// Servers may reset every answered stream (NO_ERROR, as nginx does): the rapid-reset and
-    /// glitch guards are meant for servers facing clients, not for this client.
-    private static let http2Configuration: (NIOHTTP2Handler.ConnectionConfiguration, NIOHTTP2Handler.StreamConfiguration) = {
-        var connection = NIOHTTP2Handler.ConnectionConfiguration()
-        connection.maximumConnectionGlitches = 1_000_000
-        // Frames that arrive on a stream after it was reset (a deadline) are ignored only while
-        // it is among the recently reset ones; otherwise they are a connection error.
-        connection.maximumRecentlyResetStreams = 2_048
-        var stream = NIOHTTP2Handler.StreamConfiguration()
-        stream.streamResetFrameRateLimit.maximumCount = 1_000_000
-        stream.streamErrorRateLimit.maximumCount = 1_000_000
-        return (connection, stream)
-    }()
-
-    /// How often deadlines and idle connections are checked: a quarter of the request
-    /// deadline, between 5 ms and 250 ms.
-    static func tickInterval(_ settings: APNsConnectionSettings) -> TimeAmount {
-        .nanoseconds(min(max(settings.requestTimeout.inNanoseconds / 4, 5_000_000), 250_000_000))
     }
 }

@@ -4,7 +4,8 @@
 #   2. bench-push (Frostbox's APNs transport: frames on NIOHTTP2Handler) against the sink;
 #   3. aioapns against the sink: the peer;
 #   4. bench-push against mock-apns (JWT verified, every header validated).
-# Ends with the medians and the ratios (Frostbox vs h2load, Frostbox vs aioapns).
+# 1–3 are interleaved, one run of each in turn. Ends with the medians and the ratios
+# (Frostbox vs h2load, Frostbox vs aioapns).
 # Usage: tools/apns-sink/bench.sh [COUNT] [CONCURRENCY] [STREAMS] [RUNS]
 #   STREAMS: streams per connection for bench-push (connections = CONCURRENCY / STREAMS).
 # Installs what it needs when missing: nginx, nghttp2-client (h2load), aioapns.
@@ -48,28 +49,30 @@ h2_connections=$(( (count + 9999) / 10000 ))
 streams=$(( (concurrency + h2_connections - 1) / h2_connections ))
 
 echo "== machine: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); count $count, concurrency $concurrency, $connections connections × $streams_per_connection streams, runs $runs"
-echo "== h2load → nginx sink (limit; $h2_connections connections × $streams streams)"
+# The runs are interleaved (h2load, bench-push, aioapns, then again), so that the machine's
+# load drifts over all three alike; each line is one run of COUNT.
 for run in $(seq "$runs"); do
+    echo "== run $run: h2load → nginx sink (limit; $h2_connections connections × $streams streams)"
     h2load -n "$count" -c "$h2_connections" -m "$streams" -t 1 -d "$work/body.json" \
         -H "apns-topic: com.example.frost" -H "apns-push-type: alert" -H "apns-priority: 10" \
         -H "apns-collapse-id: frost-60.20,25.00" -H "apns-id: 2b1f0d1a-7c1e-4c8a-9a54-0a6a6c1f2e3d" \
         -H "content-type: application/json" -H "authorization: bearer $jwt" \
         "https://127.0.0.1:$port/3/device/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
-        | awk -v run="$run" '/^finished in/ {print "run " run ": " $4 " req/s"} /^requests:/ {print "  " $0}'
-done | tee "$work/h2load.out"
-echo "== bench-push (Frostbox) → nginx sink"
-"$bin/bench-push" --host "127.0.0.1:$port" --trust "$work/sink/sink.crt" "${key[@]}" \
-    --count "$count" --concurrency "$concurrency" --streams "$streams_per_connection" --runs "$runs" | tee "$work/frostbox.out"
-echo "== aioapns → nginx sink (peer)"
-python3 "$here/aioapns_peer.py" --port "$port" --trust "$work/sink/sink.crt" "${key[@]}" \
-    --count "$count" --concurrency "$concurrency" --connections "$connections" --runs "$runs" | tee "$work/aioapns.out"
+        | awk -v run="$run" '/^finished in/ {print "run " run ": " $4 " req/s"} /^requests:/ {print "  " $0}' | tee -a "$work/h2load.out"
+    echo "== run $run: bench-push (Frostbox) → nginx sink"
+    "$bin/bench-push" --host "127.0.0.1:$port" --trust "$work/sink/sink.crt" "${key[@]}" \
+        --count "$count" --concurrency "$concurrency" --streams "$streams_per_connection" --runs 1 | tee -a "$work/frostbox.out"
+    echo "== run $run: aioapns → nginx sink (peer)"
+    python3 "$here/aioapns_peer.py" --port "$port" --trust "$work/sink/sink.crt" "${key[@]}" \
+        --count "$count" --concurrency "$concurrency" --connections "$connections" --runs 1 | tee -a "$work/aioapns.out"
+done
 echo "== bench-push (Frostbox) → mock-apns"
 "$bin/bench-push" --host "127.0.0.1:$mock_port" --trust "$work/mock/mock-apns.crt" "${key[@]}" \
     --count "$count" --concurrency "$concurrency" --streams "$streams_per_connection" --runs "$runs"
 
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 limit=$(awk '/^run/ {print $3}' "$work/h2load.out" | median)
-ours=$(awk '/^median/ {print $2}' "$work/frostbox.out")
-peer=$(awk '/^median/ {print $2}' "$work/aioapns.out")
+ours=$(awk '/^median/ {print $2}' "$work/frostbox.out" | median)
+peer=$(awk '/^median/ {print $2}' "$work/aioapns.out" | median)
 echo "== medians: h2load $limit, Frostbox $ours, aioapns $peer pushes/s"
 awk -v l="$limit" -v o="$ours" -v p="$peer" 'BEGIN {printf "== Frostbox = %.1f %% of h2load, %.1f× aioapns\n", 100 * o / l, o / p}'

@@ -1,0 +1,51 @@
+import NIOCore
+import NIOHTTP2
+import NIOSSL
+
+/// How a transport's connections are set up: TLS, HTTP/2 limits, the deadline check's pace.
+extension APNsTransport {
+    /// The TLS context of a gateway's connections (shared by its transports).
+    static func makeSSLContext(
+        endpoint: APNsEndpoint, identity: APNsClientIdentity?, trustedCertificatesPath: String?
+    ) throws(APNsConfigurationError) -> NIOSSLContext {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = ["h2"]
+        if let trustedCertificatesPath {
+            do {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(trustedCertificatesPath))
+            } catch {
+                throw .invalidCertificate("\(trustedCertificatesPath) holds no PEM certificate to trust")
+            }
+        }
+        if let identity {
+            tls.certificateChain = identity.certificateChain.map { .certificate($0) }
+            tls.privateKey = .privateKey(identity.privateKey)
+        }
+        do {
+            return try NIOSSLContext(configuration: tls)
+        } catch {
+            throw .invalidCertificate("TLS configuration for \(endpoint) refused: \(error)")
+        }
+    }
+
+    /// Servers may reset every answered stream (NO_ERROR, as nginx does): the rapid-reset and
+    /// glitch guards are meant for servers facing clients, not for this client.
+    static let http2Configuration: (NIOHTTP2Handler.ConnectionConfiguration, NIOHTTP2Handler.StreamConfiguration) = {
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.maximumConnectionGlitches = 1_000_000
+        // Frames that arrive on a stream after it was reset (a deadline) are ignored only while
+        // it is among the recently reset ones; otherwise they are a connection error.
+        connection.maximumRecentlyResetStreams = 2_048
+        var stream = NIOHTTP2Handler.StreamConfiguration()
+        stream.streamResetFrameRateLimit.maximumCount = 1_000_000
+        stream.streamErrorRateLimit.maximumCount = 1_000_000
+        return (connection, stream)
+    }()
+
+    /// How often deadlines and idle connections are checked: a quarter of the request
+    /// deadline, between 5 ms and 250 ms.
+    static func tickInterval(_ settings: APNsConnectionSettings) -> TimeAmount {
+        .nanoseconds(min(max(settings.requestTimeout.inNanoseconds / 4, 5_000_000), 250_000_000))
+    }
+}
