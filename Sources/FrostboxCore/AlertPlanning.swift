@@ -48,6 +48,9 @@ public struct SubscribedPlace: Sendable, Hashable {
     /// Whether the device lets a hard-freeze alert through its quiet hours (and through its
     /// subscriptions' delivery windows).
     public var hardFreezeBreaksQuietHours: Bool
+    /// The store's own key of the device (nil when the store has none to give): carried
+    /// through planning into the outbox write, which then need not find the device by token.
+    public var deviceKey: Int64?
 
     public init(
         subscriptionID: Int64, token: DeviceToken, name: String, unit: TemperatureUnit, settings: AlertSettings = .default,
@@ -96,6 +99,8 @@ public enum RelativeNight: Sendable, Hashable {
 /// `notification(messageID:)` (see `PlannedAlert+Payload.swift`).
 public struct PlannedAlert: Sendable, Hashable {
     public var token: DeviceToken
+    /// The store's key of the device, from its `SubscribedPlace` (nil: found by token).
+    public var deviceKey: Int64?
     public var platform: DevicePlatform
     public var app: String?
     public var environment: PushEnvironment?
@@ -336,6 +341,7 @@ public struct AlertPlanner: Sendable {
             event: FrostEvent(box: c.box, night: c.night, level: level), kind: kind, places: names,
             unit: first.unit, minimumC: minimum, coldestAt: coldestAt, windowEnd: windowEnd, relativeNight: c.relative)
         alert.frostStartsAt = frostStartsAt
+        alert.deviceKey = first.deviceKey
         return alert
     }
 

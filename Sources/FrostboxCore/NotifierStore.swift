@@ -17,6 +17,9 @@ public struct OutboxEntry: Sendable, Hashable {
     /// When its frost begins (UTC epoch seconds): a held entry released after it is dropped
     /// (`DeliveryTiming.heldAlertStillHelps`). Nil for all-clears.
     public var frostStartsAt: Int64?
+    /// The store's key of the device, when planning had it (see `SubscribedPlace.deviceKey`);
+    /// nil: the store finds the device by token. Not part of what the entry is.
+    public var deviceKey: Int64?
 
     public init(
         id: Int64 = 0, event: FrostEvent, kind: AlertKind, notification: PushNotification, attempts: Int = 0, createdAt: Int64,
@@ -41,6 +44,23 @@ public struct OutboxEntry: Sendable, Hashable {
     /// Until when the entry marks its event alerted for its device (one alert per event):
     /// the push's expiration, or a day after planning. Every store keeps this one rule.
     public var alertedUntil: Int64 { notification.expiration ?? (createdAt + 86_400) }
+
+    /// Equal when they are the same entry; `deviceKey` is a store's shortcut, not part of it.
+    public static func == (a: OutboxEntry, b: OutboxEntry) -> Bool {
+        a.id == b.id && a.event == b.event && a.kind == b.kind && a.notification == b.notification && a.attempts == b.attempts
+            && a.createdAt == b.createdAt && a.notBefore == b.notBefore && a.frostStartsAt == b.frostStartsAt
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(event)
+        hasher.combine(kind)
+        hasher.combine(notification)
+        hasher.combine(attempts)
+        hasher.combine(createdAt)
+        hasher.combine(notBefore)
+        hasher.combine(frostStartsAt)
+    }
 }
 
 /// Why an outbox entry was not delivered, as counted in run summaries.

@@ -215,6 +215,7 @@ struct NotifyRun: Sendable {
             for alert in plan.alerts {
                 var entry = OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(), createdAt: runNow)
                 entry.frostStartsAt = alert.frostStartsAt
+                entry.deviceKey = alert.deviceKey
                 if case .hold(let until) = alert.timing { entry.notBefore = until }
                 entries.append(entry)
             }

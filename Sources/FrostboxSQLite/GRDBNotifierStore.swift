@@ -56,7 +56,7 @@ public struct GRDBNotifierStore: NotifierStore {
                 sql: """
                     SELECT s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
                            s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet,
-                           s.notify_after, s.notify_before
+                           s.notify_after, s.notify_before, d.id
                     FROM subscription AS s JOIN device AS d ON d.token = s.token
                     WHERE s.box = ? \(verified)
                     ORDER BY s.token, s.id
@@ -67,7 +67,7 @@ public struct GRDBNotifierStore: NotifierStore {
                 statement.bind(1, box.key)
                 var places: [SubscribedPlace] = []
                 while try statement.next() {
-                    places.append(
+                    var place =
                         SubscribedPlace(
                             subscriptionID: statement.int64(0), token: DeviceToken(trusted: statement.text(1)),
                             name: statement.text(2), unit: TemperatureUnit(rawValue: statement.text(3)) ?? .celsius,
@@ -79,7 +79,9 @@ public struct GRDBNotifierStore: NotifierStore {
                             platform: DevicePlatform(rawValue: statement.text(11)) ?? .ios, app: statement.optionalText(9),
                             environment: statement.optionalText(10).flatMap(PushEnvironment.init(rawValue:)),
                             quietHours: Self.quietHours(statement.optionalInt64(12), statement.optionalInt64(13)),
-                            hardFreezeBreaksQuietHours: statement.int64(14) != 0))
+                            hardFreezeBreaksQuietHours: statement.int64(14) != 0)
+                    place.deviceKey = statement.int64(17)
+                    places.append(place)
                 }
                 if !places.isEmpty { result[box] = places }
             }

@@ -4,11 +4,13 @@ import FrostboxStorageFormats
 import GRDB
 
 /// Writes outbox entries within one write transaction: statements prepared once, the device
-/// id found by the insert itself, the payload JSON written once per distinct push.
+/// id carried from the subscription read (checked by its row, which must still hold the
+/// token) or else found by token, the payload JSON written once per distinct push.
 struct OutboxWriter {
     private let db: Database
     private let addPush: RawStatement
     private let addEntry: RawStatement
+    private let addEntryByKey: RawStatement
     private let endHeld: RawStatement
     private let endEntry: RawStatement
     private var pushes: [OutboxPush: Int64] = [:]
@@ -23,6 +25,15 @@ struct OutboxWriter {
                 INSERT INTO outbox (device_id, box, night, level, kind, push_id, apns_id, topic, environment,
                     status, attempts, created_at, expires_at, run_id, not_before, frost_starts_at)
                 SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, ?11, ?12, ?13, ?14, ?15 FROM device WHERE token = ?1
+                ON CONFLICT (device_id, box, night, level) DO NOTHING
+                """)
+        addEntryByKey = try RawStatement(
+            db,
+            sql: """
+                INSERT INTO outbox (device_id, box, night, level, kind, push_id, apns_id, topic, environment,
+                    status, attempts, created_at, expires_at, run_id, not_before, frost_starts_at)
+                SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, ?11, ?12, ?13, ?14, ?15 FROM device
+                WHERE id = ?16 AND token = ?1
                 ON CONFLICT (device_id, box, night, level) DO NOTHING
                 """)
         endHeld = try RawStatement(
@@ -59,6 +70,10 @@ struct OutboxWriter {
         let n = entry.notification
         let pushID = try self.pushID(OutboxPush(n))
         let event = entry.event
+        // The device row by its key (an integer seek); the token check keeps a key reused by
+        // a device registered since the read from taking another device's alert.
+        let addEntry = entry.deviceKey == nil ? self.addEntry : addEntryByKey
+        if let key = entry.deviceKey { addEntry.bind(16, key) }
         addEntry.bind(1, entry.token.value)
         addEntry.bind(2, event.box.key)
         addEntry.bind(3, Int64(event.night.compactNumber))

@@ -59,6 +59,28 @@ struct GRDBNotifierStoreTests {
         #expect(try await store.places(in: []).isEmpty)
     }
 
+    @Test("an entry carrying its device's key from the subscription read is stored for that device; a key now naming another device, or none, stores nothing")
+    func entriesByDeviceKey() async throws {
+        try await subscribe(alice, home, "Home")
+        let key = try #require(try await store.places(in: [home.box])[home.box]?.first?.deviceKey)
+        var first = entry(alice)
+        first.deviceKey = key
+        #expect(try await store.enqueue([first], runID: nil).count == 1)
+        let pending = try await store.pendingOutbox(after: 0, through: nil, limit: 10, dueBy: 2_000)
+        #expect(pending.map(\.token) == [alice])
+
+        // Alice leaves and Bob registers: SQLite gives the freed highest key to Bob.
+        #expect(try await subscriptions.deleteDevice(alice))
+        try await subscribe(bob, home, "Home")
+        #expect(try await store.places(in: [home.box])[home.box]?.first?.deviceKey == key)
+        var stale = entry(alice, night: LocalDate(year: 2026, month: 5, day: 13))
+        stale.deviceKey = key
+        var gone = entry(alice, night: LocalDate(year: 2026, month: 5, day: 14))
+        gone.deviceKey = key + 1_000
+        #expect(try await store.enqueue([stale, gone], runID: nil).isEmpty)
+        #expect(try await store.pendingOutbox(after: 0, through: nil, limit: 10, dueBy: 2_000).isEmpty)
+    }
+
     @Test("the schema refuses a second row for the same device and event, collapse ids over 64 bytes and a delivered row without its time")
     func schemaInvariants() async throws {
         try await subscribe(alice, home, "Home")
