@@ -43,6 +43,21 @@ struct APNsRequestTests {
         try await harness.stop(router)
     }
 
+    @Test("apns-id: the 8-4-4-4-12 hex form is taken in either case, exactly what UUID(uuidString:) takes")
+    func messageIDForm() {
+        let good = ["2b1f0d1a-7c1e-4c8a-9a54-0a6a6c1f2e3d", "2B1F0D1A-7C1E-4C8A-9A54-0A6A6C1F2E3D", UUID().uuidString]
+        let bad = [
+            "", "42", "2b1f0d1a-7c1e-4c8a-9a54-0a6a6c1f2e3", "2b1f0d1a-7c1e-4c8a-9a54-0a6a6c1f2e3d0", "2b1f0d1a7c1e-4c8a-9a54-0a6a6c1f2e3d-",
+            "2b1f0d1a-7c1e-4c8a-9a54-0a6a6c1f2e3g", "2b1f0d1a-7c1e-4c8a-9a54_0a6a6c1f2e3d", "2b1f0d1a-7c1e-4c8a-9a54-0a6a6c1f2e3 ",
+            "{2b1f0d1a-7c1e-4c8a-9a54-0a6a6c1f2e3d}", "2b1f0d1a-7c1e-4c8a-9a54-0a6a6c1f2e3é",
+        ]
+        for text in good + bad {
+            #expect(APNsRequest.isUUID(text) == (UUID(uuidString: text) != nil), "\(text)")
+        }
+        #expect(good.allSatisfy(APNsRequest.isUUID))
+        #expect(!bad.contains(where: APNsRequest.isUUID))
+    }
+
     @Test("the router picks the app by topic, the default app for none, and refuses unknown topics")
     func routing() async throws {
         let harness = try await APNsHarness.start()
