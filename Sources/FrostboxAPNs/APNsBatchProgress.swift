@@ -19,19 +19,23 @@ final class APNsBatchProgress: Sendable {
     }
 
     private let state: Mutex<State>
-    private let yield: @Sendable (Int, PushOutcome) -> Void
+    private let yieldAll: @Sendable ([(index: Int, outcome: PushOutcome)]) -> Void
 
-    /// `count` pushes, whose outcomes go to `yield` (index in the caller's batch, outcome).
-    init(count: Int, yield: @escaping @Sendable (Int, PushOutcome) -> Void) {
+    /// `count` pushes, whose outcomes go to `yieldAll` (index in the caller's batch, outcome).
+    init(count: Int, yieldAll: @escaping @Sendable ([(index: Int, outcome: PushOutcome)]) -> Void) {
         state = Mutex(State(remaining: count))
-        self.yield = yield
+        self.yieldAll = yieldAll
     }
 
     /// The final outcome of push `index`.
-    func finish(_ index: Int, _ outcome: PushOutcome) {
-        yield(index, outcome)
+    func finish(_ index: Int, _ outcome: PushOutcome) { finish([(index, outcome)]) }
+
+    /// Final outcomes, handed over together.
+    func finish(_ outcomes: [(index: Int, outcome: PushOutcome)]) {
+        guard !outcomes.isEmpty else { return }
+        yieldAll(outcomes)
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.remaining -= 1
+            state.remaining -= outcomes.count
             guard state.remaining == 0 else { return nil }
             defer { state.waiter = nil }
             return state.waiter

@@ -67,9 +67,11 @@ public final class APNsClient: Sendable {
     /// when every push has its outcome. Cancelled: nothing new starts — unanswered requests
     /// are withdrawn as a cancelled `post` would be, nothing is retried — and every push still
     /// gets its outcome.
-    func send(_ pushes: [(index: Int, notification: PushNotification)], yield: @escaping @Sendable (Int, PushOutcome) -> Void) async {
+    func send(
+        _ pushes: [(index: Int, notification: PushNotification)], yieldAll: @escaping @Sendable ([(index: Int, outcome: PushOutcome)]) -> Void
+    ) async {
         if let reason = stopped {
-            for push in pushes { yield(push.index, .authFailure(reason: reason)) }
+            yieldAll(pushes.map { ($0.index, .authFailure(reason: reason)) })
             return
         }
         let token: APNsProviderToken?
@@ -77,36 +79,43 @@ public final class APNsClient: Sendable {
             token = try issuer?.token()
         } catch {
             let outcome = stop(reason: "CannotSignProviderToken")
-            for push in pushes { yield(push.index, outcome) }
+            yieldAll(pushes.map { ($0.index, outcome) })
             return
         }
         // The pushes to send, by gateway (one per environment in use).
         var sends: [ObjectIdentifier: (gateway: APNsGateway, items: [Prepared])] = [:]
+        var refused: [(index: Int, outcome: PushOutcome)] = []
         for (index, notification) in pushes {
             switch prepare(notification) {
             case .failure(let refusal):
-                yield(index, refusal.outcome)
+                refused.append((index, refusal.outcome))
             case .success(let (request, gateway)):
                 sends[ObjectIdentifier(gateway), default: (gateway, [])].items.append(Prepared(index: index, notification: notification, request: request))
             }
         }
+        yieldAll(refused)
         let total = sends.values.reduce(0) { $0 + $1.items.count }
         guard total > 0 else { return }
 
         // First attempts: judged where they are answered; the others go on in tasks of their own.
-        let progress = APNsBatchProgress(count: total, yield: yield)
+        let progress = APNsBatchProgress(count: total, yieldAll: yieldAll)
         var tickets: [(APNsGateway, APNsGateway.Ticket)] = []
         for (gateway, items) in sends.values {
             let outgoing = items.map { APNsOutgoing(path: $0.request.path, fields: $0.request.fields, authorization: token?.bearer, body: $0.request.body) }
-            let ticket = gateway.send(outgoing) { [self] position, exchange in
-                let item = items[position]
-                if let outcome = finalOutcome(of: exchange, for: item.notification) {
-                    progress.finish(item.index, outcome)
-                } else {
-                    progress.retry(item.index) {
-                        await self.deliver(item.notification, item.request, through: gateway, first: (exchange, token))
+            let ticket = gateway.send(outgoing) { [self] answers in
+                var final: [(index: Int, outcome: PushOutcome)] = []
+                final.reserveCapacity(answers.count)
+                for (position, exchange) in answers {
+                    let item = items[position]
+                    if let outcome = finalOutcome(of: exchange, for: item.notification) {
+                        final.append((item.index, outcome))
+                    } else {
+                        progress.retry(item.index) {
+                            await self.deliver(item.notification, item.request, through: gateway, first: (exchange, token))
+                        }
                     }
                 }
+                progress.finish(final)
             }
             tickets.append((gateway, ticket))
         }

@@ -85,6 +85,11 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        transport.connectionReadComplete(id)
+        context.fireChannelReadComplete()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Stream-level errors (a write to a stream the server already closed) concern one
         // request, which its frames already settled; connection-level ones close the channel

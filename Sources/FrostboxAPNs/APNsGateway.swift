@@ -70,9 +70,11 @@ final class APNsGateway: Sendable {
     }
 
     /// Sends a batch without waiting, cut in slices dealt to the least-loaded transports:
-    /// `answer(index, exchange)` is called once per request (its index in `batch`), on the loop
-    /// of the transport that carried it. Returns what `cancel` needs.
-    func send(_ batch: [APNsOutgoing], answer: @escaping @Sendable (Int, APNsExchange) -> Void) -> Ticket {
+    /// `answer` gets each request's answer exactly once (with its index in `batch`), on the loop
+    /// of the transport that carried it, the answers of one burst of reads together. Returns
+    /// what `cancel` needs.
+    func send(_ batch: [APNsOutgoing], answer: @escaping @Sendable ([(Int, APNsExchange)]) -> Void) -> Ticket {
+        let reply = APNsTransport.BatchReply(answer)
         var loads = transports.map(\.unanswered)
         let slice = (batch.count + transports.count - 1) / max(1, transports.count)
         var ids: [[APNsRequestID]] = Array(repeating: [], count: transports.count)
@@ -80,7 +82,7 @@ final class APNsGateway: Sendable {
         while start < batch.count {
             let index = loads.indices.min { loads[$0] < loads[$1] } ?? 0
             let end = min(batch.count, start + slice)
-            ids[index] += transports[index].send(batch[start..<end], answer: answer)
+            ids[index] += transports[index].send(batch[start..<end], reply: reply)
             loads[index] += end - start
             start = end
         }

@@ -105,21 +105,23 @@ public final class APNsPushRouter: PushSender {
     /// batch's first attempts in one hand-over per event loop; the outcomes come back as the
     /// answers do.
     public func send(_ batch: [PushNotification]) -> PushOutcomes {
-        PushOutcomes { yield in
+        PushOutcomes(grouped: { yieldAll in
             var byApp: [String: [(index: Int, notification: PushNotification)]] = [:]
+            var refused: [(index: Int, outcome: PushOutcome)] = []
             for (index, notification) in batch.enumerated() {
                 switch self.client(of: notification) {
                 case .success(let client): byApp[client.bundleID, default: []].append((index, notification))
-                case .failure(let refusal): yield(index, refusal.outcome)
+                case .failure(let refusal): refused.append((index, refusal.outcome))
                 }
             }
+            yieldAll(refused)
             await withTaskGroup(of: Void.self) { group in
                 for (bundleID, pushes) in byApp {
                     guard let client = self.clients[bundleID] else { continue }
-                    group.addTask { await client.send(pushes, yield: yield) }
+                    group.addTask { await client.send(pushes, yieldAll: yieldAll) }
                 }
             }
-        }
+        })
     }
 
     private struct Refusal: Error {

@@ -71,8 +71,20 @@ final class APNsTransport: @unchecked Sendable {
         /// A caller of `post`, waiting.
         case waiting(CheckedContinuation<APNsExchange, Never>)
         /// A batch's handler, with the request's index in the batch.
-        case batch(@Sendable (Int, APNsExchange) -> Void, Int)
+        case batch(BatchReply, Int)
     }
+
+    /// A batch's answer handler: a class, so that the answers to one batch that come in one
+    /// burst of reads are handed over together.
+    final class BatchReply: Sendable {
+        let answer: @Sendable ([(Int, APNsExchange)]) -> Void
+        init(_ answer: @escaping @Sendable ([(Int, APNsExchange)]) -> Void) { self.answer = answer }
+    }
+
+    /// Answers to batches not yet handed over, by batch.
+    private var answered: [ObjectIdentifier: (BatchReply, [(Int, APNsExchange)])] = [:]
+    /// Frames of a socket read are being taken in: answers wait for the read's end.
+    private var reading = false
 
     /// HTTP/2 connections to the gateway open now.
     var openConnections: Int { connections.load(ordering: .relaxed) }
@@ -128,11 +140,11 @@ final class APNsTransport: @unchecked Sendable {
         }
     }
 
-    /// Sends the requests of `batch` in one hand-over, without waiting: `answer(index, exchange)`
-    /// is called once for each (its index in `batch`), on this transport's loop, as it completes
-    /// — it must return quickly and not call back into the transport. Returns the requests'
-    /// ids, for `cancel`.
-    func send(_ batch: ArraySlice<APNsOutgoing>, answer: @escaping @Sendable (Int, APNsExchange) -> Void) -> [APNsRequestID] {
+    /// Sends the requests of `batch` in one hand-over, without waiting: `reply` gets each
+    /// request's answer exactly once (with its index in `batch`), on this transport's loop, the
+    /// answers of one burst of socket reads together — it must return quickly and not call
+    /// back into the transport. Returns the requests' ids, for `cancel`.
+    func send(_ batch: ArraySlice<APNsOutgoing>, reply: BatchReply) -> [APNsRequestID] {
         guard !batch.isEmpty else { return [] }
         let first = nextRequest.wrappingAdd(batch.count, ordering: .relaxed).newValue - batch.count + 1
         var items: [(APNsRequestID, Pending)] = []
@@ -140,7 +152,7 @@ final class APNsTransport: @unchecked Sendable {
         for (offset, index) in batch.indices.enumerated() {
             let request = batch[index]
             let headers = headers(path: request.path, fields: request.fields, authorization: request.authorization, body: request.body)
-            items.append((first + offset, Pending(headers: headers, body: request.body, alone: request.alone, reply: .batch(answer, index))))
+            items.append((first + offset, Pending(headers: headers, body: request.body, alone: request.alone, reply: .batch(reply, index))))
         }
         hand(items)
         return items.map(\.0)
@@ -236,6 +248,15 @@ final class APNsTransport: @unchecked Sendable {
         pendingActions.removeAll(keepingCapacity: true)
         running = false
         streams.store(pool.inFlight, ordering: .relaxed)
+        if !reading { handOverAnswers() }
+    }
+
+    /// Gives each batch the answers gathered for it.
+    private func handOverAnswers() {
+        guard !answered.isEmpty else { return }
+        let groups = answered.values
+        answered.removeAll(keepingCapacity: true)
+        for (reply, answers) in groups { reply.answer(answers) }
     }
 
     private func perform(_ action: APNsPoolState.Action) {
@@ -272,7 +293,7 @@ final class APNsTransport: @unchecked Sendable {
         outstanding.subtract(1, ordering: .relaxed)
         switch pending.reply {
         case .waiting(let continuation): continuation.resume(returning: exchange)
-        case .batch(let answer, let index): answer(index, exchange)
+        case .batch(let reply, let index): answered[ObjectIdentifier(reply), default: (reply, [])].1.append((index, exchange))
         }
     }
 
@@ -327,11 +348,13 @@ final class APNsTransport: @unchecked Sendable {
 
     func connectionHeaders(_ id: APNsConnectionID, stream: Int32, status: Int?, messageID: String?, endStream: Bool) {
         loop.assertInEventLoop()
+        reading = true
         run(pool.headers(id, stream: stream, status: status, messageID: messageID, endStream: endStream, now: now()))
     }
 
     func connectionData(_ id: APNsConnectionID, stream: Int32, bytes: ByteBuffer, endStream: Bool) {
         loop.assertInEventLoop()
+        reading = true
         run(pool.data(id, stream: stream, bytes: bytes, endStream: endStream, now: now()))
     }
 
@@ -349,6 +372,7 @@ final class APNsTransport: @unchecked Sendable {
 
     func connectionReset(_ id: APNsConnectionID, stream: Int32, code: HTTP2ErrorCode) {
         loop.assertInEventLoop()
+        reading = true
         run(pool.reset(id, stream: stream, code: code, now: now()))
     }
 
@@ -364,8 +388,16 @@ final class APNsTransport: @unchecked Sendable {
         run(actions)
     }
 
+    /// The end of a burst of socket reads on a connection: the answers it brought go out.
+    func connectionReadComplete(_ id: APNsConnectionID) {
+        loop.assertInEventLoop()
+        reading = false
+        handOverAnswers()
+    }
+
     func connectionClosed(_ id: APNsConnectionID, wasActive: Bool, error: String?) {
         loop.assertInEventLoop()
+        reading = false
         handlers[id] = nil
         closeWhenConnected.remove(id)
         if wasActive { connections.subtract(1, ordering: .relaxed) }

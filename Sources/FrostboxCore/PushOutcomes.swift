@@ -1,19 +1,27 @@
 /// The outcomes of one batch handed to a `PushSender`: each push's index in the batch with
 /// what became of it, in the order they complete. A sender yields exactly one outcome per
-/// push and then finishes.
+/// push and then finishes. Outcomes travel in groups (a sender that learns several at once —
+/// a burst of answers read in one event-loop tick — hands them over together, and the reader
+/// wakes once for the group); iteration still gives them one by one.
 public struct PushOutcomes: AsyncSequence, Sendable {
     public typealias Element = (index: Int, outcome: PushOutcome)
 
-    private let stream: AsyncStream<Element>
+    private let stream: AsyncStream<[Element]>
     private let producer: Task<Void, Never>?
 
     /// Outcomes a sender produces through `body`: it calls `yield` once per push (from any
     /// thread) and returns when the batch is done. The sequence ends when `body` returns.
     public init(_ body: @escaping @Sendable (_ yield: @escaping @Sendable (Int, PushOutcome) -> Void) async -> Void) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .unbounded)
+        self.init(grouped: { yieldAll in await body { index, outcome in yieldAll([(index, outcome)]) } })
+    }
+
+    /// Outcomes a sender produces in groups through `body`: each call of `yieldAll` hands over
+    /// the outcomes it knows now (each push exactly once over all calls), from any thread.
+    public init(grouped body: @escaping @Sendable (_ yieldAll: @escaping @Sendable ([Element]) -> Void) async -> Void) {
+        let (stream, continuation) = AsyncStream.makeStream(of: [Element].self, bufferingPolicy: .unbounded)
         self.stream = stream
         let task = Task {
-            await body { index, outcome in continuation.yield((index, outcome)) }
+            await body { outcomes in if !outcomes.isEmpty { continuation.yield(outcomes) } }
             continuation.finish()
         }
         continuation.onTermination = { termination in
@@ -24,8 +32,8 @@ public struct PushOutcomes: AsyncSequence, Sendable {
 
     /// Outcomes already known (a sender that answers without sending).
     public init(_ outcomes: [PushOutcome]) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .unbounded)
-        for (index, outcome) in outcomes.enumerated() { continuation.yield((index, outcome)) }
+        let (stream, continuation) = AsyncStream.makeStream(of: [Element].self, bufferingPolicy: .unbounded)
+        if !outcomes.isEmpty { continuation.yield(outcomes.enumerated().map { ($0.offset, $0.element) }) }
         continuation.finish()
         self.stream = stream
         producer = nil
@@ -51,10 +59,19 @@ public struct PushOutcomes: AsyncSequence, Sendable {
     public func collect<Result: Sendable>(
         into initial: Result, _ update: @escaping @Sendable (inout Result, Int, PushOutcome) -> Void
     ) async -> Result {
+        await collectGroups(into: initial) { result, group in
+            for (index, outcome) in group { update(&result, index, outcome) }
+        }
+    }
+
+    /// `collect`, a group of outcomes at a time.
+    private func collectGroups<Result: Sendable>(
+        into initial: Result, _ update: @escaping @Sendable (inout Result, [Element]) -> Void
+    ) async -> Result {
         let stream = self.stream
         let reading = Task {
             var result = initial
-            for await (index, outcome) in stream { update(&result, index, outcome) }
+            for await group in stream { update(&result, group) }
             return result
         }
         return await withTaskCancellationHandler {
@@ -65,15 +82,15 @@ public struct PushOutcomes: AsyncSequence, Sendable {
     }
 
     /// Outcomes passed on as they come, each first shown to `observe` (for decorators such as
-    /// metrics); stopping the returned sequence stops this one.
+    /// metrics), in the groups they came in; stopping the returned sequence stops this one.
     public func observed(_ observe: @escaping @Sendable (Int, PushOutcome) -> Void) -> PushOutcomes {
         let source = self
-        return PushOutcomes { yield in
-            await source.collect(into: ()) { _, index, outcome in
-                observe(index, outcome)
-                yield(index, outcome)
+        return PushOutcomes(grouped: { yieldAll in
+            await source.collectGroups(into: ()) { _, group in
+                for (index, outcome) in group { observe(index, outcome) }
+                yieldAll(group)
             }
-        }
+        })
     }
 
     /// Asks the sender to start nothing new (no retry, no further push): the sending task is
@@ -81,5 +98,22 @@ public struct PushOutcomes: AsyncSequence, Sendable {
     /// reading to the end.
     public func stopSending() { producer?.cancel() }
 
-    public func makeAsyncIterator() -> AsyncStream<Element>.Iterator { stream.makeAsyncIterator() }
+    public func makeAsyncIterator() -> Iterator { Iterator(groups: stream.makeAsyncIterator()) }
+
+    /// Gives the outcomes one by one, whatever groups they came in.
+    public struct Iterator: AsyncIteratorProtocol {
+        var groups: AsyncStream<[Element]>.Iterator
+        var current: [Element] = []
+        var position = 0
+
+        public mutating func next() async -> Element? {
+            while position == current.count {
+                guard let group = await groups.next() else { return nil }
+                current = group
+                position = 0
+            }
+            defer { position += 1 }
+            return current[position]
+        }
+    }
 }

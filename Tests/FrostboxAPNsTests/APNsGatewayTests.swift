@@ -93,18 +93,22 @@ struct APNsGatewayTests {
         try await harness.stop(router)
     }
 
-    /// Runs `start` with an answer handler and waits until `count` answers came.
+    /// Runs `start` with an answer handler and waits until `count` answers came; fails the
+    /// test should an index be answered twice.
     private func collect(
-        _ count: Int, _ start: (@escaping @Sendable (Int, APNsExchange) -> Void) -> Void
+        _ count: Int, _ start: (@escaping @Sendable ([(Int, APNsExchange)]) -> Void) -> Void
     ) async throws -> [Int: APNsExchange] {
         let (stream, continuation) = AsyncStream.makeStream(of: (Int, APNsExchange).self)
         let seen = Atomic<Int>(0)
-        start { index, exchange in
-            continuation.yield((index, exchange))
-            if seen.add(1, ordering: .relaxed).newValue == count { continuation.finish() }
+        start { answers in
+            for answer in answers { continuation.yield(answer) }
+            if seen.add(answers.count, ordering: .relaxed).newValue == count { continuation.finish() }
         }
         var answers: [Int: APNsExchange] = [:]
-        for await (index, exchange) in stream { answers[index] = exchange }
+        for await (index, exchange) in stream {
+            #expect(answers[index] == nil, "request \(index) answered twice")
+            answers[index] = exchange
+        }
         return answers
     }
 }
