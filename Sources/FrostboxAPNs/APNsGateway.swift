@@ -14,6 +14,13 @@ struct APNsOutgoing: Sendable {
     var alone = false
 }
 
+/// A batch's answer handler: a class, so that the answers to one batch that come in one
+/// burst of reads are handed over together.
+final class APNsBatchReply: Sendable {
+    let answer: @Sendable ([(Int, APNsExchange)]) -> Void
+    init(_ answer: @escaping @Sendable ([(Int, APNsExchange)]) -> Void) { self.answer = answer }
+}
+
 /// The connections to one gateway (one endpoint, one TLS identity), spread over the event
 /// loops of a group: one `APNsTransport` per loop — its own connections and pool state
 /// machine, its share of the connection limits — so the frame path of one gateway uses every
@@ -74,7 +81,7 @@ final class APNsGateway: Sendable {
     /// of the transport that carried it, the answers of one burst of reads together. Returns
     /// what `cancel` needs.
     func send(_ batch: [APNsOutgoing], answer: @escaping @Sendable ([(Int, APNsExchange)]) -> Void) -> Ticket {
-        let reply = APNsTransport.BatchReply(answer)
+        let reply = APNsBatchReply(answer)
         var loads = transports.map(\.unanswered)
         let slice = (batch.count + transports.count - 1) / max(1, transports.count)
         var ids: [[APNsRequestID]] = Array(repeating: [], count: transports.count)

@@ -1,3 +1,19 @@
+import NIOCore
+
+/// What one HTTP/2 exchange with a gateway gave.
+enum APNsExchange: Sendable, Equatable {
+    /// The gateway answered.
+    case response(status: Int, messageID: String?, body: ByteBuffer?)
+    /// The request certainly was not processed, even after being sent again on other
+    /// connections (refused streams, GOAWAY cuts): resend later.
+    case unprocessed(String)
+    /// No answer (stream reset, timeout, TLS failure): it may or may not have been processed.
+    case failed(String)
+    /// No answer because the connection it was on closed: it may or may not have been
+    /// processed, and it may be what made the gateway close it.
+    case lost(String)
+}
+
 extension APNsPoolState {
     /// The limits it works within.
     struct Limits: Equatable {

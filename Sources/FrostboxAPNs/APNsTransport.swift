@@ -7,20 +7,6 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// What one HTTP/2 exchange with a gateway gave.
-enum APNsExchange: Sendable, Equatable {
-    /// The gateway answered.
-    case response(status: Int, messageID: String?, body: ByteBuffer?)
-    /// The request certainly was not processed, even after being sent again on other
-    /// connections (refused streams, GOAWAY cuts): resend later.
-    case unprocessed(String)
-    /// No answer (stream reset, timeout, TLS failure): it may or may not have been processed.
-    case failed(String)
-    /// No answer because the connection it was on closed: it may or may not have been
-    /// processed, and it may be what made the gateway close it.
-    case lost(String)
-}
-
 /// The HTTP/2 connections to one gateway (one endpoint, one TLS identity), written as plain
 /// frames on `NIOHTTP2Handler`: each request is a HEADERS and a DATA frame on a stream id this
 /// transport allocates, each answer is matched by its stream id. Connections, streams,
@@ -71,18 +57,11 @@ final class APNsTransport: @unchecked Sendable {
         /// A caller of `post`, waiting.
         case waiting(CheckedContinuation<APNsExchange, Never>)
         /// A batch's handler, with the request's index in the batch.
-        case batch(BatchReply, Int)
-    }
-
-    /// A batch's answer handler: a class, so that the answers to one batch that come in one
-    /// burst of reads are handed over together.
-    final class BatchReply: Sendable {
-        let answer: @Sendable ([(Int, APNsExchange)]) -> Void
-        init(_ answer: @escaping @Sendable ([(Int, APNsExchange)]) -> Void) { self.answer = answer }
+        case batch(APNsBatchReply, Int)
     }
 
     /// Answers to batches not yet handed over, by batch.
-    private var answered: [ObjectIdentifier: (BatchReply, [(Int, APNsExchange)])] = [:]
+    private var answered: [ObjectIdentifier: (APNsBatchReply, [(Int, APNsExchange)])] = [:]
     /// Frames of a socket read are being taken in: answers wait for the read's end.
     private var reading = false
 
@@ -144,7 +123,7 @@ final class APNsTransport: @unchecked Sendable {
     /// request's answer exactly once (with its index in `batch`), on this transport's loop, the
     /// answers of one burst of socket reads together — it must return quickly and not call
     /// back into the transport. Returns the requests' ids, for `cancel`.
-    func send(_ batch: ArraySlice<APNsOutgoing>, reply: BatchReply) -> [APNsRequestID] {
+    func send(_ batch: ArraySlice<APNsOutgoing>, reply: APNsBatchReply) -> [APNsRequestID] {
         guard !batch.isEmpty else { return [] }
         let first = nextRequest.wrappingAdd(batch.count, ordering: .relaxed).newValue - batch.count + 1
         var items: [(APNsRequestID, Pending)] = []
