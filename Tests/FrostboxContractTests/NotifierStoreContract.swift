@@ -144,6 +144,30 @@ struct NotifierStoreContract {
         #expect(try await store.lastOutboxID() == pending[2].id)
     }
 
+    @Test(
+        "an entry's text and empty fields come back exactly: a topic with a backslash, tab and newline; no topic, environment or hold",
+        arguments: NotifierStoreImplementation.available)
+    func enqueueExactText(_ implementation: NotifierStoreImplementation) async throws {
+        let subject = try await implementation.make(in: directory)
+        try await subject.subscribe(alice, home, "Home", 100)
+        try await subject.subscribe(bob, home, "Cabin", 100)
+        var odd = entry(alice)
+        odd.notification.app = "fi.example\\app\tweird\nline\r"
+        odd.notBefore = 5_000
+        odd.frostStartsAt = 9_000
+        var plain = entry(bob)
+        plain.notification.app = nil
+        plain.notification.environment = nil
+        #expect(try await subject.store.enqueue([odd, plain], runID: nil).count == 2)
+        let pending = try await subject.store.pendingOutbox(after: 0, through: nil, limit: 10, dueBy: 6_000)
+        #expect(pending.count == 2)
+        #expect(pending.first { $0.token == alice }?.notification == odd.notification)
+        #expect(pending.first { $0.token == alice }?.notBefore == 5_000)
+        #expect(pending.first { $0.token == alice }?.frostStartsAt == 9_000)
+        #expect(pending.first { $0.token == bob }?.notification == plain.notification)
+        #expect(pending.first { $0.token == bob }?.notBefore == nil)
+    }
+
     @Test("the same entries enqueued twice in one call are stored once", arguments: NotifierStoreImplementation.available)
     func enqueueDuplicateInOneCall(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
