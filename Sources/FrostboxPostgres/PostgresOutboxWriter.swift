@@ -45,13 +45,16 @@ enum PostgresOutboxWriter {
 
         let ids = try await nextIDs("outbox", count: entries.count, on: connection, logger: logger)
         try await stageRows(entries, ids: ids, pushIDs: pushOfEntry.map { pushIDs[$0] }, on: connection, logger: logger)
+        // The staged rows are taken out as they are stored: the next chunk of the same
+        // transaction finds the staging table empty.
         let rows = try await connection.query(
             """
+            WITH u AS (DELETE FROM frostbox_outbox_stage RETURNING *)
             INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, apns_id, topic, environment,
                                 status, attempts, created_at, expires_at, run_id, claimed_by, claim_run, not_before, frost_starts_at)
             SELECT u.id, d.id, u.box, u.night, u.level, u.kind, u.push_id, u.apns_id, u.topic, u.environment, 'pending',
                    u.attempts, u.created_at, u.expires_at, \(runID), \(worker), \(runID), u.not_before, u.frost_starts_at
-            FROM frostbox_outbox_stage AS u
+            FROM u
             JOIN device AS d ON d.token = u.token
             ORDER BY u.id
             ON CONFLICT (device_id, box, night, level) DO NOTHING
