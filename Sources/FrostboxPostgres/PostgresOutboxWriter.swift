@@ -4,9 +4,8 @@ import FrostboxStorageFormats
 import PostgresNIO
 
 /// Writes and reads outbox rows in bulk: each distinct push of a chunk stored once in
-/// `outbox_push`, the rows copied into a staging table and inserted from it by one statement
-/// (`PostgresOutboxWriter+Copy.swift`), ids taken from the sequence up front so that they
-/// rise in entry order.
+/// `outbox_push`, the rows inserted by one statement over bound arrays, ids taken from the
+/// sequence up front so that they rise in entry order.
 enum PostgresOutboxWriter {
     /// Stands for NULL in a bound array of integers (arrays cannot hold NULL here).
     static let noValue = Int64.min
@@ -44,17 +43,41 @@ enum PostgresOutboxWriter {
             """, logger: logger)
 
         let ids = try await nextIDs("outbox", count: entries.count, on: connection, logger: logger)
-        try await stageRows(entries, ids: ids, pushIDs: pushOfEntry.map { pushIDs[$0] }, on: connection, logger: logger)
-        // The staged rows are taken out as they are stored: the next chunk of the same
-        // transaction finds the staging table empty.
+        var tokens: [String] = [], boxes: [Int64] = [], nights: [Int32] = [], levels: [Int16] = [], kinds: [String] = []
+        var pushColumn: [Int64] = [], messageIDs: [String] = [], topics: [String] = [], hasTopic: [Bool] = []
+        var environments: [String] = [], attempts: [Int32] = [], created: [Int64] = [], expires: [Int64] = []
+        var notBefore: [Int64] = [], frostStartsAt: [Int64] = []
+        for (index, entry) in entries.enumerated() {
+            let n = entry.notification
+            let event = entry.event
+            tokens.append(entry.token.value)
+            boxes.append(event.box.key)
+            nights.append(Int32(event.night.compactNumber))
+            levels.append(Int16(event.level.rawValue))
+            kinds.append(entry.kind.rawValue)
+            pushColumn.append(pushIDs[pushOfEntry[index]])
+            messageIDs.append(entry.storedMessageID ?? "")
+            topics.append(n.app ?? "")
+            hasTopic.append(n.app != nil)
+            environments.append(n.environment?.rawValue ?? "")
+            attempts.append(Int32(clamping: entry.attempts))
+            created.append(entry.createdAt)
+            expires.append(entry.alertedUntil)
+            notBefore.append(entry.notBefore ?? noValue)
+            frostStartsAt.append(entry.frostStartsAt ?? noValue)
+        }
         let rows = try await connection.query(
             """
-            WITH u AS (DELETE FROM frostbox_outbox_stage RETURNING *)
             INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, apns_id, topic, environment,
                                 status, attempts, created_at, expires_at, run_id, claimed_by, claim_run, not_before, frost_starts_at)
-            SELECT u.id, d.id, u.box, u.night, u.level, u.kind, u.push_id, u.apns_id, u.topic, u.environment, 'pending',
-                   u.attempts, u.created_at, u.expires_at, \(runID), \(worker), \(runID), u.not_before, u.frost_starts_at
-            FROM u
+            SELECT u.id, d.id, u.box, u.night, u.level, u.kind, u.push_id, NULLIF(u.apns_id, ''),
+                   CASE WHEN u.has_topic THEN u.topic END, NULLIF(u.environment, ''), 'pending', u.attempts,
+                   u.created_at, u.expires_at, \(runID), \(worker), \(runID), NULLIF(u.not_before, \(noValue)),
+                   NULLIF(u.frost_starts_at, \(noValue))
+            FROM unnest(\(ids), \(tokens), \(boxes), \(nights), \(levels), \(kinds), \(pushColumn), \(messageIDs), \(topics),
+                        \(hasTopic), \(environments), \(attempts), \(created), \(expires), \(notBefore), \(frostStartsAt))
+                AS u(id, token, box, night, level, kind, push_id, apns_id, topic, has_topic, environment, attempts,
+                     created_at, expires_at, not_before, frost_starts_at)
             JOIN device AS d ON d.token = u.token
             ORDER BY u.id
             ON CONFLICT (device_id, box, night, level) DO NOTHING
