@@ -11,6 +11,8 @@ times:
   unnest      the statement Frostbox sends: ids from the sequence, rows from bound arrays
               (unnest), the device found by token, ON CONFLICT DO NOTHING, RETURNING id;
   copy-stage  COPY the chunk into a temporary table, then the same INSERT … SELECT from it;
+  copy-taken  copy-stage with the staged rows taken out by the INSERT (DELETE … RETURNING);
+  copy-lateral copy-taken finding each device by a LATERAL index lookup;
   copy-direct COPY straight into outbox with the device ids known (no conflict handling, no
               RETURNING): what the engine takes at best for these rows and indexes.
 
@@ -52,7 +54,7 @@ def main():
     p.add_argument("--devices", type=int, default=500_000)
     p.add_argument("--chunk", type=int, default=1000)
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--methods", default="unnest,copy-stage,copy-direct")
+    p.add_argument("--methods", default="unnest,copy-stage,copy-taken,copy-lateral,copy-direct")
     a = p.parse_args()
 
     pgbin = sorted(d for d in os.listdir("/usr/lib/postgresql"))[-1]
@@ -148,6 +150,25 @@ def main():
                 RETURNING id""", (NOW, NOW + 86400, run_id, run_id))
             return len(cur.fetchall())
 
+        def copy_stage_taken(cur, chunk, lateral=False):
+            # As Frostbox writes it: staged rows taken out by the INSERT itself.
+            cur.execute("""CREATE TEMP TABLE IF NOT EXISTS outbox_stage (token text, box bigint, night int, level smallint,
+                           push_id bigint) ON COMMIT DELETE ROWS""")
+            with cur.copy("COPY outbox_stage (token, box, night, level, push_id) FROM STDIN") as copy:
+                for r in chunk:
+                    copy.write_row((r[0][1], r[1], r[2], r[3], r[4]))
+            join = ("JOIN LATERAL (SELECT id FROM device WHERE token = s.token) AS d ON true" if lateral
+                    else "JOIN device AS d ON d.token = s.token")
+            cur.execute(f"""
+                WITH s AS (DELETE FROM outbox_stage RETURNING *)
+                INSERT INTO outbox (device_id, box, night, level, kind, push_id, status, attempts, created_at, expires_at,
+                                    run_id, claimed_by, claim_run)
+                SELECT d.id, s.box, s.night, s.level, 'frost', s.push_id, 'pending', 0, %s, %s, %s, 'bench', %s
+                FROM s {join}
+                ON CONFLICT (device_id, box, night, level) DO NOTHING
+                RETURNING id""", (NOW, NOW + 86400, run_id, run_id))
+            return len(cur.fetchall())
+
         def copy_direct(cur, chunk):
             with cur.copy("""COPY outbox (device_id, box, night, level, kind, push_id, status, attempts, created_at,
                              expires_at, run_id, claimed_by, claim_run) FROM STDIN""") as copy:
@@ -156,7 +177,8 @@ def main():
                                     "bench", run_id))
             return len(chunk)
 
-        methods = {"unnest": unnest, "copy-stage": copy_stage, "copy-direct": copy_direct}
+        methods = {"unnest": unnest, "copy-stage": copy_stage, "copy-taken": copy_stage_taken,
+                   "copy-lateral": lambda cur, chunk: copy_stage_taken(cur, chunk, lateral=True), "copy-direct": copy_direct}
         results = {name: [] for name in a.methods.split(",")}
         for round_ in range(1, a.rounds + 1):
             for name in results:
