@@ -57,7 +57,7 @@ public struct PostgresNotifierStore: NotifierStore {
             """
             SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
                    s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet,
-                   s.notify_after, s.notify_before
+                   s.notify_after, s.notify_before, d.id
             FROM subscription AS s JOIN device AS d ON d.token = s.token
             WHERE s.box = ANY(\(boxes.map(\.key))) AND (d.verified_at IS NOT NULL OR NOT \(verifiedDevicesOnly))
             ORDER BY s.box, s.token COLLATE "C", s.id
@@ -68,7 +68,7 @@ public struct PostgresNotifierStore: NotifierStore {
                 (Int64, Int64, String, String, String, String?, Double?, Double?, Double?, Bool, String?, String?, String).self)
             guard let box = GeoBox(key: key) else { continue }
             let columns = row.makeRandomAccess()
-            result[box, default: []].append(
+            var place =
                 SubscribedPlace(
                     subscriptionID: id, token: DeviceToken(trusted: token), name: name,
                     unit: TemperatureUnit(rawValue: unit) ?? .celsius,
@@ -78,7 +78,9 @@ public struct PostgresNotifierStore: NotifierStore {
                     platform: DevicePlatform(rawValue: platform) ?? .ios, app: topic,
                     environment: environment.flatMap(PushEnvironment.init(rawValue:)),
                     quietHours: Self.quietHours(try columns[13].decode(Int32?.self), try columns[14].decode(Int32?.self)),
-                    hardFreezeBreaksQuietHours: try columns[15].decode(Bool.self)))
+                    hardFreezeBreaksQuietHours: try columns[15].decode(Bool.self))
+            place.deviceKey = try columns[18].decode(Int64.self)
+            result[box, default: []].append(place)
         }
         return result
     }

@@ -43,6 +43,13 @@ enum PostgresOutboxWriter {
             """, logger: logger)
 
         let ids = try await nextIDs("outbox", count: entries.count, on: connection, logger: logger)
+        let pushOf = pushOfEntry.map { pushIDs[$0] }
+        if try await copyStraight(entries, ids: ids, pushIDs: pushOf, runID: runID, worker: worker, on: connection, logger: logger) {
+            var stored = entries
+            for index in stored.indices { stored[index].id = ids[index] }
+            let cancelled = try await endHeld(before: stored.filter { $0.kind != .frost }, on: connection, logger: logger)
+            return cancelled.isEmpty ? stored : stored.filter { !cancelled.contains($0.id) }
+        }
         var tokens: [String] = [], boxes: [Int64] = [], nights: [Int32] = [], levels: [Int16] = [], kinds: [String] = []
         var pushColumn: [Int64] = [], messageIDs: [String] = [], topics: [String] = [], hasTopic: [Bool] = []
         var environments: [String] = [], attempts: [Int32] = [], created: [Int64] = [], expires: [Int64] = []

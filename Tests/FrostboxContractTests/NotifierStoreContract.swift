@@ -191,6 +191,38 @@ struct NotifierStoreContract {
         #expect(try await subject.store.enqueue(Array(entries.prefix(6_000)), runID: nil).isEmpty)
     }
 
+    @Test(
+        "entries carrying the device keys of the subscription read keep the rules: one per (device, event), none for a removed device",
+        arguments: NotifierStoreImplementation.available)
+    func enqueueByDeviceKey(_ implementation: NotifierStoreImplementation) async throws {
+        let subject = try await implementation.make(in: directory)
+        let store = subject.store
+        try await subject.subscribe(alice, home, "Home", 100)
+        try await subject.subscribe(bob, home, "Cabin", 100)
+        let keys = Dictionary(
+            (try await store.places(in: [home.box])[home.box] ?? []).map { ($0.token, $0.deviceKey) }, uniquingKeysWith: { first, _ in first })
+        func keyed(_ entry: OutboxEntry) -> OutboxEntry {
+            var entry = entry
+            entry.deviceKey = keys[entry.token] ?? nil
+            return entry
+        }
+        let first = try await store.enqueue([keyed(entry(alice)), keyed(entry(bob))], runID: nil)
+        #expect(first.map(\.token) == [alice, bob])
+        #expect(first.allSatisfy { $0.id > 0 })
+        // One already stored, one new, one twice in the call: the new one once.
+        let escalation = keyed(entry(alice, level: .hardFreeze, kind: .escalation))
+        let second = try await store.enqueue([keyed(entry(alice)), escalation, escalation], runID: nil)
+        #expect(second.map(\.event.level) == [.hardFreeze])
+        // A device removed since the read: its entry is skipped, the others stored.
+        _ = try await store.pruneDevice(bob, registeredNoLaterThan: Int64.max)
+        let third = try await store.enqueue(
+            [keyed(entry(bob, level: .hardFreeze)), keyed(entry(alice, night: LocalDate(year: 2026, month: 5, day: 13)))], runID: nil)
+        #expect(third.map(\.token) == [alice])
+        let pending = try await store.pendingOutbox(after: 0, through: nil, limit: 10)
+        #expect(pending.count == 3)
+        #expect(pending.map(\.id) == (first.filter { $0.token == alice } + second + third).map(\.id))
+    }
+
     @Test("the same entries enqueued twice in one call are stored once", arguments: NotifierStoreImplementation.available)
     func enqueueDuplicateInOneCall(_ implementation: NotifierStoreImplementation) async throws {
         let subject = try await implementation.make(in: directory)
