@@ -5,6 +5,7 @@ import FrostboxCore
 import FrostboxDoubles
 import Logging
 import MockAPNs
+import NIOPosix
 import Synchronization
 
 /// A clock tests move by hand (UTC epoch seconds).
@@ -74,6 +75,12 @@ struct APNsHarness {
         return settings
     }
 
+    /// The event loops the test routers' connections run on: their own, not the process-wide
+    /// singleton the in-process HTTP servers of other suites accept on. A gateway spreads over
+    /// every loop of its group, and thousands of pushes on the singleton's two loops kept a
+    /// loaded whole run's servers from accepting within their clients' 5 s connect timeout.
+    static let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+
     /// A router over `apps` (default: the one token-auth app), with the recording sleeper.
     func router(
         _ apps: [APNsAppSettings]? = nil, defaultBundleID: String? = nil, retry: APNsRetryPolicy = .init(),
@@ -81,7 +88,8 @@ struct APNsHarness {
     ) throws -> APNsPushRouter {
         try APNsPushRouter(
             apps: apps ?? [app()], defaultBundleID: defaultBundleID, settings: settings, retryPolicy: retry,
-            clock: clientClock.closure, sleep: sleeper.closure, random: { 0.5 }, logger: logs.logger(label: "apns-test", level: .info))
+            clock: clientClock.closure, sleep: sleeper.closure, random: { 0.5 }, eventLoopGroup: Self.loops,
+            logger: logs.logger(label: "apns-test", level: .info))
     }
 
     func stop(_ routers: APNsPushRouter...) async throws {

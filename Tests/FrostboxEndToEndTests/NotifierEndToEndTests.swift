@@ -8,6 +8,7 @@ import FrostboxSQLite
 import Logging
 import MockAPNs
 import MockOpenMeteo
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -16,6 +17,10 @@ import Testing
 /// both on free loopback ports.
 @Suite("Notifier end to end")
 struct NotifierEndToEndTests {
+    /// Loops of the tests' APNs routers, apart from the singleton the in-process HTTP servers of
+    /// other suites accept on (a gateway spreads over every loop of its group).
+    static let apnsLoops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+
     /// 2026-07-15T12:00Z: 15:00 in Helsinki, a mild summer day, so only the frost spots freeze.
     static let now: Int64 = 1_784_116_800
     static let helsinki = try! Coordinate(latitude: 60.17, longitude: 24.94)
@@ -98,7 +103,8 @@ struct NotifierEndToEndTests {
                 bundleID: NotifierEndToEndTests.bundleID, credentials: .token(key), environment: .sandbox,
                 customEndpoint: APNsEndpoint(host: "127.0.0.1", port: mock.port), trustedCertificatesPath: mock.certificatePath)
             router = try APNsPushRouter(
-                apps: [app], clock: { NotifierEndToEndTests.now }, sleep: { _ in }, logger: Logger(label: "apns"))
+                apps: [app], clock: { NotifierEndToEndTests.now }, sleep: { _ in }, eventLoopGroup: NotifierEndToEndTests.apnsLoops,
+                logger: Logger(label: "apns"))
         }
 
         func stop() async throws {

@@ -44,7 +44,8 @@ struct PoisonPushEndToEndTests {
                 var connection = APNsConnectionSettings()
                 connection.requestTimeout = .seconds(90)
                 let router = try APNsPushRouter(
-                    apps: [app], settings: connection, clock: { NotifierEndToEndTests.now }, sleep: { _ in }, logger: Logger(label: "apns"))
+                    apps: [app], settings: connection, clock: { NotifierEndToEndTests.now }, sleep: { _ in },
+                    eventLoopGroup: NotifierEndToEndTests.apnsLoops, logger: Logger(label: "apns"))
 
                 let run: Result<Notifier.RunResult, any Error>
                 do {
