@@ -27,6 +27,7 @@ public enum FrostboxMigrations {
         ("v13-storage-probe", v13StorageProbe),
         ("v14-device-verification", v14DeviceVerification),
         ("v15-notify-windows", v15NotifyWindows),
+        ("v16-outbox-by-box", v16OutboxByBox),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

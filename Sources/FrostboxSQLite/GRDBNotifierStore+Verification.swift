@@ -27,7 +27,8 @@ extension GRDBNotifierStore: DeviceVerificationStore {
 
     @discardableResult
     public func purgePendingDevices(createdBefore: Int64) async throws -> Int {
-        // Subscriptions, outbox rows and alerted events go with each device: ON DELETE CASCADE.
+        // Subscriptions go with each device (ON DELETE CASCADE), its outbox rows by the trigger
+        // `outbox_of_deleted_device`.
         try await database.writeTransaction { db in
             try db.execute(sql: "DELETE FROM device WHERE verified_at IS NULL AND created_at < ?", arguments: [createdBefore])
             return db.changesCount

@@ -203,7 +203,8 @@ public struct GRDBNotifierStore: NotifierStore {
     }
 
     public func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool {
-        // Subscriptions, outbox rows and alerted events go with the device: ON DELETE CASCADE.
+        // Subscriptions go with the device (ON DELETE CASCADE), its outbox rows by the
+        // trigger `outbox_of_deleted_device`.
         try await database.write { db in
             try db.execute(sql: "DELETE FROM device WHERE token = ? AND registered_at <= ?", arguments: [token.value, cutoff])
             return db.changesCount > 0
@@ -248,6 +249,14 @@ public struct GRDBNotifierStore: NotifierStore {
                 arguments: [before])
             deleted += db.changesCount
             try db.execute(sql: "DELETE FROM outbox_push WHERE id NOT IN (SELECT push_id FROM outbox)")
+            // A departed box is only needed while the device may still have rows there (one
+            // planned before it left and written after it is written within the run).
+            try db.execute(
+                sql: """
+                    DELETE FROM outbox_departed WHERE departed_at < unixepoch() - 86400
+                        AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.box = outbox_departed.box
+                                        AND o.device_id = outbox_departed.device_id)
+                    """)
             try db.execute(sql: "DELETE FROM box_fetch WHERE box NOT IN (SELECT box FROM subscription)")
             deleted += db.changesCount
             try db.execute(

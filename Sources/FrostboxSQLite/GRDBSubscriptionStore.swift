@@ -95,7 +95,8 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
 
     @discardableResult
     public func deleteDevice(_ token: DeviceToken) async throws -> Bool {
-        // Subscriptions (and anything else keyed by the device) go with it: ON DELETE CASCADE.
+        // Subscriptions go with it (ON DELETE CASCADE), its outbox rows by the trigger
+        // `outbox_of_deleted_device`.
         try await database.write { db in
             try DeviceRecord.deleteOne(db, key: ["token": token.value])
         }
