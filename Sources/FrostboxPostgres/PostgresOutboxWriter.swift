@@ -17,16 +17,17 @@ enum PostgresOutboxWriter {
         _ entries: [OutboxEntry], runID: Int64?, worker: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> [OutboxEntry] {
         // The distinct pushes of the chunk, stored once each.
-        var pushIndex: [OutboxPush: Int] = [:]
+        var pushIndex: [OutboxPush.ExactKey: Int] = [:]
         var pushes: [OutboxPush] = []
         var pushOfEntry: [Int] = []
         pushOfEntry.reserveCapacity(entries.count)
         for entry in entries {
             let push = OutboxPush(entry.notification)
-            if let index = pushIndex[push] {
+            let key = OutboxPush.ExactKey(push)
+            if let index = pushIndex[key] {
                 pushOfEntry.append(index)
             } else {
-                pushIndex[push] = pushes.count
+                pushIndex[key] = pushes.count
                 pushOfEntry.append(pushes.count)
                 pushes.append(push)
             }

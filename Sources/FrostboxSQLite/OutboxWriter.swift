@@ -13,7 +13,7 @@ struct OutboxWriter {
     private let addEntryByKey: RawStatement
     private let endHeld: RawStatement
     private let endEntry: RawStatement
-    private var pushes: [OutboxPush: Int64] = [:]
+    private var pushes: [OutboxPush.ExactKey: Int64] = [:]
 
     init(_ db: Database) throws {
         self.db = db
@@ -95,7 +95,8 @@ struct OutboxWriter {
     }
 
     private mutating func pushID(_ push: OutboxPush) throws -> Int64 {
-        if let id = pushes[push] { return id }
+        let key = OutboxPush.ExactKey(push)
+        if let id = pushes[key] { return id }
         bind(addPush, 1, push.collapseID)
         addPush.bind(2, OutboxPush.alertType)
         addPush.bind(3, Int64(push.priority.rawValue))
@@ -103,7 +104,7 @@ struct OutboxWriter {
         addPush.bind(5, push.content.outboxJSON)
         try addPush.execute()
         let id = db.lastInsertedRowID
-        pushes[push] = id
+        pushes[key] = id
         return id
     }
 

@@ -41,6 +41,51 @@ public struct OutboxPush: Hashable, Sendable {
     }
 }
 
+extension OutboxPush {
+    /// A push as a dictionary key for finding the stored copy among a batch's: hashed over the
+    /// UTF-8 bytes of the parts that tell pushes apart (text, frost data, collapse id,
+    /// priority, expiration) instead of `String`'s Unicode-normalising hash, which was a tenth
+    /// of an outbox write (place names are often not ASCII). Equal keys are equal pushes with
+    /// byte-identical text, so a hash over bytes stays consistent with equality; two pushes
+    /// whose text differs only in Unicode normal form are two keys (two stored copies of what
+    /// would be the same payload, never one payload for two different pushes).
+    public struct ExactKey: Hashable, Sendable {
+        public let push: OutboxPush
+
+        public init(_ push: OutboxPush) { self.push = push }
+
+        public static func == (lhs: ExactKey, rhs: ExactKey) -> Bool {
+            lhs.push == rhs.push && Self.sameBytes(lhs.push.content.title, rhs.push.content.title)
+                && Self.sameBytes(lhs.push.content.body, rhs.push.content.body)
+                && Self.sameBytes(lhs.push.collapseID, rhs.push.collapseID)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            let content = push.content
+            Self.combine(content.title, into: &hasher)
+            Self.combine(content.body, into: &hasher)
+            Self.combine(push.collapseID, into: &hasher)
+            hasher.combine(push.priority)
+            hasher.combine(push.expiration)
+            hasher.combine(content.frost?.minimumC)
+            Self.combine(content.frost?.level, into: &hasher)
+            Self.combine(content.frost?.night, into: &hasher)
+        }
+
+        private static func sameBytes(_ lhs: String?, _ rhs: String?) -> Bool {
+            guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+            return lhs.utf8.elementsEqual(rhs.utf8)
+        }
+
+        private static func combine(_ text: String?, into hasher: inout Hasher) {
+            guard var text else { return hasher.combine(0 as UInt8) }
+            hasher.combine(1 as UInt8)
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(text.utf8.count)
+        }
+    }
+}
+
 extension OutboxEntry {
     /// The message id an outbox row stores: nil for the one derived from device and event
     /// (every planned alert's), so that only other ones (moved rows, tests) take room.
