@@ -4,14 +4,15 @@ extension FrostboxMigrations {
     /// The outbox keyed by box first: a run writes its alerts box by box, chunk by chunk, and
     /// every index keyed by device id took one random insert per alert. With a commit per
     /// chunk that dirtied nearly every page of that index in every commit, so a chunk's write
-    /// grew with the size of the outbox (measured: 1.1M alerts in 100 commits took 10.0 s of
-    /// SQLite time with the device-first key and 2.7 s flat with this one;
-    /// docs/benchmarks.md, "The outbox keyed by box").
+    /// grew with the size of the outbox (measured: 1.1M alerts in 100 commits took 10.1 s of
+    /// SQLite time with the device-first key, a chunk ever slower, and 1.9 s, flat, with this
+    /// one; docs/benchmarks.md, "The outbox keyed by box").
     ///
-    /// - `UNIQUE (box, night, level, device_id)` replaces `(device_id, box, night, level)`:
+    /// - `UNIQUE (box, device_id, night, level)` replaces `(device_id, box, night, level)`:
     ///   the same rule (one row per device and event), in write order. It also serves the
-    ///   alerted-events read by box, so `outbox_on_box` goes;
-    /// - `outbox_held` is keyed `(box, night, device_id)` for the same reason;
+    ///   alerted-events read by box, so `outbox_on_box` goes, and a device's rows in one box
+    ///   are one seek (the device id second), which the trigger below relies on;
+    /// - `outbox_held` is keyed `(box, device_id, night)` for the same reason;
     /// - `device_id` no longer has a foreign key: SQLite's `ON DELETE CASCADE` would need an
     ///   index led by the device id, the very index that cost the time. A device's rows are
     ///   instead deleted by the trigger `outbox_of_deleted_device`, box by box, in the boxes
@@ -56,7 +57,7 @@ extension FrostboxMigrations {
                     failure_reason TEXT,
                     not_before INTEGER,
                     frost_starts_at INTEGER,
-                    UNIQUE (box, night, level, device_id),
+                    UNIQUE (box, device_id, night, level),
                     CHECK ((status = 'delivered') = (delivered_at IS NOT NULL)),
                     CHECK (status != 'failed' OR failure_class IS NOT NULL),
                     CHECK ((kind = 'all-clear') = (level = 0))
@@ -71,7 +72,7 @@ extension FrostboxMigrations {
                 DROP TABLE outbox;
                 ALTER TABLE outbox_v16 RENAME TO outbox;
                 CREATE INDEX outbox_pending ON outbox(id) WHERE status = 'pending';
-                CREATE INDEX outbox_held ON outbox(box, night, device_id) WHERE status = 'pending' AND not_before IS NOT NULL;
+                CREATE INDEX outbox_held ON outbox(box, device_id, night) WHERE status = 'pending' AND not_before IS NOT NULL;
                 INSERT OR IGNORE INTO outbox_departed (device_id, box, departed_at)
                     SELECT DISTINCT o.device_id, o.box, unixepoch() FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                     WHERE NOT EXISTS (SELECT 1 FROM subscription AS s WHERE s.box = o.box AND s.token = d.token);

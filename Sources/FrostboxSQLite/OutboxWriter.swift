@@ -25,7 +25,7 @@ struct OutboxWriter {
                 INSERT INTO outbox (device_id, box, night, level, kind, push_id, apns_id, topic, environment,
                     status, attempts, created_at, expires_at, run_id, not_before, frost_starts_at)
                 SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, ?11, ?12, ?13, ?14, ?15 FROM device WHERE token = ?1
-                ON CONFLICT (box, night, level, device_id) DO NOTHING
+                ON CONFLICT (box, device_id, night, level) DO NOTHING
                 """)
         addEntryByKey = try RawStatement(
             db,
@@ -34,7 +34,7 @@ struct OutboxWriter {
                     status, attempts, created_at, expires_at, run_id, not_before, frost_starts_at)
                 SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, ?11, ?12, ?13, ?14, ?15 FROM device
                 WHERE id = ?16 AND token = ?1
-                ON CONFLICT (box, night, level, device_id) DO NOTHING
+                ON CONFLICT (box, device_id, night, level) DO NOTHING
                 """)
         endHeld = try RawStatement(
             db,
