@@ -16,7 +16,14 @@ times:
   copy-direct COPY straight into outbox with the device ids known (no conflict handling, no
               RETURNING): what the engine takes at best for these rows and indexes.
 
+With --layout box-first the outbox's unique key becomes (box, device_id, night, level), the
+held-alerts index (box, device_id, night), outbox_on_box goes and so does the device id's
+foreign key (as SQLite's outbox since v16); --order box writes the rows in box order, as a
+run does (default: random). --outcomes also marks each chunk's rows delivered afterwards, one
+UPDATE per chunk by id, as a run records its outcomes (timed separately).
+
   tools/bench/postgres-outbox-write.py --frostbox .build-release/release/frostbox [--rows 1100000] [--chunk 1000]
+      [--layout device-first|box-first] [--order random|box] [--outcomes]
 """
 import argparse
 import os
@@ -55,6 +62,9 @@ def main():
     p.add_argument("--chunk", type=int, default=1000)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--methods", default="unnest,copy-stage,copy-taken,copy-lateral,copy-direct")
+    p.add_argument("--layout", choices=["device-first", "box-first"], default="device-first")
+    p.add_argument("--order", choices=["random", "box"], default="random")
+    p.add_argument("--outcomes", action="store_true")
     a = p.parse_args()
 
     pgbin = sorted(d for d in os.listdir("/usr/lib/postgresql"))[-1]
@@ -90,6 +100,18 @@ def main():
         server = None
 
         db = psycopg.connect(f"host=127.0.0.1 port={port} user=frostbox dbname=frostbox")
+        if a.layout == "box-first":
+            with db.cursor() as cur:
+                cur.execute("""SELECT conname FROM pg_constraint WHERE conrelid = 'outbox'::regclass
+                               AND (contype = 'u' OR (contype = 'f' AND conkey = ARRAY[(SELECT attnum FROM pg_attribute
+                                    WHERE attrelid = 'outbox'::regclass AND attname = 'device_id')]))""")
+                for (name,) in cur.fetchall():
+                    cur.execute(f"ALTER TABLE outbox DROP CONSTRAINT {name}")
+                cur.execute("ALTER TABLE outbox ADD UNIQUE (box, device_id, night, level)")
+                cur.execute("DROP INDEX IF EXISTS outbox_on_box")
+                cur.execute("DROP INDEX IF EXISTS outbox_held")
+                cur.execute("CREATE INDEX outbox_held ON outbox (box, device_id, night) WHERE status = 'pending' AND not_before IS NOT NULL")
+            db.commit()
         with db.cursor() as cur:
             cur.execute("""INSERT INTO device (token, created_at, registered_at)
                            SELECT lpad(to_hex(g), 64, '0'), %s, %s FROM generate_series(1, %s) AS g""", (NOW, NOW, a.devices))
@@ -115,8 +137,10 @@ def main():
                 continue
             seen.add((device[0], box, night, level))
             rows.append((device, box, night, level, push_ids[rng.randrange(len(push_ids))]))
+        if a.order == "box":
+            rows.sort(key=lambda r: (r[1], r[0][1], r[2], r[3]))
         print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; PostgreSQL {pgbin.split('/')[-2]}; "
-              f"{a.rows:,} rows in chunks of {a.chunk:,}, {a.devices:,} devices", flush=True)
+              f"{a.rows:,} rows in chunks of {a.chunk:,}, {a.devices:,} devices; layout {a.layout}, order {a.order}", flush=True)
 
         def unnest(cur, chunk):
             cur.execute("SELECT nextval(pg_get_serial_sequence('outbox', 'id')) FROM generate_series(1, %s)", (len(chunk),))
@@ -181,7 +205,7 @@ def main():
                    "copy-lateral": lambda cur, chunk: copy_stage_taken(cur, chunk, lateral=True), "copy-direct": copy_direct}
         results = {name: [] for name in a.methods.split(",")}
         for round_ in range(1, a.rounds + 1):
-            for name in results:
+            for name in a.methods.split(","):
                 with db.cursor() as cur:
                     cur.execute("TRUNCATE outbox")
                     db.commit()
@@ -196,6 +220,20 @@ def main():
                 elapsed = time.monotonic() - start
                 results[name].append(elapsed)
                 print(f"round {round_}: {name:11s} {elapsed:7.2f} s, {stored / elapsed:9,.0f} rows/s ({stored:,} stored)", flush=True)
+                if a.outcomes:
+                    with db.cursor() as cur:
+                        cur.execute("SELECT id FROM outbox ORDER BY id")
+                        ids = [r[0] for r in cur.fetchall()]
+                    start = time.monotonic()
+                    with db.cursor() as cur:
+                        for offset in range(0, len(ids), a.chunk):
+                            cur.execute("""UPDATE outbox SET status = 'delivered', attempts = attempts + 1, last_attempt_at = %s,
+                                           delivered_at = %s, delivered_apns_id = '12345678-1234-1234-1234-123456789012'
+                                           WHERE id = ANY(%s) AND status = 'pending'""", (NOW, NOW, ids[offset:offset + a.chunk]))
+                            db.commit()
+                    spent = time.monotonic() - start
+                    results.setdefault(name + "+outcomes", []).append(spent)
+                    print(f"round {round_}: {name:11s} outcomes {spent:7.2f} s, {len(ids) / spent:9,.0f} rows/s", flush=True)
         for name, times in results.items():
             median = statistics.median(times)
             print(f"median {name:11s} {median:7.2f} s, {a.rows / median:9,.0f} rows/s")
