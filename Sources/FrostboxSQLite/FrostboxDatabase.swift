@@ -36,8 +36,9 @@ public final class FrostboxDatabase: Sendable {
             // Pages of the database file read through a memory map: a reader starts each
             // transaction with an empty cache whenever the file changed (in a notify run, every
             // chunk), and copying every page it needs out of the OS by `pread` cost a quarter
-            // of a run's subscription reads. Writes still go through the WAL; SQLite caps the
-            // map at its compiled-in limit (2 GiB in Debian's build).
+            // of a run's subscription reads. Writes still go through the WAL. The map covers
+            // the file's first `memoryMapBytes`; each connection maps on its own, and mapped
+            // pages count in the process's resident size (README, "Deployment").
             try db.execute(sql: "PRAGMA mmap_size = \(Self.memoryMapBytes)")
         }
         PrivateFile.createIfMissing(path)
