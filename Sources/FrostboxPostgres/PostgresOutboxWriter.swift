@@ -44,18 +44,17 @@ enum PostgresOutboxWriter {
             """, logger: logger)
 
         let ids = try await nextIDs("outbox", count: entries.count, on: connection, logger: logger)
-        let pushOf = pushOfEntry.map { pushIDs[$0] }
-        if try await copyStraight(entries, ids: ids, pushIDs: pushOf, runID: runID, worker: worker, on: connection, logger: logger) {
+        let pushColumn = pushOfEntry.map { pushIDs[$0] }
+        if try await copyStraight(entries, ids: ids, pushIDs: pushColumn, runID: runID, worker: worker, on: connection, logger: logger) {
             var stored = entries
             for index in stored.indices { stored[index].id = ids[index] }
-            let cancelled = try await endHeld(before: stored.filter { $0.kind != .frost }, on: connection, logger: logger)
-            return cancelled.isEmpty ? stored : stored.filter { !cancelled.contains($0.id) }
+            return try await withoutCancelled(stored, on: connection, logger: logger)
         }
         var tokens: [String] = [], boxes: [Int64] = [], nights: [Int32] = [], levels: [Int16] = [], kinds: [String] = []
-        var pushColumn: [Int64] = [], messageIDs: [String] = [], topics: [String] = [], hasTopic: [Bool] = []
+        var messageIDs: [String] = [], topics: [String] = [], hasTopic: [Bool] = []
         var environments: [String] = [], attempts: [Int32] = [], created: [Int64] = [], expires: [Int64] = []
         var notBefore: [Int64] = [], frostStartsAt: [Int64] = []
-        for (index, entry) in entries.enumerated() {
+        for entry in entries {
             let n = entry.notification
             let event = entry.event
             tokens.append(entry.token.value)
@@ -63,7 +62,6 @@ enum PostgresOutboxWriter {
             nights.append(Int32(event.night.compactNumber))
             levels.append(Int16(event.level.rawValue))
             kinds.append(entry.kind.rawValue)
-            pushColumn.append(pushIDs[pushOfEntry[index]])
             messageIDs.append(entry.storedMessageID ?? "")
             topics.append(n.app ?? "")
             hasTopic.append(n.app != nil)
@@ -99,6 +97,12 @@ enum PostgresOutboxWriter {
             entry.id = ids[index]
             stored.append(entry)
         }
+        return try await withoutCancelled(stored, on: connection, logger: logger)
+    }
+
+    /// `stored` after ending what its escalations and all-clears replace (`endHeld`), without
+    /// the all-clears that so cancelled themselves.
+    private static func withoutCancelled(_ stored: [OutboxEntry], on connection: PostgresConnection, logger: Logger) async throws -> [OutboxEntry] {
         let cancelled = try await endHeld(before: stored.filter { $0.kind != .frost }, on: connection, logger: logger)
         return cancelled.isEmpty ? stored : stored.filter { !cancelled.contains($0.id) }
     }
