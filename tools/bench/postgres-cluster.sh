@@ -15,29 +15,12 @@ ROUNDS=${1:-3}; SECONDS_PER=${2:-10}; CONNS=${3:-64}; SUBS=${4:-1000000}; BOXES=
 NOW=1789905600
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3; }
-PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 REL=.build-release/release
 for product in frostbox mock-open-meteo bench-notifier; do
   [ -x "$REL/$product" ] || swift build -c release --scratch-path .build-release --product "$product"
 done
-WORK=$(mktemp -d /tmp/frostbox-pgbench-XXXX); chmod 755 "$WORK"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$WORK/pg" -m fast -w stop >/dev/null 2>&1 || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres "$WORK"
-PGPORT=$(free_port)
-as_pg "$PGBIN/initdb" -D "$WORK/pg" -U frostbox --auth=trust -E UTF8 --locale=C >/dev/null
-as_pg "$PGBIN/pg_ctl" -D "$WORK/pg" -o "-p $PGPORT -k $WORK -c listen_addresses=127.0.0.1 -c max_connections=200" -l "$WORK/pg.log" -w start >/dev/null
-psql() { "$PGBIN/psql" -h 127.0.0.1 -p "$PGPORT" -U frostbox -v ON_ERROR_STOP=1 -q "$@"; }
-psql -d postgres -c "CREATE DATABASE frostbox" -c "CREATE DATABASE pgbench"
-URL="postgres://frostbox@127.0.0.1:$PGPORT/frostbox?sslmode=disable"
-echo "machine: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}')"
+source tools/bench/postgres-common.sh
+start_cluster pgbench pgbench
 
 echo "== 1. pgbench simple-update (-c 16 -j 2 -T $SECONDS_PER), the engine's limit"
 "$PGBIN/pgbench" -h 127.0.0.1 -p "$PGPORT" -U frostbox -i -s 10 -q pgbench >/dev/null 2>&1
@@ -71,17 +54,8 @@ psql -d frostbox -c "TRUNCATE device, subscription, outbox, outbox_push, notify_
 
 echo "== 3. notify run, $SUBS subscriptions in $BOXES boxes, on PostgreSQL: one worker, then two"
 "$REL/bench-notifier" generate --db "$WORK/gen.sqlite" --subscriptions "$SUBS" --boxes "$BOXES" >/dev/null
-started=$(date +%s.%N)
-sqlite3 -csv "$WORK/gen.sqlite" "select token, topic, environment, locale, created_at, registered_at from device" \
-  | psql -d frostbox -c "\copy device (token, topic, environment, locale, created_at, registered_at) from stdin with (format csv)"
-sqlite3 -csv "$WORK/gen.sqlite" "select token, latitude, longitude, box, name, unit, created_at, rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear from subscription" \
-  | psql -d frostbox -c "\copy subscription (token, latitude, longitude, box, name, unit, created_at, rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear) from stdin with (format csv)"
-psql -d frostbox -c "ANALYZE"
-echo "loaded $(psql -d frostbox -At -c 'select count(*) from subscription') subscriptions into PostgreSQL in $(python3 -c "print(f'{$(date +%s.%N)-$started:.1f}')") s (not part of the runs)"
-echo "{\"now\": $NOW}" > "$WORK/scenario.json"
-"$REL/mock-open-meteo" --scenario "$WORK/scenario.json" > "$WORK/om-port.txt" 2>"$WORK/om.log" & PIDS+=($!)
-for _ in $(seq 100); do [ -s "$WORK/om-port.txt" ] && break; sleep 0.1; done
-OM="http://127.0.0.1:$(head -1 "$WORK/om-port.txt")"
+load_generated "$WORK/gen.sqlite"
+start_mock_open_meteo "$NOW"
 reset_run() {
   psql -d frostbox -c "TRUNCATE outbox, outbox_push, notify_run, run_worker, run_box, box_fetch, forecast_cache, quota_charge CASCADE" -c "VACUUM ANALYZE"
 }
