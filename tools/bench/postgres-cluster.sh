@@ -28,9 +28,9 @@ echo "== 1. pgbench simple-update (-c 16 -j 2 -T $SECONDS_PER), the engine's lim
 
 echo "== 2. durable device writes: PostgreSQL vs SQLite vs GET /health (wrk -t2 -c$CONNS -d${SECONDS_PER}s)"
 P_SQLITE=$(free_port); P_PG=$(free_port)
-FROSTBOX_LIMITS_RATE_LIMIT_BURST=0 FROSTBOX_LOG_LEVEL=warning FROSTBOX_PLACES_SEED_PATH= \
+FROSTBOX_LIMITS_RATE_LIMIT_BURST=0 FROSTBOX_LIMITS_NEW_BOXES_PER_HOUR=0 FROSTBOX_LOG_LEVEL=warning FROSTBOX_PLACES_SEED_PATH= \
   "$REL/frostbox" serve --port "$P_SQLITE" --db "$WORK/sqlite.sqlite" > "$WORK/sqlite-server.log" 2>&1 & PIDS+=($!)
-FROSTBOX_LIMITS_RATE_LIMIT_BURST=0 FROSTBOX_LOG_LEVEL=warning FROSTBOX_PLACES_SEED_PATH= FROSTBOX_DATABASE_URL="$URL" \
+FROSTBOX_LIMITS_RATE_LIMIT_BURST=0 FROSTBOX_LIMITS_NEW_BOXES_PER_HOUR=0 FROSTBOX_LOG_LEVEL=warning FROSTBOX_PLACES_SEED_PATH= FROSTBOX_DATABASE_URL="$URL" \
   "$REL/frostbox" serve --port "$P_PG" --db "$WORK/pg-places.sqlite" > "$WORK/pg-server.log" 2>&1 & PIDS+=($!)
 for port in "$P_SQLITE" "$P_PG"; do for _ in $(seq 150); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.2; done; done
 rate() { awk '/Requests\/sec/ {print $2}'; }
