@@ -4,9 +4,15 @@ import GRDB
 /// edited: change the schema by appending a new one. Migrations use SQL, not app types.
 public enum FrostboxMigrations {
     /// Every migration in order.
-    public static var migrator: DatabaseMigrator {
+    public static var migrator: DatabaseMigrator { migrator(of: all[...]) }
+
+    /// The migrations before the one named `name`: the schema of a file from an earlier
+    /// version (for tests of that migration).
+    static func migrator(before name: String) -> DatabaseMigrator { migrator(of: all.prefix { $0.0 != name }) }
+
+    private static func migrator(of migrations: ArraySlice<(String, @Sendable (Database) throws -> Void)>) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        for (name, body) in all {
+        for (name, body) in migrations {
             migrator.registerMigration(name, migrate: body)
         }
         return migrator

@@ -16,11 +16,7 @@ struct DevicePlatformMigrationTests {
     func migrates() throws {
         let directory = try TemporaryDirectory()
         let queue = try DatabaseQueue(path: directory.databasePath)
-        var before = DatabaseMigrator()
-        for (name, body) in FrostboxMigrations.all.prefix(while: { $0.0 != "v9-device-platform" }) {
-            before.registerMigration(name, migrate: body)
-        }
-        try before.migrate(queue)
+        try FrostboxMigrations.migrator(before: "v9-device-platform").migrate(queue)
         try queue.write { db in
             try db.execute(
                 sql: """

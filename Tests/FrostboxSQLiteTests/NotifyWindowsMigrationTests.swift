@@ -16,11 +16,7 @@ struct NotifyWindowsMigrationTests {
     func migrates() throws {
         let directory = try TemporaryDirectory()
         let queue = try DatabaseQueue(path: directory.databasePath)
-        var before = DatabaseMigrator()
-        for (name, body) in FrostboxMigrations.all.prefix(while: { $0.0 != "v15-notify-windows" }) {
-            before.registerMigration(name, migrate: body)
-        }
-        try before.migrate(queue)
+        try FrostboxMigrations.migrator(before: "v15-notify-windows").migrate(queue)
         try queue.write { db in
             try db.execute(
                 sql: """

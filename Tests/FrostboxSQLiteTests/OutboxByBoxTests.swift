@@ -114,11 +114,7 @@ struct OutboxByBoxTests {
     func migrationKeepsRows() throws {
         let directory = try TemporaryDirectory()
         let queue = try DatabaseQueue(path: directory.databasePath)
-        var before = DatabaseMigrator()
-        for (name, body) in FrostboxMigrations.all.prefix(while: { $0.0 != "v16-outbox-by-box" }) {
-            before.registerMigration(name, migrate: body)
-        }
-        try before.migrate(queue)
+        try FrostboxMigrations.migrator(before: "v16-outbox-by-box").migrate(queue)
         try queue.write { db in
             try db.execute(
                 sql: """

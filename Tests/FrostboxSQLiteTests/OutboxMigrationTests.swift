@@ -17,11 +17,7 @@ struct OutboxMigrationTests {
     /// delivered one and a failed one, and their alerted marks.
     func previousSchema(at path: String) throws -> DatabaseQueue {
         let queue = try DatabaseQueue(path: path)
-        var before = DatabaseMigrator()
-        for (name, body) in FrostboxMigrations.all.prefix(while: { $0.0 != "v7-outbox-fan-out" }) {
-            before.registerMigration(name, migrate: body)
-        }
-        try before.migrate(queue)
+        try FrostboxMigrations.migrator(before: "v7-outbox-fan-out").migrate(queue)
         try queue.write { db in
             try db.execute(
                 sql: """

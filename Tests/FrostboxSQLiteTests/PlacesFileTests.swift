@@ -23,11 +23,7 @@ struct PlacesFileTests {
     /// names, a division, a country and a device.
     func previousSchema(at path: String) throws {
         let queue = try DatabaseQueue(path: path)
-        var before = DatabaseMigrator()
-        for (name, body) in FrostboxMigrations.all.prefix(while: { $0.0 != "v8-places-own-file" }) {
-            before.registerMigration(name, migrate: body)
-        }
-        try before.migrate(queue)
+        try FrostboxMigrations.migrator(before: "v8-places-own-file").migrate(queue)
         try queue.write { db in
             try db.execute(
                 sql: """

@@ -31,11 +31,7 @@ struct RunStatusMigrationTests {
     func migrationKeepsRuns() throws {
         let directory = try TemporaryDirectory()
         let queue = try DatabaseQueue(path: directory.databasePath)
-        var before = DatabaseMigrator()
-        for (name, body) in FrostboxMigrations.all.prefix(while: { $0.0 != "v6-notify-run-degraded" }) {
-            before.registerMigration(name, migrate: body)
-        }
-        try before.migrate(queue)
+        try FrostboxMigrations.migrator(before: "v6-notify-run-degraded").migrate(queue)
         try queue.write { db in
             try db.execute(sql: "INSERT INTO device (token, created_at, registered_at) VALUES ('a11ce000000000000000000000000001', 1, 1)")
             try db.execute(
