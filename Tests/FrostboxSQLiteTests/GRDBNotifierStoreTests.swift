@@ -32,12 +32,12 @@ struct GRDBNotifierStoreTests {
     }
 
     func entry(
-        _ token: DeviceToken, night: LocalDate = LocalDate(year: 2026, month: 5, day: 12), level: FrostLevel = .freeze, kind: AlertKind = .frost,
-        messageID: String = UUID().uuidString, expiration: Int64 = 10_000
+        _ token: DeviceToken, box: GeoBox? = nil, night: LocalDate = LocalDate(year: 2026, month: 5, day: 12), level: FrostLevel = .freeze,
+        kind: AlertKind = .frost, messageID: String = UUID().uuidString, expiration: Int64 = 10_000
     ) -> OutboxEntry {
         let alert = PlannedAlert(
             token: token, app: "fi.example.app", environment: .sandbox,
-            event: FrostEvent(box: home.box, night: night, level: level), kind: kind, places: ["Home", "Garden"], unit: .celsius,
+            event: FrostEvent(box: box ?? home.box, night: night, level: level), kind: kind, places: ["Home", "Garden"], unit: .celsius,
             minimumC: -1.6, coldestAt: LocalDateTime(date: night.next, hour: 5), windowEnd: expiration, relativeNight: .tonight)
         return OutboxEntry(event: alert.event, kind: kind, notification: alert.notification(messageID: messageID), createdAt: 1_000)
     }

@@ -8,37 +8,7 @@ import Testing
 
 /// The outbox keyed by box (`v16-outbox-by-box`): with no foreign key on the device id, a
 /// device's rows go with it through the boxes it subscribes to and the boxes it has left.
-@Suite("Outbox keyed by box (SQLite)")
-struct OutboxByBoxTests {
-    let directory: TemporaryDirectory
-    let database: FrostboxDatabase
-    let store: GRDBNotifierStore
-    let subscriptions: GRDBSubscriptionStore
-    let alice = DeviceToken(trusted: "a11ce000000000000000000000000001")
-    let bob = DeviceToken(trusted: "b0b00000000000000000000000000002")
-    let home = try! Coordinate(latitude: 60.17, longitude: 24.94)
-    let away = try! Coordinate(latitude: 61.5, longitude: 23.75)
-    let night = LocalDate(year: 2026, month: 5, day: 12)
-
-    init() throws {
-        directory = try TemporaryDirectory()
-        database = try FrostboxDatabase(path: directory.databasePath)
-        store = GRDBNotifierStore(database: database)
-        subscriptions = GRDBSubscriptionStore(database: database)
-    }
-
-    func subscribe(_ token: DeviceToken, _ coordinate: Coordinate, _ name: String) async throws {
-        _ = try await subscriptions.subscribe(token, to: NewSubscription(coordinate: coordinate, name: try PlaceName(name)), at: 100)
-    }
-
-    func entry(_ token: DeviceToken, _ box: GeoBox, night: LocalDate? = nil) -> OutboxEntry {
-        let alert = PlannedAlert(
-            token: token, app: "fi.example.app", environment: .sandbox, event: FrostEvent(box: box, night: night ?? self.night, level: .freeze),
-            kind: .frost, places: ["Home"], unit: .celsius, minimumC: -1.6, coldestAt: LocalDateTime(date: self.night.next, hour: 5),
-            windowEnd: 10_000, relativeNight: .tonight)
-        return OutboxEntry(event: alert.event, kind: .frost, notification: alert.notification(messageID: UUID().uuidString), createdAt: 1_000)
-    }
-
+extension GRDBNotifierStoreTests {
     /// Outbox rows by device id (the device row may be gone).
     func rows(of deviceID: Int64) async throws -> Int {
         try await database.pool.read { db in
@@ -57,7 +27,7 @@ struct OutboxByBoxTests {
         try await subscribe(alice, home, "Home")
         try await subscribe(alice, away, "Cabin")
         try await subscribe(bob, home, "Home")
-        #expect(try await store.enqueue([entry(alice, home.box), entry(alice, away.box), entry(bob, home.box)], runID: nil).count == 3)
+        #expect(try await store.enqueue([entry(alice, box: home.box), entry(alice, box: away.box), entry(bob, box: home.box)], runID: nil).count == 3)
         #expect(try await subscriptions.unsubscribe(alice, at: away, named: try PlaceName("Cabin")) == 1)
         let aliceID = try await deviceID(alice)
         let bobID = try await deviceID(bob)
@@ -75,7 +45,7 @@ struct OutboxByBoxTests {
         try await subscribe(alice, home, "Home")
         let key = try #require(try await store.places(in: [home.box])[home.box]?.first?.deviceKey)
         #expect(try await subscriptions.unsubscribe(alice, at: home, named: try PlaceName("Home")) == 1)
-        var late = entry(alice, home.box)
+        var late = entry(alice, box: home.box)
         late.deviceKey = key
         #expect(try await store.enqueue([late], runID: nil).count == 1)
 
@@ -85,7 +55,7 @@ struct OutboxByBoxTests {
         try await subscribe(bob, home, "Home")
         #expect(try await deviceID(bob) == key)
         #expect(try await store.alertedEvents(in: [home.box], now: 0).isEmpty)
-        #expect(try await store.enqueue([entry(bob, home.box)], runID: nil).count == 1)
+        #expect(try await store.enqueue([entry(bob, box: home.box)], runID: nil).count == 1)
     }
 
     @Test("a device with two places in a box has not left it when one goes; purge keeps a departed box while it holds rows")
@@ -93,7 +63,7 @@ struct OutboxByBoxTests {
         try await subscribe(alice, home, "Home")
         try await subscribe(alice, home, "Garden")
         try await subscribe(alice, away, "Cabin")
-        #expect(try await store.enqueue([entry(alice, home.box), entry(alice, away.box)], runID: nil).count == 2)
+        #expect(try await store.enqueue([entry(alice, box: home.box), entry(alice, box: away.box)], runID: nil).count == 2)
         #expect(try await subscriptions.unsubscribe(alice, at: home, named: try PlaceName("Garden")) == 1)
         #expect(try await subscriptions.unsubscribe(alice, at: away, named: try PlaceName("Cabin")) == 1)
         let aliceID = try await deviceID(alice)
