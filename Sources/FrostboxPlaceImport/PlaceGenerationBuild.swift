@@ -113,13 +113,15 @@ public enum PlaceGenerationBuild {
 
     /// Deletes the generations after the newest `keep` (manifest first, so no server takes
     /// one that is going). A server still searching a deleted one finishes on it: the file
-    /// lives on until its last descriptor closes.
+    /// lives on until its last descriptor closes. Only regular files directly in `directory`
+    /// are removed (`unlink`, never recursive, never through a link); manifests that name
+    /// anything but their own generation were left out by `PlaceGenerationManifest.all`.
     static func prune(_ directory: String, keep: Int) -> [String] {
         let old = PlaceGenerationManifest.all(in: directory).dropFirst(max(keep, 1))
-        for manifest in old {
+        for manifest in old where PlaceGenerationManifest.isGenerationFileName(manifest.file) {
             let path = (directory as NSString).appendingPathComponent(manifest.file)
-            try? FileManager.default.removeItem(atPath: (path as NSString).deletingPathExtension + ".json")
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            DirectoryEntry.removeRegularFile(at: (path as NSString).deletingPathExtension + ".json")
+            for suffix in ["", "-wal", "-shm"] { DirectoryEntry.removeRegularFile(at: path + suffix) }
         }
         return old.map(\.file)
     }

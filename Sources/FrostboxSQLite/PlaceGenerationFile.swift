@@ -31,13 +31,21 @@ public enum PlaceGenerationFile {
     }
 
     /// Opens the generation `manifest` describes (in `directory`) read-only after checking
-    /// it: the file's size, the schema (its migrations are this build's), `quick_check`, and
+    /// it: a regular file (not a link) of the bare name its manifest gives, the file's size, the schema (its migrations are this build's), `quick_check`, and
     /// every table's row count against the manifest. Throws what is wrong, and opens nothing
     /// then.
     public static func open(_ manifest: PlaceGenerationManifest, in directory: String) throws(PlaceGenerationError) -> PlacesDatabase {
         let path = (directory as NSString).appendingPathComponent(manifest.file)
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard let size = (attributes?[.size] as? NSNumber)?.int64Value else { throw PlaceGenerationError(path, "the file is missing", incomplete: true) }
+        guard PlaceGenerationManifest.isGenerationFileName(manifest.file) else {
+            throw PlaceGenerationError(path, "\"\(manifest.file)\" is not a bare generation file name")
+        }
+        let size: Int64
+        switch DirectoryEntry.kind(at: path) {
+        case .regular(let bytes): size = bytes
+        case .missing: throw PlaceGenerationError(path, "the file is missing", incomplete: true)
+        case .link: throw PlaceGenerationError(path, "the file is a symbolic link (refused: generations are plain files in the directory)")
+        case .other: throw PlaceGenerationError(path, "the file is not a regular file")
+        }
         guard size == manifest.bytes else {
             throw PlaceGenerationError(
                 path, "the file has \(size) bytes, the manifest says \(manifest.bytes) (half-copied?)", incomplete: size < manifest.bytes)

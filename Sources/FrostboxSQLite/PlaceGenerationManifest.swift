@@ -57,8 +57,13 @@ public struct PlaceGenerationManifest: Codable, Sendable, Equatable {
         name.hasPrefix("places-") && name.hasSuffix(".json")
     }
 
-    /// Every generation in `directory` whose manifest can be read, newest first (a manifest
-    /// being written, or of another format, is left out).
+    /// Largest manifest read: a real one is a few hundred bytes, so anything bigger is refused
+    /// unread (a hostile or damaged file must not cost memory on every watch tick).
+    public static let maximumBytes = 64 << 10
+
+    /// Every generation in `directory` whose manifest can be read and is sound (`read(at:)`),
+    /// newest first (a manifest being written, of another format, or naming a file that is not
+    /// its own generation's is left out).
     public static func all(in directory: String) -> [PlaceGenerationManifest] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter(isManifestName).sorted(by: >).compactMap { name in
@@ -66,20 +71,52 @@ public struct PlaceGenerationManifest: Codable, Sendable, Equatable {
         }
     }
 
-    /// Reads the manifest at `path`.
+    /// Reads the manifest at `path`: a regular file (not a link) of at most `maximumBytes`,
+    /// of this build's format, whose `file` is the bare name of its own generation
+    /// (`places-….json` describes `places-….sqlite` beside it, nothing else: a manifest
+    /// must never point a server or a prune outside its directory).
     public static func read(at path: String) throws(PlaceGenerationError) -> PlaceGenerationManifest {
-        guard let data = FileManager.default.contents(atPath: path) else { throw PlaceGenerationError(path, "the manifest cannot be read") }
+        switch DirectoryEntry.kind(at: path) {
+        case .regular(let size) where size > Int64(maximumBytes):
+            throw PlaceGenerationError(path, "the manifest has \(size) bytes, more than the \(maximumBytes) a manifest may have")
+        case .regular: break
+        case .missing: throw PlaceGenerationError(path, "the manifest cannot be read")
+        case .link: throw PlaceGenerationError(path, "the manifest is a symbolic link (refused: generations are plain files)")
+        case .other: throw PlaceGenerationError(path, "the manifest is not a regular file")
+        }
+        guard let data = FileManager.default.contents(atPath: path), data.count <= maximumBytes else {
+            throw PlaceGenerationError(path, "the manifest cannot be read")
+        }
+        let manifest: PlaceGenerationManifest
         do {
-            let manifest = try JSONDecoder().decode(PlaceGenerationManifest.self, from: data)
-            guard manifest.format == currentFormat else {
-                throw PlaceGenerationError(path, "manifest format \(manifest.format) is not \(currentFormat)")
-            }
-            return manifest
-        } catch let error as PlaceGenerationError {
-            throw error
+            manifest = try JSONDecoder().decode(PlaceGenerationManifest.self, from: data)
         } catch {
             throw PlaceGenerationError(path, "the manifest is not valid JSON: \(error)")
         }
+        guard manifest.format == currentFormat else {
+            throw PlaceGenerationError(path, "manifest format \(manifest.format) is not \(currentFormat)")
+        }
+        let ownFile = ((path as NSString).lastPathComponent as NSString).deletingPathExtension + ".sqlite"
+        guard manifest.file == ownFile, isGenerationFileName(manifest.file) else {
+            throw PlaceGenerationError(path, "the manifest names \"\(manifest.file)\"; a manifest may name only its own generation, \(ownFile)")
+        }
+        return manifest
+    }
+
+    /// Whether `name` is a bare generation file name: `places-` then letters, digits and
+    /// `-`, then `.sqlite`; no path separator, no dot segment.
+    public static func isGenerationFileName(_ name: String) -> Bool {
+        guard name.hasPrefix("places-"), name.hasSuffix(".sqlite") else { return false }
+        let stem = name.dropFirst("places-".count).dropLast(".sqlite".count)
+        return !stem.isEmpty
+            && stem.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "-"):
+                    true
+                default: false
+                }
+            }
     }
 
     /// The manifest as written: sorted keys, one line.
