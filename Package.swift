@@ -325,7 +325,8 @@ let package = Package(
         .testTarget(
             name: "FrostboxNotifierTests",
             dependencies: [
-                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "FrostboxForecasting", logging, serviceLifecycle,
+                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "FrostboxForecasting", "FrostboxAPNs", logging,
+                serviceLifecycle,
             ]
         ),
         .testTarget(

@@ -133,11 +133,11 @@ public final class APNsPushRouter: PushSender {
             return .failure(Refusal(outcome: .permanentFailure(status: 400, reason: "NotAnAPNsDevice")))
         }
         guard let topic = notification.app ?? defaultBundleID else {
-            logger.warning("push without topic and no default app configured", metadata: ["token": "\(notification.token)"])
+            logger.debug("push without topic and no default app configured", metadata: ["token": "\(notification.token)"])
             return .failure(Refusal(outcome: .permanentFailure(status: 400, reason: "MissingTopic")))
         }
         guard let client = clients[topic] else {
-            logger.warning("push for an app that is not configured", metadata: ["apns.topic": "\(topic)"])
+            logger.debug("push for an app that is not configured", metadata: ["apns.topic": "\(topic)"])
             return .failure(Refusal(outcome: .permanentFailure(status: 400, reason: "TopicDisallowed")))
         }
         return .success(client)

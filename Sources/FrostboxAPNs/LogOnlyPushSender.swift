@@ -3,7 +3,10 @@ import FrostboxCore
 import Logging
 
 /// The push port for a platform with no credentials configured: logs what would have been
-/// sent (token redacted) and reports it delivered, so a quick-start install runs end to end.
+/// sent (token redacted) and reports an alert delivered, so a quick-start install runs end to
+/// end. A verification push is never reported delivered: no gateway saw the token, so the
+/// log proves no device real (issue #43); it fails with `PushOutcome.notConfiguredReason`
+/// and the device stays pending.
 public struct LogOnlyPushSender: PushSender {
     private let logger: Logger
 
@@ -19,9 +22,9 @@ public struct LogOnlyPushSender: PushSender {
         let content = notification.content
         guard notification.purpose == .alert else {
             logger.debug(
-                "verification push (log only: no credentials configured for this platform)",
+                "verification push not sent (log only: no credentials configured for this platform)",
                 metadata: ["token": "\(notification.token.redacted)", "platform": "\(notification.platform)"])
-            return .delivered(messageID: notification.messageID)
+            return .permanentFailure(status: 0, reason: PushOutcome.notConfiguredReason)
         }
         logger.info(
             "push (log only: no credentials configured for this platform)",

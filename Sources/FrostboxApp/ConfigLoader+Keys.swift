@@ -96,6 +96,9 @@ enum ConfigKeys {
         case "true", "yes", "on", "1": config.verifyDevicesSetting = true
         default: config.verifyDevicesSetting = false
         }
+        if let ttl = try r.duration("devices.pending_ttl", in: .zero ... .seconds(366 * 86_400)) {
+            config.pendingDeviceTTLSeconds = ttl.components.seconds
+        }
         if let burst = try r.int("limits.rate_limit.burst", in: 0...1_000_000) { config.rateLimit.burst = burst }
         if let rate = try r.double("limits.rate_limit.per_second", in: 0.000_001...1_000_000) { config.rateLimit.refillPerSecond = rate }
         if let clients = try r.int("limits.rate_limit.max_clients", in: 10...10_000_000) { config.rateLimit.maximumClients = clients }

@@ -91,6 +91,12 @@ public enum FrostboxApplication {
                 // Start-up stops on it like on any other configuration error (exit 78).
                 throw ConfigurationError(key: nil, source: "push apps", error.message)
             }
+            if config.verifyDevicesSetting == true, !config.demo, pushComponents.reach.takesEverything {
+                // The log-only sink proves no device real: every device would stay pending.
+                throw ConfigurationError(
+                    key: "devices.verify", source: "settings",
+                    "is on but no APNs or FCM app is configured: no device could ever be verified (configure an app, or leave devices.verify at auto)")
+            }
             push = operations.metered(
                 pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections },
                 streamsInFlight: { [pushComponents] in pushComponents.streamsInFlight })
@@ -112,7 +118,7 @@ public enum FrostboxApplication {
             groups: publicRoutes(
                 subscriptions: components.subscriptions, places: components.places, clock: components.clock,
                 ready: { await database.isReady() }, newPlaces: components.newPlaces,
-                verifiesDevices: components.notifier.verification != nil
+                verifiesDevices: components.notifier.verification != nil, reach: components.pushComponents.reach
             )
                 + operationsRoutes(
                     components.operations,
@@ -131,11 +137,12 @@ public enum FrostboxApplication {
     /// any implementation of their ports: the live adapters here, in-memory doubles in tests.
     public static func publicRoutes(
         subscriptions: any SubscriptionStore, places: any PlaceIndex, clock: @escaping @Sendable () -> Int64,
-        ready: @escaping @Sendable () async -> Bool, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false
+        ready: @escaping @Sendable () async -> Bool, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false,
+        reach: PushReach = .logOnly
     ) -> [FrostboxAPI.RouteGroup] {
         [
             HealthRoutes(ready: ready).add(to:),
-            DeviceRoutes(store: subscriptions, clock: clock, newPlaces: newPlaces, verifiesDevices: verifiesDevices).add(to:),
+            DeviceRoutes(store: subscriptions, clock: clock, newPlaces: newPlaces, verifiesDevices: verifiesDevices, reach: reach).add(to:),
             PlaceRoutes(index: places).add(to:),
         ]
     }

@@ -99,6 +99,9 @@ public struct FrostboxSettings: Sendable {
     public var fcm = FCMSettings()
     /// `devices.verify` as configured; nil: on exactly when a push app is configured.
     public var verifyDevicesSetting: Bool?
+    /// `devices.pending_ttl`: a device still pending this long after its first registration
+    /// is deleted by the next run (0: never). A week by default.
+    public var pendingDeviceTTLSeconds: Int64 = 7 * 86_400
 
     /// Whether devices must be proven real by a verification push before their places cost
     /// forecasts (`DeviceVerification`): `devices.verify`, by default on when an APNs or FCM

@@ -22,9 +22,10 @@ public struct NotifierComponents: Sendable {
     /// Gateway reasons of a failed verification push that say the device cannot be pushed to:
     /// the token belongs to another app (APNs' 400 `DeviceTokenNotForTopic`), or every push to
     /// it takes the gateway's connection down, also when sent alone (the poison push of issue
-    /// #28, `ConnectionLostWhenSentAlone`, from both push adapters). The device is removed, as
-    /// for a dead token.
-    public static let removingReasons: Set<String> = ["DeviceTokenNotForTopic", "ConnectionLostWhenSentAlone"]
+    /// #28, `ConnectionLostWhenSentAlone`, from both push adapters), or it is a token of
+    /// another Firebase project (FCM's 403 `SENDER_ID_MISMATCH`, the counterpart of
+    /// `DeviceTokenNotForTopic`). The device is removed, as for a dead token.
+    public static let removingReasons: Set<String> = ["DeviceTokenNotForTopic", "SENDER_ID_MISMATCH", "ConnectionLostWhenSentAlone"]
 
     /// Wires the notifier over `database` with the given forecast and push capabilities.
     public init(
@@ -46,7 +47,7 @@ public struct NotifierComponents: Sendable {
             runLock: runLock, workQueue: workQueue,
             logger: logger, clock: clock, resent: resent, runEnded: { ProcessMemory.releaseFree() },
             verification: config.verifiesDevices
-                ? DeviceVerificationStep(store: store, removingReasons: Self.removingReasons) : nil)
+                ? DeviceVerificationStep(store: store, removingReasons: Self.removingReasons, pendingTTL: config.pendingDeviceTTLSeconds) : nil)
         verification = config.verifiesDevices ? store : nil
     }
 

@@ -84,6 +84,20 @@ public final class PushComponents: Sendable {
         ])
     }
 
+    /// Which devices these apps can reach, for registration (`PushReach`): every platform
+    /// log-only when no app is configured at all (and in the demo, which configures none);
+    /// otherwise the configured apps of each platform, and a platform without apps refused.
+    public var reach: PushReach {
+        guard !apps.isEmpty || !fcmApps.isEmpty else { return .logOnly }
+        func platform(_ ids: [String], defaultApp: String?) -> PushReach.Platform {
+            ids.isEmpty ? .notConfigured : .apps(Set(ids), defaultApp: defaultApp ?? (ids.count == 1 ? ids[0] : nil))
+        }
+        return PushReach([
+            .ios: platform(apps.map(\.bundleID), defaultApp: defaultApp),
+            .android: platform(fcmApps.map(\.settings.packageName), defaultApp: fcmSettings.defaultApp),
+        ])
+    }
+
     /// The FCM router, made on first use.
     func fcmPushRouter() throws(FCMConfigurationError) -> FCMPushRouter {
         try fcmRouter.withLock { (router: inout FCMPushRouter?) throws(FCMConfigurationError) -> FCMPushRouter in

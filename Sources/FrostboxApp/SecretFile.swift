@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Reads secrets (APNs `.p8` keys, TLS keys, the admin token) from files. Contents are never
 /// logged; a file that group or others may read gets a warning naming only its path.
@@ -51,12 +52,18 @@ public enum SecretFile {
     }
 
     static func warnIfOpen(_ path: String, attributes: [FileAttributeKey: Any], logger: Logger) {
-        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, let warning = permissionWarning(mode: mode) {
+        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, let warning = permissionWarning(mode: mode),
+            warned.withLock({ $0.insert("\(mode & 0o777) \(path)").inserted })
+        {
             logger.warning(
                 "secret file is readable by other users; restrict it with chmod 600",
                 metadata: ["path": "\(path)", "mode": "\(String(mode & 0o777, radix: 8))", "problem": "\(warning)"])
         }
     }
+
+    /// Files (and modes) already warned about: the configuration reader and the push
+    /// components both look at a key file, and one warning a file is enough.
+    private static let warned = Mutex<Set<String>>([])
 
     /// Why `mode` is too open for a secret, or nil when only the owner may read it.
     public static func permissionWarning(mode: Int) -> String? {

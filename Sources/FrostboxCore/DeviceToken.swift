@@ -58,8 +58,27 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
     /// The platform the token's form says: iOS for a hex token, Android otherwise.
     public var formPlatform: DevicePlatform { Self.hexForm(value) == value ? .ios : .android }
 
-    /// The form safe for logs: first 6 and last 4 characters.
-    public var redacted: String { "\(value.prefix(6))…\(value.suffix(4))" }
+    /// The form safe for logs: first 6 and last 4 characters of a token of at least
+    /// `redactionMinimumLength`; a shorter one (whose ends would be most of it) as `#` and
+    /// the first 8 hex digits of a 64-bit FNV-1a hash, enough to tell tokens apart in logs.
+    public var redacted: String {
+        guard value.utf8.count >= Self.redactionMinimumLength else { return "#" + Self.hashPrefix(value) }
+        return "\(value.prefix(6))…\(value.suffix(4))"
+    }
+
+    /// Tokens shorter than this are logged as a hash prefix only.
+    public static let redactionMinimumLength = 24
+
+    /// The first 8 hex digits of the FNV-1a hash of `text`'s UTF-8 bytes.
+    static func hashPrefix(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash >> 32, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }
 
     /// Never the whole token: string interpolation of a token is the redacted form.
     public var description: String { redacted }

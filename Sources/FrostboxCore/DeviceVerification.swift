@@ -92,11 +92,14 @@ public struct VerificationTally: Sendable, Hashable {
     /// Devices still pending: the push failed for a reason that says nothing about the token
     /// (a gateway down, refused credentials); tried again next run.
     public var waiting = 0
+    /// Devices deleted for having stayed pending longer than `devices.pending_ttl`.
+    public var expired = 0
 
-    public init(verified: Int = 0, rejected: Int = 0, waiting: Int = 0) {
+    public init(verified: Int = 0, rejected: Int = 0, waiting: Int = 0, expired: Int = 0) {
         self.verified = verified
         self.rejected = rejected
         self.waiting = waiting
+        self.expired = expired
     }
 
     /// Whether a verification outcome proves the device cannot be pushed to: the gateway no

@@ -169,6 +169,20 @@ public enum PushOutcome: Sendable, Hashable {
     /// Rate limits, server errors, lost connections and timeouts that outlived the sender's retries.
     case temporaryFailure(reason: String)
 
+    /// The latest registration time (epoch seconds) at which a device whose push got this
+    /// outcome at `sentAt` is pruned: a gateway that says when the token died (APNs' 410
+    /// timestamp) prunes only a device not registered again since; one that does not (FCM's
+    /// UNREGISTERED, a refusal) prunes a device not registered again since the send. Alerts
+    /// and verification pushes follow this one rule, so a reinstalled app keeps its token.
+    public func pruneCutoff(sentAt: Int64) -> Int64 {
+        if case .invalidToken(_, let unregisteredAtMilliseconds?) = self { return unregisteredAtMilliseconds / 1_000 }
+        return sentAt
+    }
+
+    /// The reason of a push refused because its platform has no push app (the log-only
+    /// sink's answer to a verification push).
+    public static let notConfiguredReason = "PlatformNotConfigured"
+
     /// A short class name for metrics and run summaries.
     public var failureClass: String {
         switch self {

@@ -2,7 +2,10 @@
 /// durable.
 public protocol SubscriptionStore: Sendable {
     /// Registers a device (idempotent); refreshes `registeredAt` and any facts given.
-    /// Returns true when the device was new.
+    /// Returns true when the device was new. A token's platform is fixed: registering a
+    /// stored token as another platform throws `PlatformMismatchError` and changes nothing.
+    /// A verified device registered with another app or environment is pending again (no
+    /// push has reached it there yet).
     @discardableResult
     func register(_ registration: DeviceRegistration, at now: Int64) async throws -> Bool
 
@@ -48,4 +51,22 @@ public struct SubscriptionChange: Sendable, Hashable {
 public struct StoreLimitError: Error, Sendable, Equatable {
     public var message: String
     public init(_ message: String) { self.message = message }
+}
+
+/// A store refusing to register a token as another platform than the one it is stored as
+/// (a device changes platform only by a new token).
+public struct PlatformMismatchError: Error, Sendable, Equatable {
+    /// The platform the token is stored as.
+    public var stored: DevicePlatform
+    /// The platform the registration asked for.
+    public var requested: DevicePlatform
+
+    public init(stored: DevicePlatform, requested: DevicePlatform) {
+        self.stored = stored
+        self.requested = requested
+    }
+
+    public var message: String {
+        "this token is registered as a\(stored == .ios ? "n" : "") \(stored) device; a device cannot become \(requested) (register the new token instead)"
+    }
 }

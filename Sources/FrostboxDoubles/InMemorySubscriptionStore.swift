@@ -30,13 +30,17 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
 
     @discardableResult
     public func register(_ registration: DeviceRegistration, at now: Int64) async throws -> Bool {
-        state.withLock { state in
+        try state.withLock { state throws(PlatformMismatchError) in
             guard var device = state.devices[registration.token] else {
                 state.devices[registration.token] = Self.newDevice(registration, at: now)
                 return true
             }
+            guard device.platform == registration.platform else {
+                throw PlatformMismatchError(stored: device.platform, requested: registration.platform)
+            }
+            if let app = registration.app, app != device.app { device.verifiedAt = nil }
+            if let environment = registration.environment, environment != device.environment { device.verifiedAt = nil }
             device.registeredAt = now
-            device.platform = registration.platform
             device.app = registration.app ?? device.app
             device.environment = registration.environment ?? device.environment
             device.locale = registration.locale ?? device.locale

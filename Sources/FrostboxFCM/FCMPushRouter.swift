@@ -113,11 +113,11 @@ public final class FCMPushRouter: PushSender {
             return .permanentFailure(status: 400, reason: "NotAnAndroidDevice")
         }
         guard let packageName = notification.app ?? defaultPackageName else {
-            logger.warning("push without app and no default FCM app configured", metadata: ["token": "\(notification.token)"])
+            logger.debug("push without app and no default FCM app configured", metadata: ["token": "\(notification.token)"])
             return .permanentFailure(status: 400, reason: "MissingApp")
         }
         guard let client = clients[packageName] else {
-            logger.warning("push for an FCM app that is not configured", metadata: ["fcm.app": "\(packageName)"])
+            logger.debug("push for an FCM app that is not configured", metadata: ["fcm.app": "\(packageName)"])
             return .permanentFailure(status: 400, reason: "UnknownApp")
         }
         return await client.send(notification)

@@ -15,14 +15,18 @@ public struct DeviceRoutes: Sendable {
     /// Devices must be proven real (`DeviceVerification`): a device reads as `pending` until
     /// verified. False: every device reads as `verified`.
     let verifiesDevices: Bool
+    /// Which platforms and apps this server pushes to: registrations of others are refused.
+    let reach: PushReach
 
     public init(
-        store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false
+        store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false,
+        reach: PushReach = .logOnly
     ) {
         self.store = store
         self.clock = clock
         self.newPlaces = newPlaces
         self.verifiesDevices = verifiesDevices
+        self.reach = reach
     }
 
     public func add(to routes: RouteBuilder) {
@@ -40,21 +44,22 @@ public struct DeviceRoutes: Sendable {
                 return DeviceRegistration(token: try DeviceToken(body.token, platform: platform), platform: platform)
             }
             let token = registration.token
-            let created = try await store.register(registration, at: clock())
+            let created = try await register(registration)
             context.logger.debug("device registered", metadata: ["token": "\(token.redacted)", "new": "\(created)"])
             return JSONResponse.deviceData(.created, ["status": "registered"])
         }
 
         routes.on(.post, "/add_location") { request, context in
             let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)
-            let (token, new) = try Self.validated { () throws(ValidationError) in
-                let token = try DeviceToken(body.token, platform: try WireValidation.platform(body.platform))
+            let (token, platform, new) = try Self.validated { () throws(ValidationError) in
+                let platform = try WireValidation.platform(body.platform)
+                let token = try DeviceToken(body.token, platform: platform)
                 let new = try WireValidation.newSubscription(
                     latitude: body.location.latitude, longitude: body.location.longitude,
                     name: body.location.name, unit: body.location.unit, settings: nil)
-                return (token, new)
+                return (token, platform, new)
             }
-            let change = try await subscribe(token, new, request: request, context: context)
+            let change = try await subscribe(token, new, platform: platform, request: request, context: context)
             // The existing app expects 201 whether or not the location was already there.
             return JSONResponse.deviceData(.created, SubscriptionResponse(change.subscription, created: change.created))
         }
@@ -81,7 +86,7 @@ public struct DeviceRoutes: Sendable {
                 try WireValidation.registration(rawToken: Self.rawPathToken(context), body: body)
             }
             let token = registration.token
-            let created = try await store.register(registration, at: clock())
+            let created = try await register(registration)
             guard let device = try await store.device(token) else {
                 throw APIError.notFound("device \(token.redacted) vanished while registering")
             }
@@ -90,7 +95,7 @@ public struct DeviceRoutes: Sendable {
         }
 
         routes.on(.get, "/v1/devices/{token}") { _, context in
-            let token = try Self.pathToken(context)
+            let token = try await pathToken(context)
             guard let device = try await store.device(token) else {
                 throw APIError.notFound("unknown device")
             }
@@ -98,7 +103,7 @@ public struct DeviceRoutes: Sendable {
         }
 
         routes.on(.delete, "/v1/devices/{token}") { _, context in
-            let token = try Self.pathToken(context)
+            let token = try await pathToken(context)
             guard try await store.deleteDevice(token) else {
                 throw APIError.notFound("unknown device")
             }
@@ -110,7 +115,7 @@ public struct DeviceRoutes: Sendable {
     /// `/v1/devices/{token}/subscriptions`: list, add, delete one.
     func addSubscriptions(to routes: RouteBuilder) {
         routes.on(.get, "/v1/devices/{token}/subscriptions") { _, context in
-            let token = try Self.pathToken(context)
+            let token = try await pathToken(context)
             guard try await store.device(token) != nil else {
                 throw APIError.notFound("unknown device")
             }
@@ -119,19 +124,19 @@ public struct DeviceRoutes: Sendable {
         }
 
         routes.on(.post, "/v1/devices/{token}/subscriptions") { request, context in
-            let token = try Self.pathToken(context)
+            let token = try await pathToken(context)
             let body = try await JSONBody.decode(SubscriptionBody.self, from: request, context: context)
             let new = try Self.validated { () throws(ValidationError) in
                 try WireValidation.newSubscription(
                     latitude: body.latitude, longitude: body.longitude, name: body.name, unit: body.unit,
                     settings: body.settings)
             }
-            let change = try await subscribe(token, new, request: request, context: context)
+            let change = try await subscribe(token, new, platform: token.formPlatform, request: request, context: context)
             return JSONResponse.deviceData(change.created ? .created : .ok, SubscriptionResponse(change.subscription, created: change.created))
         }
 
         routes.on(.delete, "/v1/devices/{token}/subscriptions/{id}") { _, context in
-            let token = try Self.pathToken(context)
+            let token = try await pathToken(context)
             guard let raw = context.parameters.get("id"), let id = Int64(raw), id > 0 else {
                 throw APIError.badRequest(.invalidField, "subscription id must be a positive integer")
             }
@@ -142,10 +147,38 @@ public struct DeviceRoutes: Sendable {
         }
     }
 
+    /// Registers a device this server can push to (`PushReach`); a token stored as another
+    /// platform is refused (409 `platform_mismatch`).
+    func register(_ registration: DeviceRegistration) async throws -> Bool {
+        if !reach.takesEverything {
+            let stored = try await store.device(registration.token)
+            try admit(registration.platform, app: registration.app ?? stored?.app)
+        }
+        do {
+            return try await store.register(registration, at: clock())
+        } catch let error as PlatformMismatchError {
+            throw APIError(.conflict, code: "platform_mismatch", error.message)
+        }
+    }
+
+    /// Answers a `PushReach` refusal: 409 for a platform without apps, 400 for an app.
+    func admit(_ platform: DevicePlatform, app: String?) throws(APIError) {
+        do {
+            try reach.admit(platform, app: app)
+        } catch {
+            throw APIError(error.code == .platformNotConfigured ? .conflict : .badRequest, code: error.code.rawValue, error.message)
+        }
+    }
+
+    /// Adds a subscription; a token not yet known registers a device of `platform` (so it
+    /// must be one this server pushes to).
     func subscribe(
-        _ token: DeviceToken, _ new: NewSubscription, request: Request, context: FrostboxRequestContext
+        _ token: DeviceToken, _ new: NewSubscription, platform: DevicePlatform, request: Request, context: FrostboxRequestContext
     ) async throws -> SubscriptionChange {
         let logger = context.logger
+        if !reach.takesEverything, try await store.device(token) == nil {
+            try admit(platform, app: nil)
+        }
         if let newPlaces, try await !store.hasSubscriptions(in: new.coordinate.box),
             let retryAfter = newPlaces.acquire(peer: context.remoteAddress, forwardedFor: request.headers[values: .xForwardedFor])
         {
@@ -166,9 +199,15 @@ public struct DeviceRoutes: Sendable {
         }
     }
 
-    static func pathToken(_ context: FrostboxRequestContext) throws -> DeviceToken {
-        let raw = rawPathToken(context)
-        return try validated { () throws(ValidationError) in try WireValidation.token(raw) }
+    /// The device a path names. The path does not say the platform, and an iOS token is
+    /// accepted in upper case while an Android token is kept exactly as sent: a path that is
+    /// an Android token's exact form names that device when one is stored, so that case
+    /// variants of an all-hex Android token never reach the iOS device of the lower-case form.
+    func pathToken(_ context: FrostboxRequestContext) async throws -> DeviceToken {
+        let raw = Self.rawPathToken(context)
+        let token = try Self.validated { () throws(ValidationError) in try WireValidation.token(raw) }
+        guard token.value != raw, let exact = try? DeviceToken(raw, platform: .android) else { return token }
+        return try await store.device(exact) != nil ? exact : token
     }
 
     static func rawPathToken(_ context: FrostboxRequestContext) -> String {

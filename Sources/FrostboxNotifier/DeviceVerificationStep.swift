@@ -15,20 +15,36 @@ public struct DeviceVerificationStep: Sendable {
     let removingReasons: Set<String>
     /// Devices per page (and per push batch).
     let pageSize: Int
+    /// How long a device may stay pending (seconds since its first registration) before it
+    /// is deleted with everything stored about it (`devices.pending_ttl`); 0: kept forever.
+    let pendingTTL: Int64
 
-    public init(store: any DeviceVerificationStore, removingReasons: Set<String> = [], pageSize: Int = 1_000) {
+    /// A week: long enough for a phone that was off over a weekend, short enough that
+    /// invented tokens of apps no gateway knows do not pile up.
+    public static let defaultPendingTTL: Int64 = 7 * 86_400
+
+    public init(
+        store: any DeviceVerificationStore, removingReasons: Set<String> = [], pageSize: Int = 1_000, pendingTTL: Int64 = defaultPendingTTL
+    ) {
         self.store = store
         self.removingReasons = removingReasons
         self.pageSize = max(1, pageSize)
+        self.pendingTTL = max(0, pendingTTL)
     }
 }
 
 extension NotifyRun {
     /// One verification round over every pending device (see `DeviceVerification`), then the
-    /// counts the run reports; nil when devices need no proving.
+    /// counts the run reports; nil when devices need no proving. Devices pending longer than
+    /// the TTL go first. A verified device is recorded as its answer comes (grouped commits,
+    /// as alerts' outcomes are), so a run killed mid-round sends again only what was in flight.
     func verifyDevices(logger: Logger) async throws -> VerificationRound? {
         guard let verification else { return nil }
         var tally = VerificationTally()
+        if verification.pendingTTL > 0 {
+            tally.expired = try await verification.store.purgePendingDevices(createdBefore: clock() - verification.pendingTTL)
+        }
+        var waitingReasons: [String: Int] = [:]
         var after: DeviceToken?
         while true {
             try Task.checkCancellation()
@@ -36,43 +52,55 @@ extension NotifyRun {
             let page = try await verification.store.pendingDevices(after: after, limit: verification.pageSize)
             guard let last = page.last else { break }
             after = last.token
-            var verified: [DeviceToken] = []
-            var rejected: [DeviceToken] = []
+            var verified = 0
+            var rejected: [(token: DeviceToken, cutoff: Int64)] = []
+            let marks = OutcomeLog<DeviceToken> { [store = verification.store, clock] tokens in try await store.markVerified(tokens, at: clock()) }
             for await (index, outcome) in push.send(page.map { $0.verificationPush(at: readAt) }) {
+                guard page.indices.contains(index) else { continue }
                 if case .delivered = outcome {
-                    verified.append(page[index].token)
+                    marks.add(page[index].token)
+                    verified += 1
                 } else if VerificationTally.rejects(outcome, removingReasons: verification.removingReasons) {
-                    rejected.append(page[index].token)
-                    logger.info(
-                        "removed a device whose verification push was refused",
-                        metadata: ["token": "\(page[index].token)", "outcome": "\(outcome)"])
+                    // A gateway that says when the token died prunes only a device not registered since.
+                    rejected.append((page[index].token, outcome.pruneCutoff(sentAt: readAt)))
+                    logger.debug(
+                        "a device's verification push was refused", metadata: ["token": "\(page[index].token)", "outcome": "\(outcome)"])
                 } else {
                     tally.waiting += 1
-                    logger.debug(
-                        "a device stays pending: its verification push failed", metadata: ["token": "\(page[index].token)", "outcome": "\(outcome)"])
+                    waitingReasons[Self.reason(of: outcome), default: 0] += 1
                 }
             }
-            try await verification.store.markVerified(verified, at: clock())
-            tally.verified += verified.count
-            // A device registered again since the page was read keeps its registration.
-            for token in rejected where try await store.pruneDevice(token, registeredNoLaterThan: readAt) { tally.rejected += 1 }
+            try await marks.finish()
+            tally.verified += verified
+            for (token, cutoff) in rejected where try await store.pruneDevice(token, registeredNoLaterThan: cutoff) { tally.rejected += 1 }
         }
         let counts = try await verification.store.verificationCounts()
-        for (result, count) in [("verified", tally.verified), ("rejected", tally.rejected), ("waiting", tally.waiting)] where count > 0 {
+        for (result, count) in [("verified", tally.verified), ("rejected", tally.rejected), ("waiting", tally.waiting), ("expired", tally.expired)]
+        where count > 0 {
             Counter(label: FrostboxMetrics.Name.deviceVerifications, dimensions: [(FrostboxMetrics.Label.result, result)]).increment(by: count)
         }
         Gauge(label: FrostboxMetrics.Name.devicesPending).record(counts.pendingDevices)
         Gauge(label: FrostboxMetrics.Name.boxesLeftOut, dimensions: [(FrostboxMetrics.Label.reason, "unverified")])
             .record(counts.boxesAwaitingVerification)
         if tally != VerificationTally() || counts.pendingDevices > 0 {
+            // One line a run, whatever the number of devices: the failures as counts by reason.
             logger.notice(
                 "verified pending devices",
                 metadata: [
                     "verified": "\(tally.verified)", "rejected": "\(tally.rejected)", "waiting": "\(tally.waiting)",
-                    "boxes_awaiting_verification": "\(counts.boxesAwaitingVerification)",
+                    "expired": "\(tally.expired)", "boxes_awaiting_verification": "\(counts.boxesAwaitingVerification)",
+                    "waiting_reasons": "\(waitingReasons.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))",
                 ])
         }
         return (tally, counts)
+    }
+
+    /// A failed verification push's reason, for the run's count by reason.
+    static func reason(of outcome: PushOutcome) -> String {
+        switch outcome {
+        case .delivered: "delivered"
+        case .invalidToken(let reason, _), .permanentFailure(_, let reason), .authFailure(let reason), .temporaryFailure(let reason): reason
+        }
     }
 }
 

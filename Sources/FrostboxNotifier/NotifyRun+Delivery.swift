@@ -255,7 +255,7 @@ extension NotifyRun {
     /// registered again after the gateway saw the token die). A cancelled run stops the
     /// port's retries but still takes every answer the port gives.
     private static func deliver(
-        _ chunk: [OutboxEntry], push: any PushSender, store: any NotifierStore, outcomes: OutcomeLog,
+        _ chunk: [OutboxEntry], push: any PushSender, store: any NotifierStore, outcomes: OutcomeLog<(id: Int64, outcome: OutboxOutcome)>,
         clock: @escaping @Sendable () -> Int64
     ) async throws -> [Sent] {
         let sentAt = clock()
@@ -275,9 +275,9 @@ extension NotifyRun {
                 // Recorded before the prune, so a device that is kept still shows why its entry
                 // ended; a pruned device takes its entries with it.
                 try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
-                let cutoff = unregisteredAtMilliseconds.map { $0 / 1000 } ?? sentAt
-                let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: cutoff)
-                sent.append(Sent(entry: entry, outcome: .invalidToken(reason: reason, unregisteredAtMilliseconds: unregisteredAtMilliseconds), pruned: pruned))
+                let dead = PushOutcome.invalidToken(reason: reason, unregisteredAtMilliseconds: unregisteredAtMilliseconds)
+                let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: dead.pruneCutoff(sentAt: sentAt))
+                sent.append(Sent(entry: entry, outcome: dead, pruned: pruned))
             case .some(let outcome):
                 sent.append(Sent(entry: entry, outcome: outcome, pruned: false))
             case nil:

@@ -26,16 +26,25 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
                                 quiet_start, quiet_end, hard_freeze_breaks_quiet)
             VALUES (\(registration.token.value), \(registration.platform.rawValue), \(registration.app), \(registration.environment?.rawValue),
                     \(registration.locale), \(now), \(now), \(quietStart), \(quietEnd), \(registration.hardFreezeBreaksQuietHours ?? false))
-            ON CONFLICT (token) DO UPDATE SET registered_at = excluded.registered_at, platform = excluded.platform,
+            ON CONFLICT (token) DO UPDATE SET registered_at = excluded.registered_at,
+                verified_at = CASE
+                    WHEN (excluded.topic IS NOT NULL AND excluded.topic IS DISTINCT FROM device.topic)
+                      OR (excluded.environment IS NOT NULL AND excluded.environment IS DISTINCT FROM device.environment)
+                    THEN NULL ELSE device.verified_at END,
                 topic = COALESCE(excluded.topic, device.topic),
                 environment = COALESCE(excluded.environment, device.environment),
                 locale = COALESCE(excluded.locale, device.locale),
                 quiet_start = CASE WHEN \(setsQuiet) THEN excluded.quiet_start ELSE device.quiet_start END,
                 quiet_end = CASE WHEN \(setsQuiet) THEN excluded.quiet_end ELSE device.quiet_end END,
                 hard_freeze_breaks_quiet = COALESCE(\(registration.hardFreezeBreaksQuietHours), device.hard_freeze_breaks_quiet)
+            WHERE device.platform = excluded.platform
             RETURNING (xmax = 0)
             """, writes: true)
         for try await inserted in rows.decode(Bool.self) { return inserted }
+        // No row: the token is stored as another platform (a device keeps its platform).
+        if let stored = try await device(registration.token), stored.platform != registration.platform {
+            throw PlatformMismatchError(stored: stored.platform, requested: registration.platform)
+        }
         throw PostgresStoreError("the device upsert returned no row")
     }
 

@@ -106,14 +106,18 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
 
     /// Inserts or refreshes a device; true when it was new.
     static func upsertDevice(_ db: Database, _ registration: DeviceRegistration, at now: Int64) throws -> Bool {
-        // Facts the client did not send keep their stored value (COALESCE with the old row).
+        // Facts the client did not send keep their stored value (COALESCE with the old row);
+        // another app or environment makes a verified device pending again; the platform is
+        // fixed (a row of another platform is not updated, and refused below).
         let update = try db.cachedStatement(
             sql: """
-                UPDATE device SET registered_at = ?1, platform = ?2,
+                UPDATE device SET registered_at = ?1,
+                    verified_at = CASE WHEN (?3 IS NOT NULL AND ?3 IS NOT topic) OR (?4 IS NOT NULL AND ?4 IS NOT environment)
+                        THEN NULL ELSE verified_at END,
                     topic = COALESCE(?3, topic), environment = COALESCE(?4, environment), locale = COALESCE(?5, locale),
                     quiet_start = CASE WHEN ?7 THEN ?8 ELSE quiet_start END, quiet_end = CASE WHEN ?7 THEN ?9 ELSE quiet_end END,
                     hard_freeze_breaks_quiet = COALESCE(?10, hard_freeze_breaks_quiet)
-                WHERE token = ?6
+                WHERE token = ?6 AND platform = ?2
                 """)
         let quiet = registration.quietHours?.minutes
         try update.execute(arguments: [
@@ -121,6 +125,10 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
             registration.token.value, registration.quietHours != nil, quiet?.start, quiet?.end, registration.hardFreezeBreaksQuietHours,
         ])
         if db.changesCount > 0 { return false }
+        let stored = try db.cachedStatement(sql: "SELECT platform FROM device WHERE token = ?")
+        if let platform = try String.fetchOne(stored, arguments: [registration.token.value]) {
+            throw PlatformMismatchError(stored: DevicePlatform(rawValue: platform) ?? registration.token.formPlatform, requested: registration.platform)
+        }
         try insertDevice(db, registration, at: now)
         return true
     }

@@ -20,10 +20,13 @@ struct APNsPushSenderContractTests {
         #expect(found.isEmpty, "\(found)")
     }
 
-    @Test("the log-only sink keeps the contract")
+    @Test("the log-only sink keeps the contract: alerts delivered to the log, verification pushes never")
     func logOnly() async {
         let sender = LogOnlyPushSender(logger: Logger(label: "contract"))
-        let found = await PushSenderContract.violations(of: sender, tokens: (0..<10).map { token("a1", $0) }) {
+        let found = await PushSenderContract.violations(
+            of: sender, tokens: (0..<10).map { token("a1", $0) },
+            verification: { _ in .permanentFailure(status: 0, reason: PushOutcome.notConfiguredReason) }
+        ) {
             .delivered(messageID: $0.messageID)
         }
         #expect(found.isEmpty, "\(found)")

@@ -10,6 +10,9 @@ struct VerificationSubject {
     let store: any NotifierStore & DeviceVerificationStore
     let subscribe: (DeviceToken, Coordinate, Int64) async throws -> Void
     let device: (DeviceToken) async throws -> Device?
+    /// The subscription store over the same database (nil for the in-memory double, whose
+    /// subscription store is a separate one).
+    var subscriptions: (any SubscriptionStore)?
 
     static func make(_ implementation: NotifierStoreImplementation, in directory: TemporaryDirectory) async throws -> VerificationSubject {
         switch implementation {
@@ -54,6 +57,7 @@ struct VerificationSubject {
                 _ = try await subscriptions.subscribe(token, to: NewSubscription(coordinate: coordinate, name: try PlaceName("Home")), at: time)
             },
             device: { token in try await subscriptions.device(token) })
+        self.subscriptions = subscriptions
     }
 }
 
