@@ -184,7 +184,11 @@ extension NotifyRun {
         let store = self.store
         let push = self.push
         let clock = self.clock
-        let outcomes = OutcomeLog(store: store)
+        // Outcomes the database refuses for a while (a failover) are kept and written again;
+        // meanwhile no more than `concurrency` answered pushes wait unrecorded, so a run that
+        // loses its database resends at most that many (plus those in flight) later.
+        let outcomes = OutcomeLog(store: store, outageWindow: configuration.endRetryWindow, sleep: sleep)
+        let unrecordedBound = max(1, configuration.concurrency)
         var next = entries.startIndex
 
         // The next chunk to hand over: expired entries end here, a stopped app's wait.
@@ -230,6 +234,7 @@ extension NotifyRun {
                         inFlight -= 1
                         for one in sent { round.take(one, logger: logger) }
                     }
+                    try await outcomes.waitForRoom(bound: unrecordedBound)
                     // Taken after waiting for room, so an auth failure just in holds the next chunk.
                     let chunk = nextChunk()
                     guard !chunk.isEmpty else { continue }
