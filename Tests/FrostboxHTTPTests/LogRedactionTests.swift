@@ -108,7 +108,7 @@ struct LogRedactionTests {
         #expect(!logs.all.contains { $0.description.contains(token) })
     }
 
-    @Test("a key file readable by others gets a warning naming the path, never the contents")
+    @Test("a key file readable by others gets one warning naming the path, never the contents")
     func keyFilePermissions() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-secret-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -130,6 +130,12 @@ struct LogRedactionTests {
                 #expect(!line.contains("PRIVATE KEY"))
             }
         }
+        // Read again (the push components after the configuration reader): warned once a process, not twice.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let again = RecordingLogHandler.Store()
+        _ = try SecretFile.read(path, logger: again.logger())
+        SecretFile.warnIfOpen(path, logger: again.logger())
+        #expect(again.all.filter { $0.level == .warning }.isEmpty)
         #expect(throws: SecretFile.ReadError.self) { try SecretFile.read(directory.appendingPathComponent("missing.p8").path, logger: Logger(label: "t")) }
         #expect(throws: SecretFile.ReadError.self) { try SecretFile.read(directory.path, logger: Logger(label: "t")) }
     }
