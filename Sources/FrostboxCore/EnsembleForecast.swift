@@ -1,0 +1,155 @@
+import Foundation
+
+/// One box's ensemble forecast of 2 m temperature (issue #47): the same model run many times
+/// from perturbed starts (`members`, control included), or an ensemble-mean model's hourly
+/// mean and spread (the members' standard deviation) at about one member's cost.
+public struct EnsembleForecast: Sendable, Hashable {
+    /// What the ensemble gives for each hour.
+    public enum Values: Sendable, Hashable {
+        /// Each member's hourly temperatures (°C), aligned with `hours`; nil where missing.
+        case members([[Double?]])
+        /// The hourly mean and spread (°C), aligned with `hours`.
+        case spread(mean: [Double?], spread: [Double?])
+    }
+
+    /// The hours, UTC and on the box's wall clock (temperatures are in `values`).
+    public var hours: [ForecastHour]
+    public var values: Values
+    /// The ensemble model (`icon_seamless`, `ecmwf_ifs025`, …).
+    public var model: String
+    /// The model run used (UTC epoch seconds of its initialisation), when known.
+    public var run: Int64?
+
+    public init(hours: [ForecastHour], values: Values, model: String, run: Int64? = nil) {
+        self.hours = hours
+        self.values = values
+        self.model = model
+        self.run = run
+    }
+
+    /// Members whose temperatures are given (0 for a mean-and-spread ensemble).
+    public var memberCount: Int {
+        if case .members(let members) = values { return members.count }
+        return 0
+    }
+}
+
+/// The chance of frost on one night: for each level, `P(minimum ≤ the level's threshold)`
+/// over the rule's night window.
+public struct NightProbability: Sendable, Hashable {
+    public var night: LocalDate
+    /// Probability (0…1) of each of `frostRisk`, `freeze`, `hardFreeze` by its temperature
+    /// threshold alone (cloud and wind are not in the ensemble).
+    public var byLevel: [FrostLevel: Double]
+    /// Members that had a temperature in the window (nil for mean-and-spread).
+    public var members: Int?
+    /// Each member's night minimum (°C), for a histogram; empty for mean-and-spread.
+    public var memberMinima: [Double]
+    /// The mean and spread at the hour most likely to freeze (mean-and-spread only).
+    public var meanAndSpread: (mean: Double, spread: Double)?
+
+    public init(
+        night: LocalDate, byLevel: [FrostLevel: Double], members: Int? = nil, memberMinima: [Double] = [],
+        meanAndSpread: (mean: Double, spread: Double)? = nil
+    ) {
+        self.night = night
+        self.byLevel = byLevel
+        self.members = members
+        self.memberMinima = memberMinima
+        self.meanAndSpread = meanAndSpread
+    }
+
+    /// The probability of `level` (0 for `none`'s absence of frost, 1 by definition).
+    public func probability(of level: FrostLevel) -> Double {
+        level == .none ? 1 : byLevel[level] ?? 0
+    }
+
+    /// The highest level whose probability reaches `minimum` (`none` when no level does).
+    public func level(reaching minimum: Double) -> FrostLevel {
+        FrostLevel.allCases.reversed().first { $0 != .none && probability(of: $0) >= minimum } ?? .none
+    }
+
+    public static func == (a: NightProbability, b: NightProbability) -> Bool {
+        a.night == b.night && a.byLevel == b.byLevel && a.members == b.members && a.memberMinima == b.memberMinima
+            && a.meanAndSpread?.mean == b.meanAndSpread?.mean && a.meanAndSpread?.spread == b.meanAndSpread?.spread
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(night)
+        hasher.combine(byLevel)
+        hasher.combine(memberMinima)
+    }
+}
+
+extension FrostRule {
+    /// The chance of frost on each night the ensemble covers, grouped into nights exactly as
+    /// `evaluate` groups hours (local wall clock, DST nights of 15 or 17 hours).
+    ///
+    /// Members: the share of members (control included) whose minimum over the night's hours
+    /// is at or below each threshold — a member exactly at the threshold counts; a member
+    /// without any temperature in the window is left out (not counted as warm); a night no
+    /// member covers is left out.
+    ///
+    /// Mean and spread: minima of neighbouring hours are nearly perfectly correlated, so the
+    /// night's probability is that of its likeliest hour, `max over hours of Φ((t − μ) / σ)`
+    /// under a normal assumption; a spread of 0 is a certain forecast (1 at or below, else 0).
+    public func probabilities(of ensemble: EnsembleForecast) -> [NightProbability] {
+        var order: [LocalDate] = []
+        var hoursOfNight: [LocalDate: [Int]] = [:]
+        for (index, hour) in ensemble.hours.enumerated() {
+            guard let night = night(of: hour) else { continue }
+            if hoursOfNight[night] == nil { order.append(night) }
+            hoursOfNight[night, default: []].append(index)
+        }
+        let levels: [(FrostLevel, Double)] = [
+            (.frostRisk, thresholds.frostRiskC), (.freeze, thresholds.freezeC), (.hardFreeze, thresholds.hardFreezeC),
+        ]
+        return order.sorted().compactMap { night in
+            let indices = hoursOfNight[night] ?? []
+            switch ensemble.values {
+            case .members(let members):
+                let minima = members.compactMap { member in
+                    indices.compactMap { $0 < member.count ? member[$0] : nil }.filter(\.isFinite).min()
+                }
+                guard !minima.isEmpty else { return nil }
+                var byLevel: [FrostLevel: Double] = [:]
+                for (level, threshold) in levels {
+                    byLevel[level] = Double(minima.count(where: { $0 <= threshold })) / Double(minima.count)
+                }
+                return NightProbability(night: night, byLevel: byLevel, members: minima.count, memberMinima: minima.sorted())
+            case .spread(let mean, let spread):
+                let pairs = indices.compactMap { index -> (Double, Double)? in
+                    guard index < mean.count, index < spread.count, let m = mean[index], let s = spread[index], m.isFinite, s.isFinite
+                    else { return nil }
+                    return (m, max(0, s))
+                }
+                guard !pairs.isEmpty else { return nil }
+                var byLevel: [FrostLevel: Double] = [:]
+                for (level, threshold) in levels {
+                    byLevel[level] = pairs.map { Self.normalProbability(atOrBelow: threshold, mean: $0.0, spread: $0.1) }.max() ?? 0
+                }
+                let likeliest = pairs.max {
+                    Self.normalProbability(atOrBelow: thresholds.freezeC, mean: $0.0, spread: $0.1)
+                        < Self.normalProbability(atOrBelow: thresholds.freezeC, mean: $1.0, spread: $1.1)
+                }
+                return NightProbability(night: night, byLevel: byLevel, meanAndSpread: likeliest.map { (mean: $0.0, spread: $0.1) })
+            }
+        }
+    }
+
+    /// `P(X ≤ threshold)` for X normal with this mean and standard deviation (a step at the
+    /// mean when the spread is 0).
+    public static func normalProbability(atOrBelow threshold: Double, mean: Double, spread: Double) -> Double {
+        guard spread > 0 else { return mean <= threshold ? 1 : 0 }
+        return 0.5 * erfc(-(threshold - mean) / (spread * 2.0.squareRoot()))
+    }
+}
+
+/// What Open-Meteo charges for an ensemble request, per location: `max(1, variables × members
+/// / 10 × max(1, days / 14))` — one variable for a week costs 4.0 on ICON-EPS (40 members),
+/// 5.1 on ECMWF ENS (51), 3.1 on GFS ENS (31), 1 on a mean model.
+public enum EnsembleWeight {
+    public static func perLocation(variables: Int, members: Int, days: Int) -> Double {
+        max(1, Double(variables) * Double(members) / 10 * max(1, Double(days) / 14))
+    }
+}
