@@ -187,9 +187,33 @@ enum OpenMeteoDecoder {
             throw OpenMeteoDecodingError("location \(box) has series of different lengths")
         }
         let units = try Units(payload.hourlyUnits ?? [:])
+        let (times, locals, timezone, offset) = try axis(payload, box: box)
+        var hours: [ForecastHour] = []
+        hours.reserveCapacity(count)
+        for i in 0..<count {
+            // The hour comes whole from the first model (in the order asked) that has its temperature.
+            let source = columns.first { finite($0.temperature[i]) != nil } ?? columns[0]
+            hours.append(
+                ForecastHour(
+                    time: times[i], local: locals[i],
+                    temperatureC: units.celsius(source.temperature[i]),
+                    dewPointC: units.dewPointCelsius(source.dewPoint[i]),
+                    cloudCoverPercent: finite(source.cloudCover[i]),
+                    windSpeedKmh: units.kmh(source.windSpeed[i])))
+        }
+        return BoxForecast(
+            box: box, timezone: timezone, utcOffsetSeconds: offset, gridLatitude: payload.latitude,
+            gridLongitude: payload.longitude, elevation: payload.elevation.flatMap { $0.isFinite ? $0 : nil },
+            fetchedAt: fetchedAt, hours: hours)
+    }
+
+    /// A location's hours: UTC epoch seconds and wall-clock times, its time zone and offset.
+    static func axis(
+        _ payload: OpenMeteoLocationPayload, box: GeoBox
+    ) throws(OpenMeteoDecodingError) -> (times: [Int64], locals: [LocalDateTime], timezone: String, offset: Int) {
         let offset = payload.utcOffsetSeconds ?? 0
         let times: [Int64]
-        switch hourly.time {
+        switch payload.hourly.time {
         case .unix(let seconds):
             times = seconds
         case .iso(let texts):
@@ -208,24 +232,7 @@ enum OpenMeteoDecoder {
             throw OpenMeteoDecodingError("location \(box) has times out of order")
         }
         let timezone = payload.timezone ?? "GMT"
-        let locals = WallClock.localTimes(for: times, timezone: timezone, fallbackOffset: offset)
-        var hours: [ForecastHour] = []
-        hours.reserveCapacity(count)
-        for i in 0..<count {
-            // The hour comes whole from the first model (in the order asked) that has its temperature.
-            let source = columns.first { finite($0.temperature[i]) != nil } ?? columns[0]
-            hours.append(
-                ForecastHour(
-                    time: times[i], local: locals[i],
-                    temperatureC: units.celsius(source.temperature[i]),
-                    dewPointC: units.dewPointCelsius(source.dewPoint[i]),
-                    cloudCoverPercent: finite(source.cloudCover[i]),
-                    windSpeedKmh: units.kmh(source.windSpeed[i])))
-        }
-        return BoxForecast(
-            box: box, timezone: timezone, utcOffsetSeconds: offset, gridLatitude: payload.latitude,
-            gridLongitude: payload.longitude, elevation: payload.elevation.flatMap { $0.isFinite ? $0 : nil },
-            fetchedAt: fetchedAt, hours: hours)
+        return (times, WallClock.localTimes(for: times, timezone: timezone, fallbackOffset: offset), timezone, offset)
     }
 
     /// One model's four series of an answer.
@@ -316,7 +323,7 @@ enum OpenMeteoDecoder {
     }
 }
 
-@inline(__always) private func finite(_ value: Double?) -> Double? {
+@inline(__always) func finite(_ value: Double?) -> Double? {
     guard let value, value.isFinite else { return nil }
     return value
 }
