@@ -83,7 +83,8 @@ public struct FrostboxSettings: Sendable {
     public var notifier = NotifierSettings()
     /// Frost rule preset for subscriptions that name none (`default`, `legacy`).
     public var alertRule = FrostRule.default.name
-    /// Nights after the current one that are alerted (1: tonight and tomorrow night).
+    /// Nights after tonight that are alerted (1: tomorrow night too; from midnight to noon the
+    /// night under way is alerted as well).
     public var alertNightsAhead = 1
 
     // MARK: Forecasts
