@@ -358,26 +358,7 @@ extension ConfigLoader {
         }
 
         static func closest(to key: String, in candidates: Set<String>) -> String? {
-            var best: (key: String, distance: Int)?
-            for candidate in candidates.sorted() {
-                let d = distance(key, candidate)
-                if d < (best?.distance ?? Int.max) { best = (candidate, d) }
-            }
-            guard let best, best.distance <= max(2, key.count / 4) else { return nil }
-            return best.key
-        }
-
-        static func distance(_ a: String, _ b: String) -> Int {
-            let a = Array(a), b = Array(b)
-            var previous = Array(0...b.count)
-            for (i, x) in a.enumerated() {
-                var current = [i + 1]
-                for (j, y) in b.enumerated() {
-                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-                }
-                previous = current
-            }
-            return previous[b.count]
+            Spelling.closest(to: key, in: candidates)
         }
     }
 }
