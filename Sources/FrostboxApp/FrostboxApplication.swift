@@ -69,6 +69,10 @@ public enum FrostboxApplication {
             self.database = database
             do {
                 placesInUse = try PlacesInUse(path: config.placesPath, logger: logger)
+            } catch let error as PlaceGenerationError {
+                // A generations directory that cannot be made or holds no generation yet is the
+                // setting's to fix (exit 78 naming it), not a crash.
+                throw ConfigurationError(key: "places.path", source: "settings", error.description)
             } catch {
                 throw SQLiteUnavailability.classify(error, systemErrno: errno, path: config.placesPath) ?? error
             }
