@@ -37,6 +37,8 @@ public struct FrostboxSettings: Sendable {
     public var maximumSubscriptionsPerDevice = 50
     /// Log level of the service.
     public var logLevel: Logger.Level = .info
+    /// How log lines are written: text, or one JSON object per line (`log.format`).
+    public var logFormat: LogFormat = .text
     /// What `serve` imports when no place is stored yet: the extract compiled into the binary
     /// unless `places.seed_path` names a file; nil (an empty `seed_path`): no seeding.
     public var placesSeed: PlacesSeed? = .bundled

@@ -24,6 +24,8 @@ struct Forecast: AsyncParsableCommand {
         logger.logLevel = .warning
         let config = try await options.load(
             command: "forecast", named: ["forecast.url": baseURL, "forecast.api_key": apiKey], logger: logger)
+        logger = Logger(label: "frostbox.forecast")
+        logger.logLevel = .warning
         let ruleName = rule ?? config.alertRule
         guard let preset = FrostRule.presets[ruleName] else { throw ValidationError("--rule is \(FrostRule.presetNameList)") }
         let report = try await FrostboxApplication.forecastReport(near: point, rule: preset, config: config, logger: logger)

@@ -25,6 +25,7 @@ struct Notify: AsyncParsableCommand {
         var logger = Logger(label: "frostbox.notify")
         // The same configuration as `serve`: its database, forecast settings and APNs apps.
         let config = try await options.load(command: "notify", logger: logger)
+        logger = Logger(label: "frostbox.notify")
         logger.logLevel = config.logLevel
         let result = try await options.starting(command: "notify") {
             try await NotifierCommands.notifyOnce(config: config, dryRun: dryRun, logger: logger) { print($0) }

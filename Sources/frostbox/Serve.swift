@@ -18,6 +18,7 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "frostbox")
         let loaded = try await options.load(
             command: "serve", named: ["server.host": host, "server.port": port.map(String.init)], logger: logger)
+        logger = Logger(label: "frostbox")
         logger.logLevel = loaded.logLevel
         try await options.starting(command: "serve") {
             try await FrostboxApplication.serve(config: demo ? loaded.demoMode() : loaded, logger: logger)
