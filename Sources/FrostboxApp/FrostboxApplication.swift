@@ -47,6 +47,9 @@ public enum FrostboxApplication {
         public let alertRule: FrostRule
         /// How many new boxes one client may start per hour (`limits.new_boxes_per_hour`); nil: no limit.
         public let newPlaces: NewPlaceLimit?
+        /// The demo's forecasts (`serve --demo`), which the notifier plans from and the status
+        /// map shows; nil outside the demo.
+        public let demoScenario: DemoForecastProvider?
 
         /// Opens the database `config` names (PostgreSQL when `database.url` is set) and wires
         /// the components over it.
@@ -98,9 +101,13 @@ public enum FrostboxApplication {
             push = operations.metered(
                 pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections },
                 streamsInFlight: { [pushComponents] in pushComponents.streamsInFlight })
-            let forecastSource: any ForecastProvider = config.demo ? DemoForecastProvider() : forecasts.provider
+            demoScenario = config.demo ? DemoForecastProvider() : nil
+            let forecastSource: any ForecastProvider = demoScenario ?? forecasts.provider
             if config.demo {
                 logger.notice("demo mode: forecasts come from the built-in frost scenario (no network), pushes only go to this log")
+                if config.adminToken == nil {
+                    logger.notice("demo mode: no admin token made for the status page: the server listens beyond loopback; set admin.token")
+                }
             }
             notifier = FrostboxApplication.makeNotifier(
                 database: database, clock: clock, config: config,
