@@ -123,7 +123,8 @@ public enum FrostboxApplication {
             groups: publicRoutes(
                 subscriptions: components.subscriptions, places: components.places, clock: components.clock,
                 ready: { await database.isReady() }, newPlaces: components.newPlaces,
-                verifiesDevices: components.notifier.verification != nil
+                verifiesDevices: components.notifier.verification != nil,
+                placeCoverage: { [placesInUse = components.placesInUse] in try? await PlaceCoverage.hint(placesInUse.database) }
             )
                 + operationsRoutes(
                     components.operations,
@@ -142,12 +143,13 @@ public enum FrostboxApplication {
     /// any implementation of their ports: the live adapters here, in-memory doubles in tests.
     public static func publicRoutes(
         subscriptions: any SubscriptionStore, places: any PlaceIndex, clock: @escaping @Sendable () -> Int64,
-        ready: @escaping @Sendable () async -> Bool, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false
+        ready: @escaping @Sendable () async -> Bool, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false,
+        placeCoverage: @escaping @Sendable () async -> String? = { nil }
     ) -> [FrostboxAPI.RouteGroup] {
         [
             HealthRoutes(ready: ready).add(to:),
             DeviceRoutes(store: subscriptions, clock: clock, newPlaces: newPlaces, verifiesDevices: verifiesDevices).add(to:),
-            PlaceRoutes(index: places).add(to:),
+            PlaceRoutes(index: places, coverage: placeCoverage).add(to:),
         ]
     }
 

@@ -116,6 +116,11 @@ struct CommandLineTests {
         #expect(replaced.output.contains("the stored places are unchanged"), "\(replaced.output)")
         let search = try Self.frostbox(["search", "espoo"], in: directory)
         #expect(search.output.contains("Espoo"), "\(search.output)")
+        // Places in the bundled extract's countries alone: the search says how to import the world.
+        let newYork = try Self.frostbox(["search", "new york"], in: directory)
+        #expect(newYork.output.contains("no places match \"new york\""), "\(newYork.output)")
+        #expect(newYork.output.contains("note: places cover only the bundled Nordic extract"), "\(newYork.output)")
+        #expect(newYork.output.contains("frostbox import geonames cities1000.zip"), "\(newYork.output)")
         // A negative latitude after --near is the point, not an option; Espoo, 15,000 km from
         // Sydney, completes the empty nearby list, with its distance.
         let farAway = try Self.frostbox(["search", "espoo", "--near", "-33.87,151.2"], in: directory)
