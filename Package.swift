@@ -299,8 +299,8 @@ let package = Package(
         .testTarget(
             name: "FrostboxAppTests",
             dependencies: [
-                "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "MockOpenMeteo", "FrostboxAPNs", "FrostboxPlaceImport",
-                "FrostboxOpenMeteo", "MockFCM", asyncHTTPClient, crypto, logging, serviceLifecycle,
+                "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "MockOpenMeteo", "FrostboxAPNs",
+                "FrostboxPlaceImport", "FrostboxOpenMeteo", "MockFCM", asyncHTTPClient, crypto, logging, serviceLifecycle,
             ]
         ),
         .testTarget(

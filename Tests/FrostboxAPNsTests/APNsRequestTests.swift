@@ -105,10 +105,4 @@ struct APNsRequestTests {
         #expect(policy.backoff(beforeRetry: 10, random: 1) == .seconds(1))
         #expect(policy.backoff(beforeRetry: 60, random: 0) == .milliseconds(500))
     }
-
-    @Test("the log-only sender reports delivered without sending")
-    func logOnly() async {
-        let push = alert(to: token("a1", 1))
-        #expect(await LogOnlyPushSender(logger: .init(label: "test")).send(push) == .delivered(messageID: push.messageID))
-    }
 }

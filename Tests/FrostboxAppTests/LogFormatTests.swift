@@ -1,5 +1,4 @@
 import Foundation
-import FrostboxAPNs
 import FrostboxCore
 import Logging
 import Synchronization

@@ -52,6 +52,13 @@ struct CommandLineTests {
         #expect(outcome.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3, "\(outcome.output)")
     }
 
+    @Test("--help names both push platforms, not APNs alone")
+    func helpAbstract() throws {
+        let outcome = try Self.frostbox(["--help"])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.contains("APNs (iOS) and FCM (Android)"), "\(outcome.output)")
+    }
+
     @Test(
         "usage errors exit 64 with the subcommand's usage and a message in its own terms",
         arguments: [

@@ -4,6 +4,8 @@ import Logging
 
 /// The push port for a platform with no credentials configured: logs what would have been
 /// sent (token redacted) and reports it delivered, so a quick-start install runs end to end.
+/// It serves both platforms, so it lives here, not in an adapter of one (its lines are
+/// tagged `[FrostboxApp]`, never `[FrostboxAPNs]` for an Android push).
 public struct LogOnlyPushSender: PushSender {
     private let logger: Logger
 
