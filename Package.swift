@@ -320,6 +320,7 @@ let package = Package(
             name: "FrostboxFCMTests",
             dependencies: [
                 "FrostboxFCM", "MockFCM", "FrostboxCore", "FrostboxFixtures", .product(name: "_CryptoExtras", package: "swift-crypto"), logging,
+                asyncHTTPClient, nioSSL, nioCore,
             ]
         ),
         .testTarget(
