@@ -299,8 +299,8 @@ let package = Package(
         .testTarget(
             name: "FrostboxAppTests",
             dependencies: [
-                "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "MockOpenMeteo", "FrostboxAPNs", "FrostboxPlaceImport",
-                "FrostboxOpenMeteo", "MockFCM", asyncHTTPClient, crypto, logging, serviceLifecycle,
+                "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "MockOpenMeteo", "FrostboxAPNs",
+                "FrostboxPlaceImport", "FrostboxOpenMeteo", "MockFCM", asyncHTTPClient, crypto, logging, serviceLifecycle,
             ]
         ),
         .testTarget(
@@ -320,12 +320,13 @@ let package = Package(
             name: "FrostboxFCMTests",
             dependencies: [
                 "FrostboxFCM", "MockFCM", "FrostboxCore", "FrostboxFixtures", .product(name: "_CryptoExtras", package: "swift-crypto"), logging,
+                asyncHTTPClient, nioSSL, nioCore,
             ]
         ),
         .testTarget(
             name: "FrostboxNotifierTests",
             dependencies: [
-                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "FrostboxForecasting", "FrostboxAPNs", logging,
+                "FrostboxNotifier", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "FrostboxForecasting", "FrostboxApp", logging,
                 serviceLifecycle,
             ]
         ),

@@ -52,7 +52,7 @@ extension ConfigKeys {
             throw r.fail(base, "app names are lower-case letters, digits and _ (got \"\(name)\")")
         }
         guard let bundleID = try r.string("\(base).bundle_id"), !bundleID.isEmpty else {
-            throw r.fail("\(base).bundle_id", "is required for app \(name)")
+            throw r.required("\(base).bundle_id", fields: appFields, "is required for app \(name)")
         }
         guard
             bundleID.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0)) })
@@ -93,11 +93,11 @@ extension ConfigKeys {
             throw r.fail(base, "set exactly one of key_path (with key_id and team_id), certificate_path (with certificate_key_path) or p12_path")
         }
         if app.keyPath != nil {
-            guard app.keyID != nil else { throw r.fail("\(base).key_id", "is required with key_path") }
-            guard app.teamID != nil else { throw r.fail("\(base).team_id", "is required with key_path") }
+            guard app.keyID != nil else { throw r.required("\(base).key_id", fields: appFields, "is required with key_path") }
+            guard app.teamID != nil else { throw r.required("\(base).team_id", fields: appFields, "is required with key_path") }
         }
         if app.certificatePath != nil, app.certificateKeyPath == nil {
-            throw r.fail("\(base).certificate_key_path", "is required with certificate_path")
+            throw r.required("\(base).certificate_key_path", fields: appFields, "is required with certificate_path")
         }
         // Load once now, so a key that does not parse stops start-up here, naming the app.
         do {

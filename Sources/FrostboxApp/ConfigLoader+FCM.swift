@@ -53,7 +53,7 @@ extension ConfigKeys {
             throw r.fail(base, "app names are lower-case letters, digits and _ (got \"\(name)\")")
         }
         guard let packageName = try r.string("\(base).package_name"), !packageName.isEmpty else {
-            throw r.fail("\(base).package_name", "is required for app \(name)")
+            throw r.required("\(base).package_name", fields: fcmAppFields, "is required for app \(name)")
         }
         guard
             packageName.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._".unicodeScalars.contains($0)) }
@@ -62,7 +62,8 @@ extension ConfigKeys {
             throw r.fail("\(base).package_name", "must be a package name (letters, digits, '.', '_')")
         }
         guard let keyPath = try r.string("\(base).service_account_path"), !keyPath.isEmpty else {
-            throw r.fail("\(base).service_account_path", "is required for app \(name) (the Firebase service-account JSON key)")
+            throw r.required(
+                "\(base).service_account_path", fields: fcmAppFields, "is required for app \(name) (the Firebase service-account JSON key)")
         }
         let key: Data
         do {

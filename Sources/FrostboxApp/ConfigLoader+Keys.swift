@@ -81,6 +81,7 @@ enum ConfigKeys {
         if let connections = try r.int("database.max_connections", in: 1...1_000) { config.postgresMaximumConnections = connections }
         if let wait = try r.duration("database.connection_wait", in: .milliseconds(10) ... .seconds(60)) { config.postgresConnectionWait = wait }
         if let level = try r.choice("log.level", logLevels) { config.logLevel = Logger.Level(rawValue: level) ?? .info }
+        if let format = try r.choice("log.format", LogFormat.allCases.map(\.rawValue)) { config.logFormat = LogFormat(rawValue: format) ?? .text }
 
         // places
         if let seed = try r.string("places.seed_path") { config.placesSeed = PlacesSeed(setting: seed) }

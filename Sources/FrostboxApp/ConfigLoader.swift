@@ -240,6 +240,33 @@ extension ConfigLoader {
             ConfigurationError(key: key, source: source(of: key), message)
         }
 
+        /// A required key that no source sets (or sets empty). When a source sets a key of the
+        /// same section that is a typo of it (not one of the section's `fields`), that key is
+        /// the error: unknown, with its "did you mean", as other unknown keys are. Otherwise
+        /// the error says where the value was looked for.
+        func required(_ key: String, fields: [String], _ message: String) -> ConfigurationError {
+            guard source(of: key) == "default" else { return fail(key, message) }
+            let parts = key.split(separator: ".")
+            let section = parts.dropLast().joined(separator: ".")
+            let field = String(parts.last ?? "")
+            let set = (Array(fileKeys.keys) + Array(sources.overrides.keys)).filter { $0.hasPrefix(section + ".") && !known.contains($0) }
+            let strays = set.map { String($0.dropFirst(section.count + 1)) }.filter { !$0.contains(".") && !fields.contains($0) }
+            if let typo = strays.first(where: { Spelling.closest(to: $0, in: [field]) != nil }) {
+                let typoKey = "\(section).\(typo)"
+                return ConfigurationError(key: typoKey, source: source(of: typoKey), "unknown key (did you mean \(key)?); \(key) \(message)")
+            }
+            let variable = Self.environmentName(key)
+            let sectionVariable = Self.environmentName(section) + "_"
+            let strayVariables = sources.environment.keys.filter {
+                $0.hasPrefix(sectionVariable) && !fields.map { sectionVariable + $0.uppercased() }.contains($0)
+            }
+            if let typo = strayVariables.sorted().first(where: { Spelling.closest(to: $0, in: [variable]) != nil }) {
+                return ConfigurationError(key: nil, source: "environment \(typo)", "unknown variable (did you mean \(variable)?); \(key) \(message)")
+            }
+            let places = [filePath.map { "file \($0)" } ?? "no configuration file", "environment \(variable)", "--set \(key)=…"]
+            return ConfigurationError(key: key, source: "not set; looked for in \(places.joined(separator: ", "))", message)
+        }
+
         /// A file path whose folder exists (SQLite would only say "unable to open database
         /// file"); nil when no source sets `key`. `empty` and `hint` finish the refusals.
         mutating func filePath(_ key: String, empty: String, hint: String = "") throws(ConfigurationError) -> String? {
@@ -292,10 +319,12 @@ extension ConfigLoader {
         /// A duration: `250ms`, `30s`, `5m`, `2h`, `7d`, or a plain number of seconds.
         mutating func duration(_ key: String, in range: ClosedRange<Duration>) throws(ConfigurationError) -> Duration? {
             guard let raw = try string(key) else { return nil }
-            guard let value = Self.parseDuration(raw), range.contains(value) else {
-                throw fail(
-                    key, "must be a duration such as 30s, 5m or 2h, from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)) (got \"\(raw)\")")
+            let bounds = "from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))"
+            guard let value = Self.parseDuration(raw) else {
+                throw fail(key, "must be a duration such as 250ms, 30s, 5m or 2h, \(bounds) (got \"\(raw)\")")
             }
+            // A duration that reads well but lies outside the range: say so, not "must be a duration".
+            guard range.contains(value) else { throw fail(key, "must be \(bounds) (got \"\(raw)\")") }
             return value
         }
 
@@ -358,26 +387,7 @@ extension ConfigLoader {
         }
 
         static func closest(to key: String, in candidates: Set<String>) -> String? {
-            var best: (key: String, distance: Int)?
-            for candidate in candidates.sorted() {
-                let d = distance(key, candidate)
-                if d < (best?.distance ?? Int.max) { best = (candidate, d) }
-            }
-            guard let best, best.distance <= max(2, key.count / 4) else { return nil }
-            return best.key
-        }
-
-        static func distance(_ a: String, _ b: String) -> Int {
-            let a = Array(a), b = Array(b)
-            var previous = Array(0...b.count)
-            for (i, x) in a.enumerated() {
-                var current = [i + 1]
-                for (j, y) in b.enumerated() {
-                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-                }
-                previous = current
-            }
-            return previous[b.count]
+            Spelling.closest(to: key, in: candidates)
         }
     }
 }

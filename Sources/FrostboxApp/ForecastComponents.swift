@@ -114,7 +114,9 @@ extension FrostboxApplication {
         let box = coordinate.box
         let now = Int64(Date().timeIntervalSince1970)
         let (batch, usage, pause) = try await database.withRunning {
-            let batch = await forecasts.provider.forecasts(for: [box], now: now)
+            // The demo's forecasts are the built-in scenario's, as `serve --demo` plans with.
+            let provider: any ForecastProvider = config.demo ? DemoForecastProvider() : forecasts.provider
+            let batch = await provider.forecasts(for: [box], now: now)
             let usage = try? await forecasts.ledger.usage(at: now)
             let pause = try? await forecasts.ledger.activeHold(at: Int64(Date().timeIntervalSince1970))
             return (batch, usage, pause)

@@ -19,10 +19,12 @@ extension FrostboxApplication {
     /// `ServiceGroup`. On SIGTERM or SIGINT the services stop in reverse order: first the
     /// server (no new connections, in-flight requests finish), then the background services
     /// (a notify run finishes its current batch), so the outbox is left consistent.
-    public static func serve(config: FrostboxSettings, logger: Logger) async throws {
+    /// `onListening` is called with the bound port once the server listens.
+    public static func serve(config: FrostboxSettings, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let components = try await Components.open(config: config, logger: logger)
         bootstrapMetrics(components.operations.telemetry.factory)
-        let group = try await serviceGroup(config: config, components: components, logger: logger, signals: [.sigterm, .sigint])
+        let group = try await serviceGroup(
+            config: config, components: components, logger: logger, signals: [.sigterm, .sigint], onListening: onListening)
         try await runServiceGroup(group, config: config)
         logger.notice("stopped")
     }

@@ -47,6 +47,9 @@ public enum FrostboxApplication {
         public let alertRule: FrostRule
         /// How many new boxes one client may start per hour (`limits.new_boxes_per_hour`); nil: no limit.
         public let newPlaces: NewPlaceLimit?
+        /// The demo's forecasts (`serve --demo`), which the notifier plans from and the status
+        /// map shows; nil outside the demo.
+        public let demoScenario: DemoForecastProvider?
 
         /// Opens the database `config` names (PostgreSQL when `database.url` is set) and wires
         /// the components over it.
@@ -69,6 +72,10 @@ public enum FrostboxApplication {
             self.database = database
             do {
                 placesInUse = try PlacesInUse(path: config.placesPath, logger: logger)
+            } catch let error as PlaceGenerationError {
+                // A generations directory that cannot be made or holds no generation yet is the
+                // setting's to fix (exit 78 naming it), not a crash.
+                throw ConfigurationError(key: "places.path", source: "settings", error.description)
             } catch {
                 throw SQLiteUnavailability.classify(error, systemErrno: errno, path: config.placesPath) ?? error
             }
@@ -100,9 +107,13 @@ public enum FrostboxApplication {
             push = operations.metered(
                 pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections },
                 streamsInFlight: { [pushComponents] in pushComponents.streamsInFlight })
-            let forecastSource: any ForecastProvider = config.demo ? DemoForecastProvider() : forecasts.provider
+            demoScenario = config.demo ? DemoForecastProvider() : nil
+            let forecastSource: any ForecastProvider = demoScenario ?? forecasts.provider
             if config.demo {
                 logger.notice("demo mode: forecasts come from the built-in frost scenario (no network), pushes only go to this log")
+                if config.adminToken == nil {
+                    logger.notice("demo mode: no admin token made for the status page: the server listens beyond loopback; set admin.token")
+                }
             }
             notifier = FrostboxApplication.makeNotifier(
                 database: database, clock: clock, config: config,
@@ -118,7 +129,8 @@ public enum FrostboxApplication {
             groups: publicRoutes(
                 subscriptions: components.subscriptions, places: components.places, clock: components.clock,
                 ready: { await database.isReady() }, newPlaces: components.newPlaces,
-                verifiesDevices: components.notifier.verification != nil, reach: components.pushComponents.reach
+                verifiesDevices: components.notifier.verification != nil, reach: components.pushComponents.reach,
+                placeCoverage: { [placesInUse = components.placesInUse] in try? await PlaceCoverage.hint(placesInUse.database) }
             )
                 + operationsRoutes(
                     components.operations,
@@ -138,12 +150,12 @@ public enum FrostboxApplication {
     public static func publicRoutes(
         subscriptions: any SubscriptionStore, places: any PlaceIndex, clock: @escaping @Sendable () -> Int64,
         ready: @escaping @Sendable () async -> Bool, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false,
-        reach: PushReach = .logOnly
+        reach: PushReach = .logOnly, placeCoverage: @escaping @Sendable () async -> String? = { nil }
     ) -> [FrostboxAPI.RouteGroup] {
         [
             HealthRoutes(ready: ready).add(to:),
             DeviceRoutes(store: subscriptions, clock: clock, newPlaces: newPlaces, verifiesDevices: verifiesDevices, reach: reach).add(to:),
-            PlaceRoutes(index: places).add(to:),
+            PlaceRoutes(index: places, coverage: placeCoverage).add(to:),
         ]
     }
 

@@ -37,6 +37,8 @@ public struct FrostboxSettings: Sendable {
     public var maximumSubscriptionsPerDevice = 50
     /// Log level of the service.
     public var logLevel: Logger.Level = .info
+    /// How log lines are written: text, or one JSON object per line (`log.format`).
+    public var logFormat: LogFormat = .text
     /// What `serve` imports when no place is stored yet: the extract compiled into the binary
     /// unless `places.seed_path` names a file; nil (an empty `seed_path`): no seeding.
     public var placesSeed: PlacesSeed? = .bundled
@@ -83,7 +85,8 @@ public struct FrostboxSettings: Sendable {
     public var notifier = NotifierSettings()
     /// Frost rule preset for subscriptions that name none (`default`, `legacy`).
     public var alertRule = FrostRule.default.name
-    /// Nights after the current one that are alerted (1: tonight and tomorrow night).
+    /// Nights after tonight that are alerted (1: tomorrow night too; from midnight to noon the
+    /// night under way is alerted as well).
     public var alertNightsAhead = 1
 
     // MARK: Forecasts
@@ -115,18 +118,44 @@ public struct FrostboxSettings: Sendable {
     /// (`DemoForecastProvider`, no network) and pushes only go to the log, whatever APNs apps
     /// are configured, so that made-up frost never reaches a real device.
     public var demo = false
+    /// The admin token `demoMode()` made for this run (only when listening on loopback), which
+    /// `serve --demo` prints once with the status page's address; nil otherwise.
+    public var demoAdminToken: String?
 
     public init() {}
 
     /// This configuration in demo mode: the built-in frost scenario, log-only pushes, and
     /// notify runs every 10 s (the first 2 s after start), so a place subscribed to is alerted
-    /// in the log within seconds.
+    /// in the log within seconds. Without a configured admin token, and when the server
+    /// listens on loopback only, a random one is made for the status page (`demoAdminToken`).
     public func demoMode() -> FrostboxSettings {
         var config = self
         config.demo = true
+        if config.adminToken == nil, Self.isLoopback(config.host) {
+            // 128 bits from the system's random source (getrandom on Linux).
+            var random = SystemRandomNumberGenerator()
+            let token = (0..<16).map { _ in String(UInt8.random(in: 0...255, using: &random), radix: 16) }
+                .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+            config.adminToken = AdminToken(token)
+            config.demoAdminToken = token
+        }
         config.notifier.firstRunDelay = .seconds(2)
         config.notifier.interval = .seconds(10)
         config.notifier.busyRetryDelay = .seconds(5)
         return config
+    }
+
+    /// Whether `host` is a loopback address (or `localhost`): reachable from this machine only.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The line `serve --demo` prints once it listens on `port`: the status page's address and
+    /// the admin token made for this run; nil when it made none.
+    public func demoStatusLine(port: Int) -> String? {
+        guard let token = demoAdminToken else { return nil }
+        let address = host.contains(":") ? "[\(host)]" : host
+        return "status page: http://\(address):\(port)/status (sign in with any user name and the password \(token): "
+            + "this demo run's admin token, for /admin/… too as Authorization: Bearer; loopback only)"
     }
 }

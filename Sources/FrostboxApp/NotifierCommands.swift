@@ -35,10 +35,12 @@ public enum NotifierCommands {
         return try result.get()
     }
 
-    /// A notifier like the live one whose forecasts come from the cache only.
+    /// A notifier like the live one whose forecasts come from the cache only (in the demo, from
+    /// its scenario, which fetches nothing either).
     static func dryRunNotifier(_ components: FrostboxApplication.Components, config: FrostboxSettings, logger: Logger) -> Notifier {
-        FrostboxApplication.makeNotifier(
-            database: components.database, clock: components.clock, config: config, forecasts: components.forecasts.provider.cacheOnly,
+        let forecasts: any ForecastProvider = config.demo ? DemoForecastProvider() : components.forecasts.provider.cacheOnly
+        return FrostboxApplication.makeNotifier(
+            database: components.database, clock: components.clock, config: config, forecasts: forecasts,
             push: components.push, logger: logger
         ).notifier
     }

@@ -74,8 +74,10 @@ public enum PlaceCommands {
         logger: Logger
     ) async throws -> String {
         let query = try searchQuery(text: text, near: near, limit: limit, radiusKilometres: radiusKilometres, language: language)
-        let matches = try await GRDBPlaceIndex(places: try PlacesInUse(path: placesPath, logger: logger)).search(query)
-        guard !matches.isEmpty else { return "no places match \"\(text)\"" }
+        let places = try PlacesInUse(path: placesPath, logger: logger)
+        let matches = try await GRDBPlaceIndex(places: places).search(query)
+        let hint = try await PlaceCoverage.hint(places.database).map { "\nnote: \($0)" } ?? ""
+        guard !matches.isEmpty else { return "no places match \"\(text)\"" + hint }
         return matches.enumerated().map { index, match in
             let place = match.place
             var where_ = [match.admin1Name, match.countryName ?? place.countryCode].compactMap { $0 }.filter { !$0.isEmpty }
@@ -85,7 +87,7 @@ public enum PlaceCommands {
             return String(
                 format: "%2d. %@%@ — %@  pop %lld  %@  %@ (id %lld)", index + 1, match.displayName, matched,
                 where_.joined(separator: ", "), place.population, place.featureCode, distance, place.id)
-        }.joined(separator: "\n")
+        }.joined(separator: "\n") + hint
     }
 }
 

@@ -17,16 +17,26 @@ public actor StatusBoard {
     /// Forecasts read per cache lookup.
     static let loadChunk = 2_000
 
-    public init(source: any BoxMapSource, forecasts: any ForecastCache, rule: FrostRule, namesPerBox: Int = 5) {
+    /// The demo's scenario, whose forecasts never pass through the cache: the map computes
+    /// each box's nights from it, as the notifier plans from it. Nil outside the demo.
+    let scenario: DemoForecastProvider?
+
+    public init(source: any BoxMapSource, forecasts: any ForecastCache, rule: FrostRule, namesPerBox: Int = 5, scenario: DemoForecastProvider? = nil) {
         self.source = source
         self.forecasts = forecasts
         self.rule = rule
         self.namesPerBox = namesPerBox
+        self.scenario = scenario
     }
 
     /// Every box with subscriptions as the map shows it at `now`.
     public func entries(now: Int64) async throws -> [BoxMapEntry] {
         let boxes = try await source.subscribedBoxes()
+        if let scenario {
+            return boxes.map { state in
+                BoxMapEntry(state: state, nights: BoxNight.nights(of: scenario.forecast(for: state.box, now: now), rule: rule), now: now)
+            }
+        }
         let stale = boxes.compactMap { state -> GeoBox? in
             guard let fetchedAt = state.forecastFetchedAt else { return nil }
             return nights[state.box]?.fetchedAt == fetchedAt ? nil : state.box
@@ -62,7 +72,7 @@ extension FrostboxApplication {
         guard let token = components.operations.adminToken else { return [] }
         let board = StatusBoard(
             source: components.database.boxMap, forecasts: components.forecasts.cache,
-            rule: components.alertRule)
+            rule: components.alertRule, scenario: components.demoScenario)
         let clock = components.clock
         let operations = StatusRoutes.Operations(
             summary: { try await statusSummary(components, now: clock()) },

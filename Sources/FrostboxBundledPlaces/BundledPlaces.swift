@@ -11,6 +11,8 @@ public enum BundledPlaces {
     public static let archiveName = "nordic-cities1000.zip"
     /// How many places the extract holds (each of its rows is a valid place).
     public static let placeCount = 2_305
+    /// The countries its places lie in (ISO 3166-1 alpha-2), and their names.
+    public static let countries = ["DK": "Denmark", "EE": "Estonia", "FI": "Finland", "IS": "Iceland", "NO": "Norway", "SE": "Sweden"]
     /// The ZIP archive's bytes (one entry, `nordic-cities1000.txt`).
     public static var archive: [UInt8] { PackageResources.nordic_cities1000_zip }
 }

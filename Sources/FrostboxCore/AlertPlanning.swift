@@ -87,12 +87,33 @@ public struct AlertedEvent: Sendable, Hashable {
     }
 }
 
-/// Which night an alert is about, as seen from the time of planning at the place.
+/// Which night an alert is about, as the recipient's wall clock names it when the alert goes
+/// out (at once, or when its hold ends): from local midnight until noon the night that began
+/// the evening before is the one now under way; the coming evening's night is tonight, the
+/// next one tomorrow night, and those after it are named by weekday, then by date.
 public enum RelativeNight: Sendable, Hashable {
+    /// The night that began the evening before, between local midnight and noon.
+    case underWay
     case tonight
     case tomorrowNight
-    /// A later night, named by its date.
+    /// A night two to six days ahead, named by its weekday.
+    case weekday
+    /// Any other night, named by its date.
     case later
+
+    /// The name of `night` (the date of the evening it starts on) at the wall-clock moment `local`.
+    public init(night: LocalDate, at local: LocalDateTime) {
+        if local.hour < 12, night == local.date.previous {
+            self = .underWay
+            return
+        }
+        switch night.daysSinceEpoch - local.date.daysSinceEpoch {
+        case 0: self = .tonight
+        case 1: self = .tomorrowNight
+        case 2...6: self = .weekday
+        default: self = .later
+        }
+    }
 }
 
 /// An alert decided by planning: one device, one box, one event. Turned into a push by
@@ -167,7 +188,8 @@ public struct AlertPlanner: Sendable {
     public var rules: [String: FrostRule]
     /// The preset used when a subscription names none (or an unknown one).
     public var defaultRuleName: String
-    /// How many nights after the current one are alerted (1: tonight and tomorrow night).
+    /// How many nights after tonight are alerted (1: tomorrow night too). From local midnight
+    /// until noon the night under way is alerted as well.
     public var nightsAhead: Int
     /// An alerted event clears when the night's low rises above the level's threshold by more than this, °C.
     public var allClearMarginC: Double
@@ -194,17 +216,20 @@ public struct AlertPlanner: Sendable {
     /// - With `allClear` set on one of the device's places in the box, an alerted night whose
     ///   low now lies above the alerted level's threshold + `allClearMarginC` at every place
     ///   gets one all-clear.
-    /// - Hours already over are ignored, and only nights up to `nightsAhead` after the current
-    ///   one are considered.
+    /// - Hours already over are ignored; the nights considered are tonight (the night starting
+    ///   on today's local date), the `nightsAhead` after it and, from midnight until noon, the
+    ///   night under way.
     /// - Each alert's timing: at once when the device's quiet hours and the named places'
     ///   delivery windows allow it now, else held until they do (`DeliveryTimings`).
+    /// - Each alert names its night (`RelativeNight`) as the place's wall clock will when the
+    ///   alert goes out: now, or when its hold ends.
     public func plan(forecast: BoxForecast, places: [SubscribedPlace], alerted: [AlertedEvent], now: Int64) -> BoxPlan {
         guard let box = forecast.box, !places.isEmpty else { return BoxPlan() }
         guard forecast.hours.contains(where: { !$0.hasEnded(at: now) }) else { return BoxPlan() }
 
         let localNow = Self.localTime(at: now, in: forecast)
-        let currentNight = localNow.hour < 12 ? localNow.date.previous : localNow.date
-        var nights: [LocalDate] = [currentNight]
+        var nights: [LocalDate] = localNow.hour < 12 ? [localNow.date.previous] : []
+        nights.append(localNow.date)
         for _ in 0..<nightsAhead { nights.append(nights[nights.count - 1].next) }
 
         // One verdict per distinct effective rule, not per subscription.
@@ -252,11 +277,13 @@ public struct AlertPlanner: Sendable {
             for night in nights {
                 let context = NightContext(
                     box: box, night: night, places: places, device: device, ruleOfPlace: ruleOfPlace,
-                    verdicts: verdicts, rules: distinctRules,
-                    relative: night == currentNight ? .tonight : night == currentNight.next ? .tomorrowNight : .later)
+                    verdicts: verdicts, rules: distinctRules, relative: RelativeNight(night: night, at: localNow))
                 if let planned = planNight(context, history: history[DeviceNight(token: places[order[start]].token, night: night)]) {
                     var alert = planned.alert
                     alert.timing = timings.timing(of: alert, named: planned.named, in: places)
+                    if case .hold(let until) = alert.timing {
+                        alert.relativeNight = RelativeNight(night: night, at: Self.localTime(at: until, in: forecast))
+                    }
                     alerts.append(alert)
                 }
             }

@@ -1,7 +1,9 @@
 /// The forecast source of `frostbox serve --demo`: a built-in frost scenario, computed from
 /// the box and the time alone (no network, no stored state). Every box gets three days of
-/// clear, calm weather whose nights (local 18:00–10:00) fall to `minimumC` at 05:00, so a
-/// subscription anywhere is alerted at the next notify run. Local time is the whole-hour zone
+/// clear, calm weather whose nights (local 18:00–08:00) fall to `minimumC` at 05:00, so a
+/// subscription anywhere is alerted at the next notify run, tonight and tomorrow night with
+/// that low at 05:00 whatever the time of day (a morning is frost-free from 08:00, so the
+/// night that is ending is not alerted with its last, warmer hour). Local time is the whole-hour zone
 /// of the box's longitude (`Etc/GMT±N`), close enough to solar time for a night to be a night.
 public struct DemoForecastProvider: ForecastProvider {
     /// The lowest temperature of each night, °C (−4: a hard freeze under the default rule).
@@ -44,10 +46,10 @@ public struct DemoForecastProvider: ForecastProvider {
             elevation: nil, fetchedAt: now, hours: series)
     }
 
-    /// +5 °C by day (10:00–17:00); at night a straight fall from 18:00 to `minimumC` at 05:00
+    /// +5 °C by day (08:00–17:00); at night a straight fall from 18:00 to `minimumC` at 05:00
     /// and a rise after it, so every night hour is at least frost risk.
     func temperature(atLocalHour hour: Int) -> Double {
-        guard hour >= 18 || hour < 10 else { return 5 }
+        guard hour >= 18 || hour < 8 else { return 5 }
         let fromColdest = hour >= 18 ? Double(29 - hour) : Double(abs(hour - 5))
         return ((minimumC + fromColdest * 0.5) * 100).rounded() / 100
     }

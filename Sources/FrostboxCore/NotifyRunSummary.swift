@@ -61,6 +61,10 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
     public var durationMilliseconds: Int
     /// Why the run failed, when it did.
     public var error: String?
+    /// The first box's forecast failure (not stored; `failureReason` names it).
+    public var firstBoxFailure: String?
+    /// The first push failure's reason (not stored; `failureReason` names it).
+    public var firstPushFailure: String?
     /// Alerts planned inside their device's quiet hours or outside their delivery window and held
     /// in the outbox (of `alertsPlanned`).
     public var alertsHeld: Int = 0
@@ -108,6 +112,17 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
 
     /// Failed sends over all classes.
     public var alertsFailed: Int { failed.values.reduce(0, +) }
+
+    /// Why a run that did not complete was so, from its counts and its first failures:
+    /// `box-failures=3: transport: could not resolve api.open-meteo.com`. Nil when nothing failed.
+    public var failureReason: String? {
+        var parts: [String] = []
+        if boxesFailed > 0 { parts.append("box-failures=\(boxesFailed)" + (firstBoxFailure.map { ": \($0)" } ?? "")) }
+        let pushFailures = (failed[.temporary] ?? 0) + (failed[.permanent] ?? 0) + (failed[.auth] ?? 0)
+        if pushFailures > 0 { parts.append("push-failures=\(pushFailures)" + (firstPushFailure.map { ": \($0)" } ?? "")) }
+        if boxesLeftOut > 0 && !dryRun { parts.append("left-out=\(boxesLeftOut): the forecast quota budget is spent") }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
 
     /// The status of a run that went through to its end, from its counts: `failed` when boxes
     /// failed and none got a forecast, or pushes failed and none was delivered; `degraded`

@@ -63,8 +63,9 @@ extension PlannedAlert {
     }
 
     /// The body's localisation key, `FROST_<LEVEL>_<WHEN>` or `FROST_ALL_CLEAR_<WHEN>`, with
-    /// LEVEL one of RISK, FREEZE, HARD_FREEZE and WHEN one of TONIGHT, TOMORROW_NIGHT, NIGHT_OF.
-    /// Its arguments are always `locArgs`.
+    /// LEVEL one of RISK, FREEZE, HARD_FREEZE and WHEN one of NIGHT_UNDER_WAY, TONIGHT,
+    /// TOMORROW_NIGHT, NIGHT_OF (a weekday or a date: the app names the night date of
+    /// `locArgs`). Its arguments are always `locArgs`.
     public var bodyLocKey: String {
         let what = kind == .allClear ? "ALL_CLEAR" : levelKey
         return "FROST_\(what)_\(whenKey)"
@@ -100,9 +101,10 @@ extension PlannedAlert {
 
     private var whenKey: String {
         switch relativeNight {
+        case .underWay: "NIGHT_UNDER_WAY"
         case .tonight: "TONIGHT"
         case .tomorrowNight: "TOMORROW_NIGHT"
-        case .later: "NIGHT_OF"
+        case .weekday, .later: "NIGHT_OF"
         }
     }
 
@@ -124,13 +126,24 @@ extension PlannedAlert {
 
     private var whenText: String {
         switch relativeNight {
+        case .underWay: "in the night now under way"
         case .tonight: "tonight"
         case .tomorrowNight: "tomorrow night"
+        case .weekday: "on \(event.night.weekdayName) night"
         case .later: "on the night of \(event.night.day) \(Self.monthNames[event.night.month - 1])"
         }
     }
 
     private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+}
+
+extension LocalDate {
+    /// The English name of the date's day of the week (`Thursday`).
+    public var weekdayName: String {
+        // 1970-01-01 was a Thursday.
+        let index = Int(((daysSinceEpoch + 4) % 7 + 7) % 7)
+        return ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][index]
+    }
 }
 
 extension TemperatureUnit {

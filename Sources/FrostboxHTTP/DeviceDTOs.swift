@@ -2,14 +2,20 @@ import Foundation
 import FrostboxCore
 
 /// `{"token": "…"}`: the legacy `/register` body.
-struct RegisterBody: Decodable {
+struct RegisterBody: RequestBody {
     let token: String
     /// `ios` (absent) or `android`.
     let platform: String?
+
+    /// The existing app's body is taken as it comes: a member it adds is ignored.
+    static let fields = JSONFields.any
 }
 
 /// The legacy `/add_location` and `/remove_location` body.
-struct LegacyLocationBody: Decodable {
+struct LegacyLocationBody: RequestBody {
+    /// The existing app's body is taken as it comes: a member it adds is ignored.
+    static let fields = JSONFields.any
+
     struct Location: Decodable {
         let latitude: FlexibleNumber
         let longitude: FlexibleNumber
@@ -23,7 +29,9 @@ struct LegacyLocationBody: Decodable {
 }
 
 /// The optional body of `PUT /v1/devices/{token}`.
-struct DeviceBody: Decodable {
+struct DeviceBody: RequestBody {
+    static let fields = JSONFields.keys(CodingKeys.self, nested: ["quiet_hours": .keys(QuietHoursBody.CodingKeys.self)])
+
     /// `ios` (absent) or `android`.
     let platform: String?
     /// The bundle id (iOS) or package name (Android).
@@ -43,7 +51,7 @@ struct DeviceBody: Decodable {
         case span(QuietHoursBody)
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case platform, app, topic, environment, locale
         case quietHours = "quiet_hours"
         case hardFreezeBreaksQuietHours = "hard_freeze_breaks_quiet_hours"
@@ -75,7 +83,11 @@ struct DeviceBody: Decodable {
         } else if try container.decodeNil(forKey: .quietHours) {
             quietHours = .null
         } else {
-            quietHours = .span(try container.decode(QuietHoursBody.self, forKey: .quietHours))
+            do {
+                quietHours = .span(try container.decode(QuietHoursBody.self, forKey: .quietHours))
+            } catch DecodingError.typeMismatch(_, let context) where context.codingPath.last?.stringValue == CodingKeys.quietHours.stringValue {
+                throw ValidationError(.invalidField, field: "quiet_hours", QuietHoursBody.expected)
+            }
         }
     }
 }
@@ -84,15 +96,28 @@ struct DeviceBody: Decodable {
 struct QuietHoursBody: Codable {
     let start: String
     let end: String
+
+    /// What a client is told when `quiet_hours` is not an object.
+    static let expected = #"field 'quiet_hours' must be an object with start and end, HH:MM ({"start": "22:00", "end": "07:00"}), or null"#
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case start, end
+    }
 }
 
 /// The body of `POST /v1/devices/{token}/subscriptions`.
-struct SubscriptionBody: Decodable {
+struct SubscriptionBody: RequestBody {
     let latitude: FlexibleNumber
     let longitude: FlexibleNumber
     let name: String
     let unit: String?
     let settings: SettingsBody?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case latitude, longitude, name, unit, settings
+    }
+
+    static let fields = JSONFields.keys(CodingKeys.self, nested: ["settings": .keys(SettingsBody.CodingKeys.self)])
 }
 
 /// Per-subscription alert settings as sent by clients (thresholds in °C; the delivery window
@@ -106,7 +131,7 @@ struct SettingsBody: Codable {
     var notifyAfter: String?
     var notifyBefore: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case rule
         case frostRiskC = "frost_risk_c"
         case freezeC = "freeze_c"

@@ -8,8 +8,13 @@ import Hummingbird
 public struct PlaceRoutes: Sendable {
     let index: any PlaceIndex
 
-    public init(index: any PlaceIndex) {
+    /// What the stored places cover, when a searcher should be told (only the bundled extract,
+    /// none at all); nil: nothing to say.
+    let coverage: @Sendable () async -> String?
+
+    public init(index: any PlaceIndex, coverage: @escaping @Sendable () async -> String? = { nil }) {
         self.index = index
+        self.coverage = coverage
     }
 
     public func add(to routes: RouteBuilder) {
@@ -26,7 +31,8 @@ public struct PlaceRoutes: Sendable {
             let matches = try await index.search(query)
             switch format {
             case .json:
-                return try Self.encode(PlaceSearchResponse(query: query, matches: matches), contentType: "application/json; charset=utf-8")
+                let response = PlaceSearchResponse(query: query, matches: matches, hint: await coverage())
+                return try Self.encode(response, contentType: "application/json; charset=utf-8")
             case .geojson:
                 return try Self.encode(PlaceFeatureCollection(matches: matches), contentType: "application/geo+json")
             }
@@ -151,8 +157,12 @@ struct PlaceResult: Encodable {
     }
 }
 
-/// `{"query": …, "results": […]}`.
+/// `{"query": …, "results": […]}`, and `"meta": {"hint": …}` when the places cover little.
 struct PlaceSearchResponse: Encodable {
+    struct Meta: Encodable {
+        let hint: String
+    }
+
     struct Echo: Encodable {
         let q: String
         let latitude: Double?
@@ -179,8 +189,10 @@ struct PlaceSearchResponse: Encodable {
 
     let query: Echo
     let results: [PlaceResult]
+    let meta: Meta?
 
-    init(query: PlaceQuery, matches: [PlaceMatch]) {
+    init(query: PlaceQuery, matches: [PlaceMatch], hint: String? = nil) {
+        meta = hint.map(Meta.init(hint:))
         self.query = Echo(
             q: query.text, latitude: query.near?.latitude, longitude: query.near?.longitude, limit: query.limit,
             radiusKm: query.near == nil ? nil : query.radiusKilometres, languages: query.languages)

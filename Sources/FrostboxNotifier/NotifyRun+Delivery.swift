@@ -39,6 +39,8 @@ extension NotifyRun {
         var released: [String: Int] = [:]
         /// Held entries dropped because their frost had begun, by metric level.
         var heldExpired: [String: Int] = [:]
+        /// The reason of the round's first failed send (temporary, refused or credentials).
+        var firstFailure: String?
 
         mutating func fail(_ entry: OutboxEntry, _ failure: DeliveryFailureClass) {
             failed[failure, default: [:]][NotifyRun.level(of: entry), default: 0] += 1
@@ -55,6 +57,7 @@ extension NotifyRun {
                 byPlatform.delivered(entry.notification.platform)
             case .temporaryFailure(let reason):
                 logger.debug("push failed temporarily", metadata: ["token": "\(entry.token.redacted)", "reason": "\(reason)"])
+                firstFailure = firstFailure ?? reason
                 var again = entry
                 again.attempts += 1
                 retry.append(again)
@@ -64,6 +67,7 @@ extension NotifyRun {
                 if sent.pruned { pruned += 1 }
             case .permanentFailure(let status, let reason):
                 logger.warning("push refused", metadata: ["token": "\(entry.token.redacted)", "status": "\(status)", "reason": "\(reason)"])
+                firstFailure = firstFailure ?? "\(status) \(reason)"
                 fail(entry, .permanent)
             case .authFailure(let reason):
                 let destination = entry.notification.destination
@@ -72,6 +76,7 @@ extension NotifyRun {
                         "the push gateway refused our credentials; holding this app's alerts",
                         metadata: ["app": "\(destination)", "reason": "\(reason)"])
                 }
+                firstFailure = firstFailure ?? reason
                 fail(entry, .auth)
                 blocked.insert(destination)
             }
@@ -158,6 +163,7 @@ extension NotifyRun {
         Self.count(FrostboxMetrics.Name.alertsHeldExpired, byLevel: round.heldExpired)
         summary.tokensPruned += round.pruned
         summary.byPlatform.add(round.byPlatform)
+        summary.firstPushFailure = summary.firstPushFailure ?? round.firstFailure
         if round.pruned > 0 { Counter(label: FrostboxMetrics.Name.tokensPruned).increment(by: round.pruned) }
         delivery.blocked.formUnion(round.blocked)
         let room = max(0, Self.maximumHeldRetries - delivery.retry.count)

@@ -87,6 +87,8 @@ struct NotifyRun: Sendable {
         do {
             try await steps(&summary)
             summary.status = summary.outcome
+            // Said at the level the run is logged at, and printed by `notify --once`.
+            if summary.status != .completed, summary.error == nil { summary.error = summary.failureReason }
         } catch is CancellationError {
             summary.status = .interrupted
             summary.error = "cancelled"
@@ -192,8 +194,14 @@ struct NotifyRun: Sendable {
         var failed: [GeoBox: String] = [:]
         for box in chunk where batch.forecasts[box] == nil {
             let failure = batch.failures[box]
-            if case .budgetExhausted = failure { summary.boxesLeftOut += 1 } else { summary.boxesFailed += 1 }
-            failed[box] = failure.map(Self.describe) ?? "no answer"
+            let reason = failure.map(Self.describe) ?? "no answer"
+            if case .budgetExhausted = failure {
+                summary.boxesLeftOut += 1
+            } else {
+                summary.boxesFailed += 1
+                summary.firstBoxFailure = summary.firstBoxFailure ?? reason
+            }
+            failed[box] = reason
         }
         let withForecast = chunk.filter { batch.forecasts[$0] != nil }
         for box in withForecast {

@@ -64,6 +64,15 @@ public final class PlacesDatabase: Sendable {
         try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM place") ?? 0 }
     }
 
+    /// Whether every stored place lies in one of `countries` (true when none is stored). In a
+    /// file with places elsewhere it stops at the first such place.
+    public func holdsOnly(countries: Set<String>) async throws -> Bool {
+        let list = countries.sorted().map { "'\($0.filter(\.isLetter))'" }.joined(separator: ",")
+        return try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM place WHERE country_code NOT IN (\(list)))") ?? false
+        }
+    }
+
     /// The newest GeoNames modification date among the stored places (`YYYY-MM-DD`), nil
     /// when none are stored: how recent the data is.
     public func newestModified() async throws -> String? {

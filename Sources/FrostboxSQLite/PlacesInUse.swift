@@ -9,7 +9,9 @@ import Synchronization
 ///   commit at once): it is never switched;
 /// - a symbolic link to a generation file (`places-….sqlite` beside its manifest): a check
 ///   follows the link again and switches when it points elsewhere;
-/// - a directory of generations: a check switches to the newest complete one.
+/// - a directory of generations: a check switches to the newest complete one. A path ending
+///   in `/` always names one, and is created (0700) when missing and its parent exists: it
+///   is never taken for a places file.
 ///
 /// A candidate is opened and checked (`PlaceGenerationFile.open`) before any search sees
 /// it; a bad one is refused with one error log line and never tried again, and the server
@@ -72,6 +74,7 @@ public final class PlacesInUse: Sendable {
             state = Mutex(State(database: try PlacesDatabase(path: path, logger: logger), status: Status(switches: 0)))
             return
         }
+        if layout == .directory { try Self.createDirectoryIfMissing(path) }
         let (opened, refused) = Self.openNewest(path, layout: layout, logger: logger)
         guard let opened else {
             throw PlaceGenerationError(
@@ -159,6 +162,7 @@ public final class PlacesInUse: Sendable {
     /// A link counts as a link to a generation only when a manifest stands beside its
     /// target; a link to a plain places file (or to a directory) is that file (directory).
     public static func layout(of path: String) -> Layout {
+        if path.hasSuffix("/") { return .directory }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return .directory }
         if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
@@ -167,6 +171,25 @@ public final class PlacesInUse: Sendable {
             if FileManager.default.fileExists(atPath: manifest) { return .symlink }
         }
         return .file
+    }
+
+    /// Creates the generations directory `path` names, private to the service's user (0700),
+    /// when it does not exist and its parent does.
+    static func createDirectoryIfMissing(_ path: String) throws(PlaceGenerationError) {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if manager.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return }
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard manager.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PlaceGenerationError(path, "the generations directory's parent \(parent) does not exist")
+        }
+        do {
+            try manager.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            // Whatever the umask made of it.
+            try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
+        } catch {
+            throw PlaceGenerationError(path, "cannot create the generations directory: \(error.localizedDescription)")
+        }
     }
 
     /// The generations to try, newest first, with their directory: in a directory, every

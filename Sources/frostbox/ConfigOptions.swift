@@ -12,12 +12,16 @@ struct ConfigOptions: ParsableArguments {
     @Option(name: .customLong("set"), help: ArgumentHelp("Set any configuration key.", valueName: "key=value")) var settings: [String] = []
 
     /// The loaded configuration; a bad file, key or value stops the command with exit 78
-    /// (EX_CONFIG) and a message naming it. `named`: this command's own options, by key.
+    /// (EX_CONFIG) and a message naming it. `named`: this command's own options, by key. The
+    /// logging system is set up in the configured format: make the command's logger again.
     func load(command: String, named: [String: String?] = [:], logger: Logger) async throws -> FrostboxSettings {
         do {
             let overrides = try ConfigLoader.overrides(
                 named: named.merging(["database.path": db]) { own, _ in own }, settings: settings)
-            return try await ConfigLoader.load(.init(configPath: config, overrides: overrides), logger: logger)
+            let loaded = try await ConfigLoader.load(.init(configPath: config, overrides: overrides), logger: logger)
+            // Loggers made from here on write in the configured format (`log.format`).
+            loaded.logFormat.bootstrap()
+            return loaded
         } catch {
             FileHandle.standardError.write(Data("frostbox \(command): \(error)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG

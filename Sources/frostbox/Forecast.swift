@@ -12,6 +12,7 @@ struct Forecast: AsyncParsableCommand {
     @Option(help: "Open-Meteo base URL (forecast.url; env FROSTBOX_FORECAST_URL; default https://api.open-meteo.com).") var baseURL: String?
     @Option(help: "Open-Meteo API key (forecast.api_key; env FROSTBOX_FORECAST_API_KEY).") var apiKey: String?
     @Option(help: ArgumentHelp("Frost rule preset: \(FrostRule.presetNameList) (default: the configured alert rule).")) var rule: String?
+    @Flag(help: "The demo's forecasts (the built-in frost scenario of `serve --demo`), not Open-Meteo.") var demo = false
     @OptionGroup var options: ConfigOptions
 
     func validate() throws {
@@ -22,8 +23,11 @@ struct Forecast: AsyncParsableCommand {
         let point = try Self.point(near).get()
         var logger = Logger(label: "frostbox.forecast")
         logger.logLevel = .warning
-        let config = try await options.load(
+        let loaded = try await options.load(
             command: "forecast", named: ["forecast.url": baseURL, "forecast.api_key": apiKey], logger: logger)
+        let config = demo ? loaded.demoMode() : loaded
+        logger = Logger(label: "frostbox.forecast")
+        logger.logLevel = .warning
         let ruleName = rule ?? config.alertRule
         guard let preset = FrostRule.presets[ruleName] else { throw ValidationError("--rule is \(FrostRule.presetNameList)") }
         let report = try await FrostboxApplication.forecastReport(near: point, rule: preset, config: config, logger: logger)

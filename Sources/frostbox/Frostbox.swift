@@ -6,7 +6,7 @@ import FrostboxApp
 struct Frostbox: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "frostbox",
-        abstract: "Frost alerts for weather-app devices: places, forecasts per 0.05° box, APNs pushes.",
+        abstract: "Frost alerts for weather-app devices: places, forecasts per 0.05° box, pushes through APNs (iOS) and FCM (Android).",
         version: FrostboxVersion.current,
         subcommands: [Serve.self, Import.self, Search.self, Notify.self, Runs.self, Forecast.self, PushTest.self]
     )

@@ -47,6 +47,8 @@ struct Import: AsyncParsableCommand {
             var logger = Logger(label: "frostbox.import")
             logger.logLevel = .warning
             let path = try await shared.load(command: "import", logger: logger).placesPath
+            logger = Logger(label: "frostbox.import")
+            logger.logLevel = .warning
             do {
                 if let build {
                     print(try await PlaceCommands.buildGeneration(paths: files, options: options, directory: build, keep: keep, logger: logger))

@@ -15,6 +15,7 @@ struct Notify: AsyncParsableCommand {
 
     @Flag(help: "Run once now and exit (scheduled runs happen inside `frostbox serve`).") var once = false
     @Flag(help: "Plan and print the alerts; store and send nothing.") var dryRun = false
+    @Flag(help: "As `serve --demo` runs: the built-in frost scenario's forecasts (no network), pushes only logged.") var demo = false
     @OptionGroup var options: ConfigOptions
 
     func validate() throws {
@@ -24,7 +25,9 @@ struct Notify: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "frostbox.notify")
         // The same configuration as `serve`: its database, forecast settings and APNs apps.
-        let config = try await options.load(command: "notify", logger: logger)
+        let loaded = try await options.load(command: "notify", logger: logger)
+        let config = demo ? loaded.demoMode() : loaded
+        logger = Logger(label: "frostbox.notify")
         logger.logLevel = config.logLevel
         let result = try await options.starting(command: "notify") {
             try await NotifierCommands.notifyOnce(config: config, dryRun: dryRun, logger: logger) { print($0) }

@@ -32,6 +32,8 @@ struct PushTest: AsyncParsableCommand {
         var logger = Logger(label: "frostbox.push-test")
         logger.logLevel = .warning
         let loaded = try await options.load(command: "push-test", named: ["apns.apps_file": appsFile], logger: logger)
+        logger = Logger(label: "frostbox.push-test")
+        logger.logLevel = .warning
         let report: PushCommands.Report
         do {
             report = try await PushCommands.pushTestReport(

@@ -19,6 +19,8 @@ struct Runs: AsyncParsableCommand {
         var logger = Logger(label: "frostbox.runs")
         logger.logLevel = .warning
         let config = try await options.load(command: "runs", logger: logger)
+        logger = Logger(label: "frostbox.runs")
+        logger.logLevel = .warning
         let (runs, workers) = try await NotifierCommands.recentRuns(config: config, limit: limit, logger: logger)
         if json {
             print(try RunsTable.json(runs, workers: workers))

@@ -28,6 +28,8 @@ struct Search: AsyncParsableCommand {
         var logger = Logger(label: "frostbox.search")
         logger.logLevel = .warning
         let path = try await options.load(command: "search", logger: logger).placesPath
+        logger = Logger(label: "frostbox.search")
+        logger.logLevel = .warning
         print(
             try await PlaceCommands.search(
                 text: text, near: near, limit: limit, radiusKilometres: radiusKm, language: lang, placesPath: path, logger: logger))

@@ -18,9 +18,14 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "frostbox")
         let loaded = try await options.load(
             command: "serve", named: ["server.host": host, "server.port": port.map(String.init)], logger: logger)
+        logger = Logger(label: "frostbox")
         logger.logLevel = loaded.logLevel
+        let config = demo ? loaded.demoMode() : loaded
         try await options.starting(command: "serve") {
-            try await FrostboxApplication.serve(config: demo ? loaded.demoMode() : loaded, logger: logger)
+            try await FrostboxApplication.serve(config: config, logger: logger) { port in
+                // Printed, not logged: the token is a secret, and logs are kept.
+                if let line = config.demoStatusLine(port: port) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+            }
         }
     }
 }

@@ -4,7 +4,7 @@ import FrostboxFixtures
 import Logging
 import Testing
 
-@Suite("The push port's contract: APNs against mock-apns, and the log-only sink")
+@Suite("The push port's contract: APNs against mock-apns")
 struct APNsPushSenderContractTests {
     @Test("the APNs router keeps the contract, a dead token's 410 among delivered pushes")
     func apnsRouter() async throws {
@@ -17,18 +17,6 @@ struct APNsPushSenderContractTests {
             push.token == tokens[7] ? .invalidToken(reason: "Unregistered", unregisteredAtMilliseconds: died) : .delivered(messageID: push.messageID)
         }
         try await harness.stop(router)
-        #expect(found.isEmpty, "\(found)")
-    }
-
-    @Test("the log-only sink keeps the contract: alerts delivered to the log, verification pushes never")
-    func logOnly() async {
-        let sender = LogOnlyPushSender(logger: Logger(label: "contract"))
-        let found = await PushSenderContract.violations(
-            of: sender, tokens: (0..<10).map { token("a1", $0) },
-            verification: { _ in .permanentFailure(status: 0, reason: PushOutcome.notConfiguredReason) }
-        ) {
-            .delivered(messageID: $0.messageID)
-        }
         #expect(found.isEmpty, "\(found)")
     }
 }

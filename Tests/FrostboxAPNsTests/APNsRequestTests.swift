@@ -105,16 +105,4 @@ struct APNsRequestTests {
         #expect(policy.backoff(beforeRetry: 10, random: 1) == .seconds(1))
         #expect(policy.backoff(beforeRetry: 60, random: 0) == .milliseconds(500))
     }
-
-    @Test("the log-only sender reports an alert delivered without sending, and never a verification push (it proves nothing)")
-    func logOnly() async {
-        let push = alert(to: token("a1", 1))
-        let sender = LogOnlyPushSender(logger: .init(label: "test"))
-        #expect(await sender.send(push) == .delivered(messageID: push.messageID))
-        let verification = PushNotification.verification(
-            token: token("a1", 2), platform: .android, app: nil, environment: nil, messageID: "m", expiration: 0)
-        let outcome = await sender.send(verification)
-        #expect(outcome == .permanentFailure(status: 0, reason: PushOutcome.notConfiguredReason))
-        #expect(!VerificationTally.rejects(outcome, removingReasons: ["DeviceTokenNotForTopic"]))
-    }
 }

@@ -64,4 +64,34 @@ struct StartupTests {
         #expect(error?.description.contains("com.example.frost") == true, "\(String(describing: error))")
         #expect(error?.description.contains("missing.p8") == true)
     }
+
+    @Test("places.path ending in / names a generations directory: created 0700, never a places file, and exit 78 naming the key while empty")
+    func placesPathDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        let generations = directory.path("nonexistent") + "/"
+        var config = FrostboxSettings()
+        config.databasePath = directory.databasePath
+        config.placesPathSetting = generations
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try FrostboxApplication.Components(config: config, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        }
+        #expect(error?.key == "places.path")
+        #expect(error?.description.contains("no complete places generation") == true, "\(String(describing: error))")
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: generations, isDirectory: &isDirectory) && isDirectory.boolValue, "not a directory")
+        let mode = (try FileManager.default.attributesOfItem(atPath: generations)[.posixPermissions] as? Int ?? -1) & 0o777
+        #expect(mode == 0o700)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: generations).isEmpty)
+    }
+
+    @Test("places.path ending in / under a missing parent is refused while loading, naming the key")
+    func placesPathMissingParent() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("missing/generations") + "/"
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await ConfigLoader.load(.init(environment: [:], overrides: ["places.path": path]), logger: Logger(label: "test"))
+        }
+        #expect(error?.key == "places.path")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("missing")))
+    }
 }

@@ -156,11 +156,11 @@ struct AlertPlanningTests {
         #expect(plan(Fixtures.frost(on: Fixtures.day.next.next, low: -1), places).alerts.isEmpty)
         let wide = AlertPlanner(nightsAhead: 2)
         let later = try #require(plan(Fixtures.frost(on: Fixtures.day.next.next, low: -1), places, planner: wide).alerts.first)
-        #expect(later.text.body == "Frost on the night of 14 May at Home: low −1 °C around 05:00")
+        #expect(later.text.body == "Frost on Thursday night at Home: low −1 °C around 05:00")
         #expect(later.bodyLocKey == "FROST_FREEZE_NIGHT_OF")
     }
 
-    @Test("hours already over do not alert; a night under way is still 'tonight'")
+    @Test("hours already over do not alert; after midnight the night that began the evening before is 'under way'")
     func pastHours() throws {
         let places = [Fixtures.place(1, device, "Home")]
         let at0600 = Fixtures.instant(Fixtures.day.next, 6)
@@ -168,7 +168,7 @@ struct AlertPlanningTests {
         #expect(plan(Fixtures.frost(low: -2.5), places, now: at0600).alerts.map(\.event.level) == [.freeze])
         #expect(plan(Fixtures.frost(low: -1), places, now: Fixtures.instant(Fixtures.day.next, 7)).alerts.isEmpty)
         let at0300 = try #require(plan(Fixtures.frost(low: -1), places, now: Fixtures.instant(Fixtures.day.next, 3)).alerts.first)
-        #expect(at0300.relativeNight == .tonight)
+        #expect(at0300.relativeNight == .underWay)
         #expect(at0300.event.night == Fixtures.day)
     }
 
@@ -259,7 +259,7 @@ struct AlertPlanningTests {
             gridLongitude: Fixtures.box.longitude, elevation: 10, fetchedAt: start, hours: hours)
     }()
 
-    @Test("a DST night: the hour already over no longer alerts, the repeated 03:00 still does, the night stays 'tonight'")
+    @Test("a DST night: the hour already over no longer alerts, the repeated 03:00 still does, the night is the one under way")
     func dstNightMidRun() throws {
         let places = [Fixtures.place(1, device, "Home")]
         let night = LocalDate(year: 2026, month: 10, day: 24)
@@ -269,10 +269,11 @@ struct AlertPlanningTests {
         #expect(before.minimumC == -2.5)
         // In the first 03:00 hour, still under way: it counts.
         #expect(plan(Self.dstNight, places, now: change - 1).alerts.first?.event.level == .hardFreeze)
-        // At the change the first 03:00 is over; the second 03:00 (−1 °C) is a freeze, tonight.
+        // At the change the first 03:00 is over; the second 03:00 (−1 °C) is a freeze, in the
+        // night now under way (03:00 on the 25th: the night of the 24th).
         let mid = try #require(plan(Self.dstNight, places, now: change).alerts.first)
         #expect(mid.event == FrostEvent(box: Fixtures.box, night: night, level: .freeze))
-        #expect(mid.relativeNight == .tonight)
+        #expect(mid.relativeNight == .underWay)
         #expect(mid.minimumC == -1)
         #expect(plan(Self.dstNight, places, now: change + 3_600).alerts.isEmpty)
     }

@@ -52,6 +52,13 @@ struct CommandLineTests {
         #expect(outcome.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3, "\(outcome.output)")
     }
 
+    @Test("--help names both push platforms, not APNs alone")
+    func helpAbstract() throws {
+        let outcome = try Self.frostbox(["--help"])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.contains("APNs (iOS) and FCM (Android)"), "\(outcome.output)")
+    }
+
     @Test(
         "usage errors exit 64 with the subcommand's usage and a message in its own terms",
         arguments: [
@@ -116,6 +123,11 @@ struct CommandLineTests {
         #expect(replaced.output.contains("the stored places are unchanged"), "\(replaced.output)")
         let search = try Self.frostbox(["search", "espoo"], in: directory)
         #expect(search.output.contains("Espoo"), "\(search.output)")
+        // Places in the bundled extract's countries alone: the search says how to import the world.
+        let newYork = try Self.frostbox(["search", "new york"], in: directory)
+        #expect(newYork.output.contains("no places match \"new york\""), "\(newYork.output)")
+        #expect(newYork.output.contains("note: places cover only the bundled Nordic extract"), "\(newYork.output)")
+        #expect(newYork.output.contains("frostbox import geonames cities1000.zip"), "\(newYork.output)")
         // A negative latitude after --near is the point, not an option; Espoo, 15,000 km from
         // Sydney, completes the empty nearby list, with its distance.
         let farAway = try Self.frostbox(["search", "espoo", "--near", "-33.87,151.2"], in: directory)
@@ -137,6 +149,8 @@ struct CommandLineTests {
             ["notify", "--once", "--db", path, "--set", "forecast.url=http://127.0.0.1:1", "--set", "forecast.attempts=1"], in: directory)
         #expect(outcome.status == 1, "\(outcome.output)")
         #expect(outcome.output.contains(" failed: boxes=1"), "\(outcome.output)")
+        // Its reason at the default log level, not only under log.level=debug.
+        #expect(outcome.output.contains("error=box-failures=1: transport"), "\(outcome.output)")
         let runs = try Self.frostbox(["runs", "--db", path, "--json"], in: directory)
         #expect(runs.status == 0)
         #expect(runs.output.contains(#""status" : "failed""#), "\(runs.output)")
@@ -146,5 +160,35 @@ struct CommandLineTests {
         #expect(table.output.hasPrefix("ID"), "\(table.output)")
         #expect(table.output.contains("BY PLATFORM (DELIVERED/FAILED)"), "\(table.output)")
         #expect(table.output.contains("failed"), "\(table.output)")
+    }
+
+    @Test("notify --once --demo beside a demo database plans from the demo's forecasts and only logs pushes")
+    func notifyDemo() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("frostbox.sqlite").path
+        let store = GRDBSubscriptionStore(database: try FrostboxDatabase(path: path))
+        _ = try await store.subscribe(
+            try DeviceToken("0123456789abcdef0123456789abcdef"),
+            to: NewSubscription(coordinate: try Coordinate(latitude: 60.19, longitude: 25.01), name: try PlaceName("Home")), at: 1)
+        // The forecast URL would refuse: the demo never asks it.
+        // Logs as JSON lines (log.format), one object per line.
+        let outcome = try Self.frostbox(
+            ["notify", "--once", "--demo", "--db", path, "--set", "forecast.url=http://127.0.0.1:1", "--set", "log.format=json"], in: directory)
+        #expect(outcome.status == 0, "\(outcome.output)")
+        #expect(outcome.output.contains(" completed: boxes=1"), "\(outcome.output)")
+        #expect(outcome.output.contains("requests=0"), "\(outcome.output)")
+        let pushes = outcome.output.split(separator: "\n").filter { $0.contains("push (log only") }
+        #expect(pushes.count >= 2, "tonight and tomorrow night at least: \(outcome.output)")
+        for line in pushes {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["level"] as? String == "info")
+            #expect(object?["token"] as? String == "012345…cdef", "\(line)")
+            #expect(!line.contains("0123456789abcdef0123456789abcdef"))
+        }
+        #expect(pushes.contains { $0.contains("Hard frost tonight at Home: low −4 °C around 05:00") }, "\(outcome.output)")
+        let forecast = try Self.frostbox(["forecast", "--demo", "--near", "60.19,25.01", "--db", path], in: directory)
+        #expect(forecast.status == 0, "\(forecast.output)")
+        #expect(forecast.output.contains("hard-freeze"), "\(forecast.output)")
     }
 }

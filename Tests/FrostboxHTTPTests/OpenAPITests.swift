@@ -53,6 +53,14 @@ struct OpenAPITests {
         #expect(phantom.isEmpty, "in docs/openapi.yaml but not served: \(phantom)")
     }
 
+    @Test("the document's version is the binary's (`frostbox --version`), and it names both push platforms")
+    func versionAndPlatforms() throws {
+        let info = try #require(try Self.document()["info"] as? [String: Any])
+        #expect(info["version"] as? String == FrostboxVersion.current)
+        let description = try #require(info["description"] as? String)
+        #expect(description.contains("APNs") && description.contains("FCM"), "\(description)")
+    }
+
     @Test("the document is OpenAPI 3.1, every operation has a success response and an id, every $ref resolves")
     func wellFormed() throws {
         let document = try Self.document()

@@ -1,4 +1,4 @@
-import FrostboxAPNs
+import FrostboxApp
 import FrostboxCore
 import FrostboxDoubles
 import FrostboxFixtures

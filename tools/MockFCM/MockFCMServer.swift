@@ -41,7 +41,7 @@ public final class MockFCMServer: Sendable {
         tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(issued.certificatePEM.utf8)).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.privateKeyPEM.utf8), format: .pem)))
-        state = MockFCMState(keepDeliveries: configuration.keepDeliveries)
+        state = try MockFCMState(keepDeliveries: configuration.keepDeliveries, deliveriesPath: configuration.deliveriesPath)
         accounts = Mutex(configuration.accounts)
         self.logger = logger
     }
@@ -88,6 +88,12 @@ public final class MockFCMServer: Sendable {
         router.post("/admin/expire-tokens") { _, _ in
             self.expireAccessTokens()
             return Response(status: .noContent)
+        }
+        router.get("/admin/counters") { _, _ in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let body = try encoder.encode(self.counters())
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
         }
         return Application(
             router: router, server: try .http2Upgrade(tlsConfiguration: tls),

@@ -24,6 +24,8 @@ public struct MockFCMSettings: Sendable {
     public var latency: Duration = .zero
     /// Keep accepted deliveries in memory (turn off for long benchmarks).
     public var keepDeliveries = true
+    /// Append each accepted delivery to this file as a JSON line, as mock-apns' `--deliveries` does.
+    public var deliveriesPath: String?
     /// Accept `messages:send` without a valid access token (a sink for benchmarks).
     public var requireAuthentication = true
     /// UTC epoch seconds, for assertion and token ages; injectable so tests can move time.

@@ -18,8 +18,8 @@ public struct MockFCMDelivery: Sendable, Hashable, Codable {
     public var account: String?
 }
 
-/// What the double has seen so far.
-public struct MockFCMCounters: Sendable, Hashable {
+/// What the double has seen so far (`GET /admin/counters` answers it as JSON).
+public struct MockFCMCounters: Sendable, Hashable, Codable {
     /// Token requests received, and those answered with an access token.
     public var tokenRequests = 0
     public var tokensIssued = 0
@@ -37,6 +37,15 @@ public struct MockFCMCounters: Sendable, Hashable {
     public var requestsByAlertID: [String: Int] = [:]
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case delivered, rejected, connections
+        case tokenRequests = "token_requests"
+        case tokensIssued = "tokens_issued"
+        case sendRequests = "send_requests"
+        case peakConcurrentSends = "peak_concurrent_sends"
+        case requestsByAlertID = "requests_by_alert_id"
+    }
 }
 
 /// Everything the double records, shared by its requests.
@@ -53,9 +62,26 @@ final class MockFCMState: Sendable {
 
     private let records = Mutex(Records())
     private let keepDeliveries: Bool
+    private let log: FileHandle?
+    private let encoder: JSONEncoder
 
-    init(keepDeliveries: Bool) {
+    /// `deliveriesPath`: a JSON-lines file each accepted delivery is appended to (created if missing).
+    init(keepDeliveries: Bool, deliveriesPath: String? = nil) throws {
         self.keepDeliveries = keepDeliveries
+        if let deliveriesPath {
+            if !FileManager.default.fileExists(atPath: deliveriesPath) {
+                _ = FileManager.default.createFile(atPath: deliveriesPath, contents: nil)
+            }
+            guard let handle = FileHandle(forWritingAtPath: deliveriesPath) else {
+                throw MockFCMError("cannot write deliveries to \(deliveriesPath)")
+            }
+            handle.seekToEndOfFile()
+            log = handle
+        } else {
+            log = nil
+        }
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     }
 
     func tokenRequested() { records.withLock { $0.counters.tokenRequests += 1 } }
@@ -109,6 +135,7 @@ final class MockFCMState: Sendable {
             let delivery = make($0.nextMessage)
             $0.counters.delivered += 1
             if keepDeliveries { $0.deliveries.append(delivery) }
+            if let log, let line = try? encoder.encode(delivery) { log.write(line + Data([0x0A])) }
             return delivery
         }
     }

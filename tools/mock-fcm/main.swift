@@ -13,7 +13,7 @@ struct MockFCMCommand: AsyncParsableCommand {
         discussion: "Registration-token prefixes inject faults: UNREG 404 UNREGISTERED, BADTOKEN 400 INVALID_ARGUMENT (token), "
             + "MISMATCH 403 SENDER_ID_MISMATCH, QUOTA 429 QUOTA_EXCEEDED + Retry-After, QUOTAONCE the same once per alert_id, "
             + "UNAVAIL 503, FLAKY 503 once per alert_id, INTERNAL 500, EXPIRED 401, HANG no answer. "
-            + "POST /admin/expire-tokens expires every access token issued. See tools/README.md.")
+            + "POST /admin/expire-tokens expires every access token issued; GET /admin/counters answers the counters. See tools/README.md.")
 
     @Option(help: "Address to bind.") var host = "127.0.0.1"
     @Option(help: "Port to bind (0 picks a free one, printed on stdout).") var port = 0
@@ -23,6 +23,7 @@ struct MockFCMCommand: AsyncParsableCommand {
     @Option(help: "Retry-After seconds of the quota fault.") var retryAfter = 1
     @Option(help: "Milliseconds added before each messages:send answer.") var latencyMs = 0
     @Flag(help: "Accept messages:send without an access token (a sink for benchmarks).") var noAuth = false
+    @Option(help: "Append accepted deliveries to this JSON-lines file.") var deliveries: String?
 
     func run() async throws {
         var configuration = MockFCMSettings()
@@ -34,6 +35,7 @@ struct MockFCMCommand: AsyncParsableCommand {
         configuration.latency = .milliseconds(latencyMs)
         configuration.requireAuthentication = !noAuth
         configuration.keepDeliveries = false
+        configuration.deliveriesPath = deliveries
         var logger = Logger(label: "mock-fcm")
         logger.logLevel = .warning
         let server = try MockFCMServer(configuration, logger: logger)

@@ -6,7 +6,9 @@ import Logging
 /// sent (token redacted) and reports an alert delivered, so a quick-start install runs end to
 /// end. A verification push is never reported delivered: no gateway saw the token, so the
 /// log proves no device real (issue #43); it fails with `PushOutcome.notConfiguredReason`
-/// and the device stays pending.
+/// and the device stays pending. It serves both platforms, so it lives here, not in an
+/// adapter of one (its lines are tagged `[FrostboxApp]`, never `[FrostboxAPNs]` for an
+/// Android push).
 public struct LogOnlyPushSender: PushSender {
     private let logger: Logger
 
