@@ -28,7 +28,29 @@ public enum PlaceImport {
         let files = try paths.map { path throws -> GeoNamesFile in
             try GeoNamesFile(url: URL(fileURLWithPath: path))
         }
-        return try await withCheckedThrowingContinuation { continuation in
+        await slots.acquire()
+        do {
+            let summary = try await runOnThread(files: files, options: options, database: database, logger: logger, progress: progress)
+            await slots.release()
+            return summary
+        } catch {
+            await slots.release()
+            throw error
+        }
+    }
+
+    /// Imports that may run at once in one process. An import is heavy background work on
+    /// the disk and the CPU; several at once (a seed beside a reload, a build beside both, or
+    /// many servers in one test process) only thrash the disk that the service's own durable
+    /// writes wait on, so the others wait their turn.
+    static let slots = ImportSlots(limit: 2)
+
+    /// The import on a thread of its own (off Swift's cooperative threads).
+    static func runOnThread(
+        files: [GeoNamesFile], options: PlaceImportOptions, database: PlacesDatabase, logger: Logger,
+        progress: @escaping @Sendable (PlaceImportProgress) -> Void
+    ) async throws -> PlaceImportSummary {
+        try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 // The import is background work: its threads (this one and those it starts)
                 // yield the CPU and the disk to the service's. Linux nice values and I/O
