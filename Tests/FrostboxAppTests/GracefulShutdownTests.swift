@@ -77,7 +77,9 @@ struct GracefulShutdownTests {
         let logs = RecordingLogHandler.Store()
         let apiKey = "om-api-key-0123456789abcdef"
         try await Self.withServer(configure: { $0.forecasts.apiKey = apiKey }, logger: logs.logger(level: .trace)) { port, _, group in
-            let stats = try await LoopbackConnection.request(port: port, "GET", "/admin/stats", headers: ["Authorization: Bearer \(Self.secret)"])
+            // A loaded whole run (two cores, hundreds of tests) can hold a first answer well past 30 s.
+            let stats = try await LoopbackConnection.request(
+                port: port, "GET", "/admin/stats", headers: ["Authorization: Bearer \(Self.secret)"], readTimeout: 120)
             #expect(stats.hasPrefix("HTTP/1.1 200"))
             await group.triggerGracefulShutdown()
         }

@@ -109,7 +109,7 @@ struct PlaceImportTests {
         #expect(summary.result?.total == 2305)
     }
 
-    @Test("an error while building the indexes ends the import with that error, not a hang", .timeLimit(.minutes(1)))
+    @Test("an error while building the indexes ends the import with that error, not a hang", .timeLimit(.minutes(3)))
     func failureAfterReading() async throws {
         _ = try await PlaceImport.run(paths: [Self.extractPath], options: PlaceImportOptions(), database: database, logger: Logger(label: "test"))
         // A damaged database: the build of the next name tables cannot copy this table's schema.
