@@ -34,6 +34,22 @@ public struct EnsembleForecast: Sendable, Hashable {
     }
 }
 
+/// The mean and spread (°C) of an ensemble at one hour.
+public struct MeanAndSpread: Sendable, Hashable {
+    public var mean: Double
+    public var spread: Double
+
+    public init(mean: Double, spread: Double) {
+        self.mean = mean
+        self.spread = spread
+    }
+
+    /// `P(X ≤ threshold)` for X normal with this mean and standard deviation.
+    public func probability(atOrBelow threshold: Double) -> Double {
+        FrostRule.normalProbability(atOrBelow: threshold, mean: mean, spread: spread)
+    }
+}
+
 /// The chance of frost on one night: for each level, `P(minimum ≤ the level's threshold)`
 /// over the rule's night window.
 public struct NightProbability: Sendable, Hashable {
@@ -46,11 +62,10 @@ public struct NightProbability: Sendable, Hashable {
     /// Each member's night minimum (°C), for a histogram; empty for mean-and-spread.
     public var memberMinima: [Double]
     /// The mean and spread at the hour most likely to freeze (mean-and-spread only).
-    public var meanAndSpread: (mean: Double, spread: Double)?
+    public var meanAndSpread: MeanAndSpread?
 
     public init(
-        night: LocalDate, byLevel: [FrostLevel: Double], members: Int? = nil, memberMinima: [Double] = [],
-        meanAndSpread: (mean: Double, spread: Double)? = nil
+        night: LocalDate, byLevel: [FrostLevel: Double], members: Int? = nil, memberMinima: [Double] = [], meanAndSpread: MeanAndSpread? = nil
     ) {
         self.night = night
         self.byLevel = byLevel
@@ -67,17 +82,6 @@ public struct NightProbability: Sendable, Hashable {
     /// The highest level whose probability reaches `minimum` (`none` when no level does).
     public func level(reaching minimum: Double) -> FrostLevel {
         FrostLevel.allCases.reversed().first { $0 != .none && probability(of: $0) >= minimum } ?? .none
-    }
-
-    public static func == (a: NightProbability, b: NightProbability) -> Bool {
-        a.night == b.night && a.byLevel == b.byLevel && a.members == b.members && a.memberMinima == b.memberMinima
-            && a.meanAndSpread?.mean == b.meanAndSpread?.mean && a.meanAndSpread?.spread == b.meanAndSpread?.spread
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(night)
-        hasher.combine(byLevel)
-        hasher.combine(memberMinima)
     }
 }
 
@@ -118,21 +122,18 @@ extension FrostRule {
                 }
                 return NightProbability(night: night, byLevel: byLevel, members: minima.count, memberMinima: minima.sorted())
             case .spread(let mean, let spread):
-                let pairs = indices.compactMap { index -> (Double, Double)? in
+                let hours = indices.compactMap { index -> MeanAndSpread? in
                     guard index < mean.count, index < spread.count, let m = mean[index], let s = spread[index], m.isFinite, s.isFinite
                     else { return nil }
-                    return (m, max(0, s))
+                    return MeanAndSpread(mean: m, spread: max(0, s))
                 }
-                guard !pairs.isEmpty else { return nil }
+                guard !hours.isEmpty else { return nil }
                 var byLevel: [FrostLevel: Double] = [:]
                 for (level, threshold) in levels {
-                    byLevel[level] = pairs.map { Self.normalProbability(atOrBelow: threshold, mean: $0.0, spread: $0.1) }.max() ?? 0
+                    byLevel[level] = hours.map { $0.probability(atOrBelow: threshold) }.max() ?? 0
                 }
-                let likeliest = pairs.max {
-                    Self.normalProbability(atOrBelow: thresholds.freezeC, mean: $0.0, spread: $0.1)
-                        < Self.normalProbability(atOrBelow: thresholds.freezeC, mean: $1.0, spread: $1.1)
-                }
-                return NightProbability(night: night, byLevel: byLevel, meanAndSpread: likeliest.map { (mean: $0.0, spread: $0.1) })
+                let likeliest = hours.max { $0.probability(atOrBelow: thresholds.freezeC) < $1.probability(atOrBelow: thresholds.freezeC) }
+                return NightProbability(night: night, byLevel: byLevel, meanAndSpread: likeliest)
             }
         }
     }

@@ -170,9 +170,9 @@ public enum PushOutcome: Sendable, Hashable {
     case temporaryFailure(reason: String)
 
     /// The latest registration time (epoch seconds) at which a device whose push got this
-    /// outcome at `sentAt` is pruned: a gateway that says when the token died (APNs' 410
-    /// timestamp) prunes only a device not registered again since; one that does not (FCM's
-    /// UNREGISTERED, a refusal) prunes a device not registered again since the send. Alerts
+    /// outcome at `sentAt` is pruned: a gateway that says when the token died prunes only a
+    /// device not registered again since; one that does not (or a refusal) prunes a device
+    /// not registered again since the send. Alerts
     /// and verification pushes follow this one rule, so a reinstalled app keeps its token.
     public func pruneCutoff(sentAt: Int64) -> Int64 {
         if case .invalidToken(_, let unregisteredAtMilliseconds?) = self { return unregisteredAtMilliseconds / 1_000 }

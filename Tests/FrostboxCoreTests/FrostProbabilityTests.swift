@@ -95,7 +95,7 @@ struct FrostProbabilityTests {
         #expect(abs((tonight.byLevel[.freeze] ?? 0) - 0.841_344_7) < 1e-6)
         #expect(abs((tonight.byLevel[.hardFreeze] ?? 0) - 0.158_655_3) < 1e-6)
         #expect((tonight.byLevel[.frostRisk] ?? 0) > 0.9999)
-        #expect(tonight.meanAndSpread?.mean == -1 && tonight.meanAndSpread?.spread == 1)
+        #expect(tonight.meanAndSpread == MeanAndSpread(mean: -1, spread: 1))
         let zero = rule.probabilities(of: EnsembleForecast(hours: hours, values: .spread(mean: mean, spread: hours.map { _ in 0 }), model: "m"))
         let certain = try #require(zero.first { $0.night == night })
         #expect(certain.byLevel[.freeze] == 1 && certain.byLevel[.hardFreeze] == 0 && certain.byLevel[.frostRisk] == 1)
