@@ -3,35 +3,49 @@ import Foundation
 /// One box's ensemble forecast of 2 m temperature (issue #47): the same model run many times
 /// from perturbed starts (`members`, control included), or an ensemble-mean model's hourly
 /// mean and spread (the members' standard deviation) at about one member's cost.
-public struct EnsembleForecast: Sendable, Hashable {
+public struct EnsembleForecast: BoxPayload, Hashable, Codable {
     /// What the ensemble gives for each hour.
-    public enum Values: Sendable, Hashable {
+    public enum Values: Sendable, Hashable, Codable {
         /// Each member's hourly temperatures (°C), aligned with `hours`; nil where missing.
         case members([[Double?]])
         /// The hourly mean and spread (°C), aligned with `hours`.
         case spread(mean: [Double?], spread: [Double?])
     }
 
+    /// The box's compact key (`GeoBox.key`), nil for an ensemble not tied to a box.
+    public var boxKey: Int64?
     /// The hours, UTC and on the box's wall clock (temperatures are in `values`).
     public var hours: [ForecastHour]
     public var values: Values
-    /// The ensemble model (`icon_seamless`, `ecmwf_ifs025`, …).
+    /// The ensemble model an ensemble is named by (`icon_seamless`, `ecmwf_ifs025`, …; the
+    /// first asked for when several were pooled).
     public var model: String
-    /// The model run used (UTC epoch seconds of its initialisation), when known.
-    public var run: Int64?
+    /// When it was fetched, UTC epoch seconds.
+    public var fetchedAt: Int64
+    /// The model runs it came from (empty when they were not known).
+    public var runs: [ModelRun]
 
-    public init(hours: [ForecastHour], values: Values, model: String, run: Int64? = nil) {
+    public init(
+        box: GeoBox? = nil, hours: [ForecastHour], values: Values, model: String, fetchedAt: Int64 = 0, runs: [ModelRun] = []
+    ) {
+        self.boxKey = box?.key
         self.hours = hours
         self.values = values
         self.model = model
-        self.run = run
+        self.fetchedAt = fetchedAt
+        self.runs = runs
     }
+
+    public var box: GeoBox? { boxKey.flatMap(GeoBox.init(key:)) }
 
     /// Members whose temperatures are given (0 for a mean-and-spread ensemble).
     public var memberCount: Int {
         if case .members(let members) = values { return members.count }
         return 0
     }
+
+    /// The model run used (UTC epoch seconds of its initialisation), the latest of `runs`.
+    public var run: Int64? { runs.map(\.initialisedAt).max() }
 }
 
 /// The mean and spread (°C) of an ensemble at one hour.
@@ -153,4 +167,14 @@ public enum EnsembleWeight {
     public static func perLocation(variables: Int, members: Int, days: Int) -> Double {
         max(1, Double(variables) * Double(members) / 10 * max(1, Double(days) / 14))
     }
+}
+
+extension EnsembleWeight {
+    /// Members (control included) of Open-Meteo's ensemble models, by `models=` name: ICON-EPS
+    /// 40, ICON-EU-EPS 40, ICON-D2-EPS 20, ECMWF IFS ENS 51, GFS ENS 31, GEM 21. A model not
+    /// listed needs its member count configured.
+    public static let knownMembers: [String: Int] = [
+        "icon_seamless": 40, "icon_global": 40, "icon_eu": 40, "icon_d2": 20, "ecmwf_ifs025": 51, "ecmwf_ifs04": 51, "ecmwf_aifs025": 51,
+        "gfs_seamless": 31, "gfs025": 31, "gfs05": 31, "gem_global": 21,
+    ]
 }

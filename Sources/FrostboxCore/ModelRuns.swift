@@ -223,6 +223,11 @@ public struct RunFreshness: Sendable, Hashable {
     /// The verdict on `forecast` (nil: none cached) of a box depending on `models`, given the
     /// latest runs known at `now` (a model missing from `latest` is one whose runs are unknown).
     public func verdict(for forecast: BoxForecast?, dependsOn models: [String], latest: [String: ModelRun], now: Int64) -> Verdict {
+        verdict(forPayload: forecast, dependsOn: models, latest: latest, now: now)
+    }
+
+    /// The verdict on any cached payload (a forecast or an ensemble), by the same rule.
+    public func verdict<Payload: BoxPayload>(forPayload forecast: Payload?, dependsOn models: [String], latest: [String: ModelRun], now: Int64) -> Verdict {
         guard let forecast else { return .stale(.missing) }
         guard forecast.fetchedAt > now - maximumAgeSeconds else { return .stale(.maximumAge) }
         var unknown = models.isEmpty

@@ -1,4 +1,5 @@
 import FrostboxCore
+import Logging
 
 extension CachedForecastProvider {
     /// What makes a provider run-aware: where the models' latest runs are learnt, which
@@ -27,7 +28,36 @@ extension CachedForecastProvider {
     /// Serves the current cached forecasts into `batch` and says which boxes are to be fetched:
     /// by model run when the provider is run-aware, else by the time-based TTL.
     func select(_ boxes: [GeoBox], now: Int64, into batch: inout ForecastBatch) async -> Selection {
-        var selection = Selection()
+        let cache = self.cache
+        let chosen = await CacheSelection<BoxForecast>.choose(
+            boxes, now: now, runAwareness: runAwareness, freshness: freshness, logger: logger,
+            lookup: { try await cache.forecasts(for: $0, fetchedSince: $1) })
+        for (box, forecast) in chosen.fresh { batch.forecasts[box] = SourcedForecast(forecast: forecast, source: .cache) }
+        batch.currentByRun += chosen.currentByRun
+        batch.runChecks = chosen.runChecks
+        batch.latestRuns = chosen.latestRuns
+        batch.newRuns = chosen.newRuns
+        return Selection(missing: chosen.missing, cached: chosen.fresh.count, stamp: chosen.stamp)
+    }
+}
+
+/// Which boxes are served from a cache (forecasts or ensembles) and which are fetched: by
+/// model run when run-aware, else by the time-based TTL.
+struct CacheSelection<Payload: BoxPayload>: Sendable {
+    var fresh: [GeoBox: Payload] = [:]
+    var missing: [GeoBox] = []
+    var currentByRun = 0
+    var runChecks = 0
+    var latestRuns: [ModelRun] = []
+    var newRuns: [ModelRun] = []
+    /// Sets the model runs on fetched payloads.
+    var stamp: @Sendable ([Payload]) -> [Payload] = { $0 }
+
+    static func choose(
+        _ boxes: [GeoBox], now: Int64, runAwareness: CachedForecastProvider.RunAwareness?, freshness: ForecastFreshness, logger: Logger,
+        lookup: ([GeoBox], Int64) async throws -> [GeoBox: Payload]
+    ) async -> CacheSelection {
+        var selection = CacheSelection()
         guard !boxes.isEmpty else { return selection }
         var dependencies: [GeoBox: [String]] = [:]
         var latest: [String: ModelRun] = [:]
@@ -36,16 +66,16 @@ extension CachedForecastProvider {
             for box in boxes { dependencies[box] = runAwareness.models.models(for: box) }
             let look = await runAwareness.board.look(at: Set(dependencies.values.joined()), now: now)
             latest = look.latest
-            batch.runChecks = look.requests
-            batch.latestRuns = look.latest.values.sorted { $0.model < $1.model }
-            batch.newRuns = look.newRuns
+            selection.runChecks = look.requests
+            selection.latestRuns = look.latest.values.sorted { $0.model < $1.model }
+            selection.newRuns = look.newRuns
             freshSince = runAwareness.freshness.freshSince(now: now)
         } else {
             freshSince = freshness.freshSince(now: now)
         }
-        let cached: [GeoBox: BoxForecast]
+        let cached: [GeoBox: Payload]
         do {
-            cached = try await cache.forecasts(for: boxes, fetchedSince: freshSince)
+            cached = try await lookup(boxes, freshSince)
         } catch {
             logger.error("forecast cache unreadable, fetching everything", metadata: ["error": "\(error)"])
             cached = [:]
@@ -54,15 +84,14 @@ extension CachedForecastProvider {
             let forecast = cached[box]
             let fresh: Bool
             if let runAwareness {
-                let verdict = runAwareness.freshness.verdict(for: forecast, dependsOn: dependencies[box] ?? [], latest: latest, now: now)
-                if verdict == .currentByRun { batch.currentByRun += 1 }
+                let verdict = runAwareness.freshness.verdict(forPayload: forecast, dependsOn: dependencies[box] ?? [], latest: latest, now: now)
+                if verdict == .currentByRun { selection.currentByRun += 1 }
                 fresh = verdict.isFresh
             } else {
                 fresh = forecast.map { freshness.isFresh(fetchedAt: $0.fetchedAt, now: now) } ?? false
             }
             if let forecast, fresh {
-                batch.forecasts[box] = SourcedForecast(forecast: forecast, source: .cache)
-                selection.cached += 1
+                selection.fresh[box] = forecast
             } else {
                 selection.missing.append(box)
             }

@@ -61,8 +61,19 @@ public struct CachedForecastProvider: ForecastProvider {
         var batch = ForecastBatch()
         let selection = await select(unique, now: now, into: &batch)
         if !selection.missing.isEmpty {
-            let run = FetchRun(provider: self, clock: RunClock(now: now, clock: clock), stamp: selection.stamp)
-            await run.fetch(selection.missing, into: &batch)
+            let fetcher = self.fetcher
+            let cache = self.cache
+            let source = BoxFetching<BoxForecast>(
+                batchSize: fetcher.batchSize, weightPerLocation: fetcher.weightPerLocation,
+                fetch: { boxes, gate in await fetcher.forecasts(for: boxes, gate: gate) }, store: { try await cache.store($0) })
+            let run = FetchRun(
+                source: source, ledger: ledger, settings: settings, sleeper: clock, logger: logger, clock: RunClock(now: now, clock: clock),
+                stamp: selection.stamp)
+            let result = await run.fetch(selection.missing)
+            for (box, forecast) in result.fetched { batch.forecasts[box] = SourcedForecast(forecast: forecast, source: .fetched) }
+            batch.failures.merge(result.failures) { $1 }
+            batch.requestsMade += result.requests
+            batch.weightUsed += result.weight
         } else if runAwareness != nil, !unique.isEmpty, batch.currentByRun == unique.count {
             logger.info("no model has a new run: nothing fetched", metadata: ["boxes": "\(unique.count)", "current_by_run": "\(batch.currentByRun)"])
         }
@@ -109,33 +120,58 @@ actor RunTally {
     }
 }
 
+/// What a fetch run fetches and where it keeps it: forecasts or ensembles (`BoxPayload`).
+struct BoxFetching<Payload: BoxPayload>: Sendable {
+    /// Most boxes per request.
+    let batchSize: Int
+    /// Quota weight charged per box.
+    let weightPerLocation: Double
+    /// One batch, its attempts gated.
+    let fetch: @Sendable ([GeoBox], any RequestGate) async -> Result<[Payload], ForecastFailure>
+    /// Caches what was fetched.
+    let store: @Sendable ([Payload]) async throws -> Void
+}
+
+/// What a fetch run got: every box it was given is in `fetched` or `failures`.
+struct FetchResult<Payload: BoxPayload>: Sendable {
+    var fetched: [GeoBox: Payload] = [:]
+    var failures: [GeoBox: ForecastFailure] = [:]
+    var requests = 0
+    var weight = 0.0
+}
+
 /// One provider run's fetching: reserve, request, settle, cache.
-struct FetchRun: Sendable {
-    let provider: CachedForecastProvider
+struct FetchRun<Payload: BoxPayload>: Sendable {
+    let source: BoxFetching<Payload>
+    let ledger: any QuotaLedger
+    let settings: CachedForecastProvider.Settings
+    /// The clock waits are slept on.
+    let sleeper: any ForecastClock
+    let logger: Logger
     let clock: RunClock
-    /// Sets the model runs on fetched forecasts before they are cached and returned.
-    let stamp: @Sendable ([BoxForecast]) -> [BoxForecast]
+    /// Sets the model runs on fetched payloads before they are cached and returned.
+    let stamp: @Sendable ([Payload]) -> [Payload]
     let tally = RunTally()
 
     /// The outcome of one batch.
     struct Outcome: Sendable {
         let boxes: [GeoBox]
-        let result: Result<[BoxForecast], ForecastFailure>
+        let result: Result<[Payload], ForecastFailure>
     }
 
-    func fetch(_ boxes: [GeoBox], into batch: inout ForecastBatch) async {
+    func fetch(_ boxes: [GeoBox]) async -> FetchResult<Payload> {
+        var batch = FetchResult<Payload>()
         var missing = boxes[...]
         var stop: ForecastFailure?
         var consecutiveFailures = 0
-        let settings = provider.settings
-        let weightPerUnit = provider.fetcher.weightPerLocation
+        let weightPerUnit = source.weightPerLocation
 
-        func absorb(_ outcome: Outcome, into batch: inout ForecastBatch) {
+        func absorb(_ outcome: Outcome, into batch: inout FetchResult<Payload>) {
             switch outcome.result {
             case .success(let forecasts):
                 consecutiveFailures = 0
                 for forecast in forecasts {
-                    if let box = forecast.box { batch.forecasts[box] = SourcedForecast(forecast: forecast, source: .fetched) }
+                    if let box = forecast.box { batch.fetched[box] = forecast }
                 }
             case .failure(let failure):
                 for box in outcome.boxes { batch.failures[box] = failure }
@@ -145,7 +181,7 @@ struct FetchRun: Sendable {
                 }
                 consecutiveFailures += 1
                 if consecutiveFailures >= settings.maximumConsecutiveFailures, stop == nil {
-                    provider.logger.error("forecast source keeps failing, stopping this run", metadata: ["failure": "\(failure)"])
+                    logger.error("forecast source keeps failing, stopping this run", metadata: ["failure": "\(failure)"])
                     stop = failure
                 }
             }
@@ -162,10 +198,10 @@ struct FetchRun: Sendable {
                 let at = clock.current()
                 let grant: QuotaGrant
                 do {
-                    grant = try await provider.ledger.reserve(
-                        units: min(provider.fetcher.batchSize, missing.count), weightPerUnit: weightPerUnit, minimumUnits: 1, at: at)
+                    grant = try await ledger.reserve(
+                        units: min(source.batchSize, missing.count), weightPerUnit: weightPerUnit, minimumUnits: 1, at: at)
                 } catch {
-                    provider.logger.error("quota ledger unavailable: no request started", metadata: ["error": "\(error)"])
+                    logger.error("quota ledger unavailable: no request started", metadata: ["error": "\(error)"])
                     stop = .transport("The quota ledger is unavailable: \(error)")
                     break
                 }
@@ -200,17 +236,18 @@ struct FetchRun: Sendable {
         }
         let failure = stop ?? .budgetExhausted(retryAfter: nil)
         for box in missing { batch.failures[box] = failure }
-        batch.requestsMade += await tally.requests
-        batch.weightUsed += await tally.weight
+        batch.requests = await tally.requests
+        batch.weight = await tally.weight
+        return batch
     }
 
     /// Waits until `until` when that is within the allowed quota wait; false when it is not.
     func wait(until: Int64, from at: Int64) async -> Bool {
         let seconds = Double(until - at)
-        guard seconds <= provider.settings.maximumQuotaWaitSeconds else { return false }
-        provider.logger.info("waiting for the forecast quota window", metadata: ["seconds": "\(seconds)"])
+        guard seconds <= settings.maximumQuotaWaitSeconds else { return false }
+        logger.info("waiting for the forecast quota window", metadata: ["seconds": "\(seconds)"])
         do {
-            try await provider.clock.sleep(seconds: max(0, seconds))
+            try await sleeper.sleep(seconds: max(0, seconds))
             return true
         } catch {
             return false
@@ -220,23 +257,23 @@ struct FetchRun: Sendable {
     /// One batch through the fetcher, its attempts gated by the ledger; caches what it gets.
     func fetchBatch(_ boxes: [GeoBox], reservation: QuotaReservation) async -> Outcome {
         let gate = LedgerGate(
-            ledger: provider.ledger, reserved: reservation, weightPerUnit: provider.fetcher.weightPerLocation, clock: clock, tally: tally,
-            wait: { until, at in await wait(until: until, from: at) }, logger: provider.logger)
-        let result = await provider.fetcher.forecasts(for: boxes, gate: gate).map(stamp)
+            ledger: ledger, reserved: reservation, weightPerUnit: source.weightPerLocation, clock: clock, tally: tally,
+            wait: { until, at in await wait(until: until, from: at) }, logger: logger)
+        let result = await source.fetch(boxes, gate).map(stamp)
         switch result {
         case .success(let forecasts):
             do {
-                try await provider.cache.store(forecasts)
+                try await source.store(forecasts)
             } catch {
-                provider.logger.error("forecast cache write failed", metadata: ["error": "\(error)", "boxes": "\(boxes.count)"])
+                logger.error("forecast cache write failed", metadata: ["error": "\(error)", "boxes": "\(boxes.count)"])
             }
         case .failure(.rateLimited(let reason, let retryAfter)):
             // The source asked for a pause: no request of ours (this process or another) starts before it ends.
             let until = retryAfter.map(clock.translate) ?? clock.current() + 60
             do {
-                try await provider.ledger.hold(QuotaHold(until: until, reason: reason), at: clock.current())
+                try await ledger.hold(QuotaHold(until: until, reason: reason), at: clock.current())
             } catch {
-                provider.logger.error("could not record the source's pause", metadata: ["error": "\(error)"])
+                logger.error("could not record the source's pause", metadata: ["error": "\(error)"])
             }
         case .failure:
             break

@@ -37,21 +37,21 @@ extension OpenMeteoClient {
     }
 
     /// An attempt that got no answer: what it cost, how it is retried, in plain words.
-    func classify(_ error: any Error) -> Attempt {
+    func classify<Payload>(_ error: any Error) -> Attempt<Payload> {
         let server = "\(Self.unreachablePrefix) at \(configuration.baseURL)"
-        func unreachable(_ why: String) -> Attempt {
+        func unreachable(_ why: String) -> Attempt<Payload> {
             // Nothing was sent, so nothing was charged; retrying within seconds rarely helps,
             // and the boxes go first in the next run.
             .failure(.transport("\(server): \(why)."), .never, charge: .nothing)
         }
-        func connectTimedOut() -> Attempt {
+        func connectTimedOut() -> Attempt<Payload> {
             // Nothing was sent either, but a lost handshake is often transient: retried with backoff,
             // each attempt bounded by the connect timeout.
             .failure(
                 .transport("\(server): no connection within \(Self.seconds(configuration.connectTimeoutSeconds))."), .backoff(after: nil),
                 charge: .nothing)
         }
-        func cutOff(_ failure: ForecastFailure) -> Attempt {
+        func cutOff(_ failure: ForecastFailure) -> Attempt<Payload> {
             // The request was sent: the server may have answered it, and charged it in full.
             .failure(failure, .backoff(after: nil), charge: .fullWeight)
         }

@@ -52,6 +52,18 @@ public struct OpenMeteoClient: Sendable {
     /// Forecasts for `boxes` (at most `batchSize`; one request plus retries), in their order.
     /// `gate` is consulted before and after every attempt.
     public func forecasts(for boxes: [GeoBox], gate: (any RequestGate)? = nil) async -> Result<[BoxForecast], ForecastFailure> {
+        let settings = configuration
+        return await fetch(boxes, gate: gate) { body, boxes, now throws(OpenMeteoDecodingError) in
+            try OpenMeteoDecoder.forecasts(
+                from: body, for: boxes, fetchedAt: now, maximumGridDistance: settings.maximumGridDistanceDegrees, models: settings.models)
+        }
+    }
+
+    /// What a 200 answer's body decodes into, for the boxes asked, fetched at the given second.
+    typealias Decode<Payload> = @Sendable (Data, [GeoBox], Int64) throws(OpenMeteoDecodingError) -> [Payload]
+
+    /// One batch of any product of this server (forecasts, ensembles): one request plus retries.
+    func fetch<Payload: Sendable>(_ boxes: [GeoBox], gate: (any RequestGate)?, decode: Decode<Payload>) async -> Result<[Payload], ForecastFailure> {
         guard !boxes.isEmpty else { return .success([]) }
         guard boxes.count <= configuration.batchSize else {
             return .failure(.invalidResponse("a request may carry at most \(configuration.batchSize) locations"))
@@ -60,7 +72,7 @@ public struct OpenMeteoClient: Sendable {
         var waitedForRateLimit = false
         while true {
             if let refusal = await gate?.admit(locations: boxes.count, attempt: attempt) { return .failure(refusal) }
-            let outcome = await requestOnce(boxes)
+            let outcome = await requestOnce(boxes, decode: decode)
             await gate?.settle(locations: boxes.count, attempt: attempt, report: outcome.report)
             switch outcome {
             case .success(let forecasts):
@@ -96,8 +108,8 @@ public struct OpenMeteoClient: Sendable {
     }
 
     /// One attempt's outcome, with what the server charged for it.
-    enum Attempt {
-        case success([BoxForecast])
+    enum Attempt<Payload> {
+        case success([Payload])
         case failure(ForecastFailure, Retry, charge: AttemptCharge)
 
         /// What a request gate is told about this attempt.
@@ -132,7 +144,7 @@ public struct OpenMeteoClient: Sendable {
     }
 
     /// One HTTP request for `boxes`, no retries.
-    func requestOnce(_ boxes: [GeoBox]) async -> Attempt {
+    func requestOnce<Payload>(_ boxes: [GeoBox], decode: Decode<Payload>) async -> Attempt<Payload> {
         let request = makeRequest(boxes)
         let isPost = request.method == .POST
         let started = clock.now()
@@ -152,7 +164,7 @@ public struct OpenMeteoClient: Sendable {
                 logger.warning("forecast server refused a form-encoded POST; long lists go as GET from now on", metadata: ["status": "\(status)"])
                 return .failure(.remote(status: status, reason: "POST refused"), .backoff(after: nil), charge: .errorAnswer)
             }
-            return interpret(status: status, headers: response.headers, body: data, boxes: boxes, at: started)
+            return interpret(status: status, headers: response.headers, body: data, boxes: boxes, at: started, decode: decode)
         } catch let error as NIOTooManyBytesError {
             return .failure(
                 .invalidResponse("The answer was larger than \(configuration.maximumBodyBytes) bytes (\(error))."), .never,
@@ -160,7 +172,7 @@ public struct OpenMeteoClient: Sendable {
         } catch is CancellationError {
             return .failure(.transport("The forecast request was cancelled."), .never, charge: answered.map(Self.charge(status:)) ?? .fullWeight)
         } catch {
-            let attempt = classify(error)
+            let attempt: Attempt<Payload> = classify(error)
             // A body cut off after an error status still costs what the status costs.
             if let answered, case .failure(let failure, let retry, _) = attempt {
                 return .failure(failure, retry, charge: Self.charge(status: answered))
@@ -175,14 +187,15 @@ public struct OpenMeteoClient: Sendable {
     }
 
     /// What an HTTP answer means.
-    func interpret(status: Int, headers: HTTPHeaders, body: Data, boxes: [GeoBox], at now: Int64) -> Attempt {
+    func interpret<Payload>(
+        status: Int, headers: HTTPHeaders, body: Data, boxes: [GeoBox], at now: Int64, decode: Decode<Payload>
+    ) -> Attempt<
+        Payload
+    > {
         switch status {
         case 200:
             do {
-                let forecasts = try OpenMeteoDecoder.forecasts(
-                    from: body, for: boxes, fetchedAt: now, maximumGridDistance: configuration.maximumGridDistanceDegrees,
-                    models: configuration.models)
-                return .success(forecasts)
+                return .success(try decode(body, boxes, now))
             } catch {
                 // Open-Meteo charged the request in full whether or not its body decodes.
                 return .failure(.invalidResponse(error.description), .never, charge: .fullWeight)
@@ -223,7 +236,7 @@ public struct OpenMeteoClient: Sendable {
         var parts = [
             "latitude=" + boxes.map { Self.degrees(index: $0.latitudeIndex) }.joined(separator: ","),
             "longitude=" + boxes.map { Self.degrees(index: $0.longitudeIndex) }.joined(separator: ","),
-            "hourly=" + OpenMeteoSettings.hourlyVariables.joined(separator: ","),
+            "hourly=" + configuration.hourlyVariables.joined(separator: ","),
             "timezone=auto",
             "forecast_days=\(configuration.forecastDays)",
             "timeformat=unixtime",

@@ -61,7 +61,7 @@ enum OpenMeteoEnsembleDecoder {
                     if let column = series[name] { members.append(try celsius(column)) }
                 }
             }
-            return EnsembleForecast(hours: hours, values: .members(members), model: models.first ?? "")
+            return EnsembleForecast(box: box, hours: hours, values: .members(members), model: models.first ?? "")
         case .spread:
             let suffix = suffixes[0]
             guard let mean = series["temperature_2m" + suffix],
@@ -72,7 +72,7 @@ enum OpenMeteoEnsembleDecoder {
             guard spread.count == times.count else { throw OpenMeteoDecodingError("location \(box) has series of different lengths") }
             // A spread is a difference: in °F it converts by the factor alone.
             let spreadC = spread.values.map { finite($0).map { units.temperatureFahrenheit ? $0 * 5 / 9 : $0 } }
-            return EnsembleForecast(hours: hours, values: .spread(mean: try celsius(mean), spread: spreadC), model: models.first ?? "")
+            return EnsembleForecast(box: box, hours: hours, values: .spread(mean: try celsius(mean), spread: spreadC), model: models.first ?? "")
         }
     }
 

@@ -26,7 +26,10 @@ public struct OpenMeteoMetaClient: ModelRunSource {
 
     /// The metadata URL of a model named as in `models=` (`icon_d2` → `…/data/dwd_icon_d2/static/meta.json`).
     public func url(for model: String) -> String {
-        var url = configuration.serverRoot + "/data/" + OpenMeteoModels.metaDomain(of: model) + "/static/meta.json"
+        let domain =
+            configuration.path == OpenMeteoSettings.ensemblePath
+            ? OpenMeteoModels.ensembleMetaDomains[model] ?? model : OpenMeteoModels.metaDomain(of: model)
+        var url = configuration.serverRoot + "/data/" + domain + "/static/meta.json"
         if let key = configuration.apiKey, !key.isEmpty { url += "?apikey=" + OpenMeteoClient.formEscape(key) }
         return url
     }
@@ -89,6 +92,13 @@ public enum OpenMeteoModels {
 
     /// The metadata domain of a model named as in `models=`.
     public static func metaDomain(of model: String) -> String { metaDomains[model] ?? model }
+
+    /// Ensemble `models=` names (on the ensemble API) whose metadata domain has another name.
+    static let ensembleMetaDomains: [String: String] = [
+        "icon_seamless": "dwd_icon_eps", "icon_global": "dwd_icon_eps", "icon_eu": "dwd_icon_eu_eps", "icon_d2": "dwd_icon_d2_eps",
+        "ecmwf_ifs025": "ecmwf_ifs025_ensemble", "ecmwf_aifs025": "ecmwf_aifs025_ensemble", "gfs_seamless": "ncep_gefs025",
+        "gfs025": "ncep_gefs025", "gfs05": "ncep_gefs05", "gem_global": "cmc_gem_geps",
+    ]
 
     /// The default watch list for `best_match`, by region: the model that serves the first
     /// days there (the nights the frost rule looks at) and runs most often: DWD's ICON-D2

@@ -43,6 +43,10 @@ public struct OpenMeteoSettings: Sendable, Hashable {
     public var metaTimeoutSeconds: Double
     /// Largest model metadata body accepted, bytes.
     public var maximumMetaBodyBytes: Int
+    /// The API's path under the base URL: `/v1/forecast`, or `/v1/ensemble` for ensembles.
+    public var path: String = Self.forecastPath
+    /// The hourly variables asked for (`hourly=`).
+    public var hourlyVariables: [String] = Self.hourlyVariables
 
     public init(
         baseURL: String = "https://api.open-meteo.com", apiKey: String? = nil, forecastDays: Int = 3, batchSize: Int = 1_000,
@@ -86,21 +90,26 @@ public struct OpenMeteoSettings: Sendable, Hashable {
 
     /// The charge per location of this configuration's requests.
     public var weightPerLocation: Double {
-        Self.weightPerLocation(variables: Self.hourlyVariables.count * max(1, models.count), days: forecastDays)
+        Self.weightPerLocation(variables: hourlyVariables.count * max(1, models.count), days: forecastDays)
     }
 
-    /// The server's root: the base URL without a trailing `/` or `/v1/forecast`.
+    /// The forecast API's path.
+    public static let forecastPath = "/v1/forecast"
+    /// The ensemble API's path.
+    public static let ensemblePath = "/v1/ensemble"
+
+    /// The server's root: the base URL without a trailing `/` or the API's path.
     public var serverRoot: String {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
-        if base.hasSuffix("/v1/forecast") { base.removeLast("/v1/forecast".count) }
+        if base.hasSuffix(path) { base.removeLast(path.count) }
         return base
     }
 
-    /// The forecast endpoint's URL, without query.
+    /// The API endpoint's URL, without query.
     public var endpoint: String {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
-        return base.hasSuffix("/v1/forecast") ? base : base + "/v1/forecast"
+        return base.hasSuffix(path) ? base : base + path
     }
 }

@@ -22,6 +22,7 @@ enum PostgresMigrations {
         ("p5-quiet-hours", quietHours),
         ("p6-device-verification", deviceVerification),
         ("p7-notify-windows", notifyWindows),
+        ("p8-ensembles", ensembles),
     ]
 
     /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;

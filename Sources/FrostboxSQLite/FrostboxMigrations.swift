@@ -34,6 +34,7 @@ public enum FrostboxMigrations {
         ("v14-device-verification", v14DeviceVerification),
         ("v15-notify-windows", v15NotifyWindows),
         ("v16-outbox-by-box", v16OutboxByBox),
+        ("v17-ensembles", v17Ensembles),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

@@ -15,6 +15,8 @@ struct ForecastRequest: Sendable {
     var models: [String] = []
     /// The mock's clock when the request was accepted.
     var now: Int64 = 0
+    /// Asked of `/v1/ensemble`: every member (or a mean model's mean and spread) of `temperature_2m`.
+    var ensemble = false
 
     enum WindUnit: String {
         case kmh, ms, mph, kn
@@ -45,7 +47,11 @@ struct ForecastRequest: Sendable {
     /// Open-Meteo's charge: per location max(1, variables / 10 × max(1, days / 14)), each
     /// model asked for counting the variables again.
     var weight: Double {
-        Double(boxes.count) * max(1, Double(variables.count * max(1, models.count)) / 10 * max(1, Double(forecastDays) / 14))
+        guard ensemble else {
+            return Double(boxes.count) * max(1, Double(variables.count * max(1, models.count)) / 10 * max(1, Double(forecastDays) / 14))
+        }
+        let members = (models.isEmpty ? [MockEnsembles.defaultModel] : models).map(MockEnsembles.members(of:)).reduce(0, +)
+        return Double(boxes.count) * max(1, Double(variables.count * members) / 10 * max(1, Double(forecastDays) / 14))
     }
 
     /// The suffix of each model's series: none for `best_match` or one model, `_<model>` for
@@ -59,7 +65,7 @@ struct ForecastRequest: Sendable {
         let reason: String
     }
 
-    static func parse(_ p: [String: String], scenario: MockScenario) -> Result<ForecastRequest, Invalid> {
+    static func parse(_ p: [String: String], scenario: MockScenario, ensemble: Bool = false) -> Result<ForecastRequest, Invalid> {
         func list(_ key: String) -> [String] {
             (p[key] ?? "").split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         }
@@ -93,7 +99,7 @@ struct ForecastRequest: Sendable {
             boxes.append(Coordinate(uncheckedLatitude: lat, longitude: lon).box)
         }
         let variables = p["hourly"].map { _ in list("hourly").filter { !$0.isEmpty } } ?? []
-        if let unknown = variables.first(where: { !known.contains($0) }) {
+        if let unknown = variables.first(where: { !(ensemble ? ["temperature_2m"] : known).contains($0) }) {
             return .failure(Invalid(reason: "Cannot initialize ForecastVariable from invalid String value \(unknown)."))
         }
         let days = p["forecast_days"].map { Int($0) } ?? 7
@@ -122,7 +128,8 @@ struct ForecastRequest: Sendable {
         return .success(
             ForecastRequest(
                 boxes: boxes, coordinates: coordinates, variables: variables, timezones: timezones, forecastDays: days,
-                unixTime: timeformat == "unixtime", fahrenheit: temperatureUnit == "fahrenheit", windUnit: wind, models: models))
+                unixTime: timeformat == "unixtime", fahrenheit: temperatureUnit == "fahrenheit", windUnit: wind, models: models,
+                ensemble: ensemble))
     }
 
     /// The IANA zone of location `index`.

@@ -113,6 +113,14 @@ public final class MockOpenMeteo: Sendable {
             let body = try await request.collectBody(upTo: 4 << 20)
             return await self.forecast(query: String(buffer: body), method: "POST")
         }
+        router.get("/v1/ensemble") { request, _ in
+            await self.forecast(query: request.uri.query ?? "", method: "GET", ensemble: true)
+        }
+        router.post("/v1/ensemble") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 4 << 20)
+            return await self.forecast(query: String(buffer: body), method: "POST", ensemble: true)
+        }
         router.get("/mock/counters") { _, _ in
             Self.json(self.counters, status: .ok)
         }
@@ -175,12 +183,12 @@ public final class MockOpenMeteo: Sendable {
 
     // MARK: Forecast
 
-    func forecast(query: String, method: String) async -> Response {
+    func forecast(query: String, method: String, ensemble: Bool = false) async -> Response {
         let parameters = Self.parse(query)
         let decision = state.withLock { state -> Decision in
             state.counters.requests += 1
             if method == "GET" { state.counters.getRequests += 1 } else { state.counters.postRequests += 1 }
-            return self.decide(&state, parameters: parameters)
+            return self.decide(&state, parameters: parameters, ensemble: ensemble)
         }
         if decision.latencyMilliseconds > 0 {
             try? await Task.sleep(for: .milliseconds(decision.latencyMilliseconds))
@@ -232,7 +240,7 @@ public final class MockOpenMeteo: Sendable {
     }
 
     /// Validates a request, applies faults and budgets; under the lock.
-    func decide(_ state: inout State, parameters: [String: String]) -> Decision {
+    func decide(_ state: inout State, parameters: [String: String], ensemble: Bool = false) -> Decision {
         let latency = state.scenario.faults.latencyMilliseconds
         func fail(_ status: Int, _ reason: String) -> Decision { Decision(kind: .error(status: status, reason: reason), latencyMilliseconds: latency) }
         if let required = state.scenario.apiKey {
@@ -240,7 +248,7 @@ public final class MockOpenMeteo: Sendable {
             guard given == required else { return fail(400, "The supplied API key is invalid.") }
         }
         let request: ForecastRequest
-        switch ForecastRequest.parse(parameters, scenario: state.scenario) {
+        switch ForecastRequest.parse(parameters, scenario: state.scenario, ensemble: ensemble) {
         case .failure(let error): return fail(400, error.reason)
         case .success(let parsed): request = parsed
         }
@@ -322,7 +330,7 @@ public final class MockOpenMeteo: Sendable {
             writer.location(
                 request: request, box: box, locationID: single || fault == .scramble ? nil : id,
                 timezone: request.timezone(for: id, box: box, scenario: scenario),
-                spot: scenario.frost.first(where: { $0.box == box }) ?? scenario.frostEverywhere)
+                spot: scenario.frost.first(where: { $0.box == box }) ?? scenario.frostEverywhere, spread: scenario.ensembleSpreadC)
         }
         if !single { writer.raw("]") }
         var bytes = writer.bytes

@@ -23,7 +23,7 @@ struct MockResponseWriter {
         integer(magnitude % 10)
     }
 
-    mutating func location(request: ForecastRequest, box: GeoBox, locationID: Int?, timezone: String, spot: FrostSpot?) {
+    mutating func location(request: ForecastRequest, box: GeoBox, locationID: Int?, timezone: String, spot: FrostSpot?, spread: Double = 2) {
         let zone = TimeZone(identifier: timezone) ?? TimeZone(secondsFromGMT: 0)!
         let now = request.now
         // One offset for the whole answer, taken now: Open-Meteo's local ISO times keep it across DST.
@@ -48,10 +48,11 @@ struct MockResponseWriter {
         }
         raw(",\"hourly_units\":{\"time\":\"\(request.unixTime ? "unixtime" : "iso8601")\"")
         for suffix in request.modelSuffixes {
-            for variable in request.variables {
+            for variable in request.ensemble ? ensembleColumns(request, suffix: suffix) : request.variables {
                 let unit: String =
                     switch variable {
-                    case "temperature_2m", "dew_point_2m": request.fahrenheit ? "°F" : "°C"
+                    case "dew_point_2m": request.fahrenheit ? "°F" : "°C"
+                    case _ where variable.hasPrefix("temperature_2m"): request.fahrenheit ? "°F" : "°C"
                     case "cloud_cover": "%"
                     default: request.windUnit.label
                     }
@@ -87,6 +88,7 @@ struct MockResponseWriter {
             hours.append(hour)
         }
         raw("]")
+        if request.ensemble { return ensembleSeries(hours, request: request, spread: spread) }
         // Several models: the k-th model's temperatures lie k × 0.3 °C above the first's (so a
         // test can tell them apart), and a model past its horizon (ICON-D2's 48 h) has nulls.
         for (k, suffix) in request.modelSuffixes.enumerated() {
@@ -118,5 +120,45 @@ struct MockResponseWriter {
         case "cloud_cover": integer(Int64(hour.cloudCover.rounded()))
         default: tenths(request.windUnit.convert(hour.windSpeed))
         }
+    }
+
+    /// The temperature columns of an ensemble answer for one model: the control and
+    /// `_memberNN` (suffixed by the model when several were asked), or a mean model's mean and spread.
+    func ensembleColumns(_ request: ForecastRequest, suffix: String) -> [String] {
+        let model = suffix.isEmpty ? request.models.first ?? MockEnsembles.defaultModel : String(suffix.dropFirst())
+        let count = MockEnsembles.members(of: model)
+        if model.hasSuffix("_mean") { return ["temperature_2m", "temperature_2m_spread"] }
+        return ["temperature_2m"] + (1..<max(1, count)).map { "temperature_2m_member" + ($0 < 10 ? "0" : "") + String($0) }
+    }
+
+    /// An ensemble answer's series: member `i` of each model lies `MockEnsembles.offset` from
+    /// the deterministic temperature; a mean model gives the deterministic temperature and the
+    /// members' standard deviation.
+    mutating func ensembleSeries(_ hours: [MockWeather.Hour], request: ForecastRequest, spread: Double) {
+        for suffix in request.modelSuffixes {
+            let model = suffix.isEmpty ? request.models.first ?? MockEnsembles.defaultModel : String(suffix.dropFirst())
+            let count = MockEnsembles.members(of: model)
+            let columns = ensembleColumns(request, suffix: suffix)
+            for (index, column) in columns.enumerated() {
+                raw(",\"\(column)\(suffix)\":[")
+                for (i, hour) in hours.enumerated() {
+                    if i > 0 { raw(",") }
+                    let celsius: Double
+                    if model.hasSuffix("_mean") {
+                        celsius = index == 0 ? hour.temperature : MockEnsembles.standardDeviation(of: 51, spread: spread)
+                        // A spread is a difference: in °F it converts by the factor alone.
+                        if index == 1 {
+                            tenths(request.fahrenheit ? celsius * 9 / 5 : celsius)
+                            continue
+                        }
+                    } else {
+                        celsius = hour.temperature + MockEnsembles.offset(member: index, of: count, spread: spread)
+                    }
+                    tenths(request.fahrenheit ? celsius * 9 / 5 + 32 : celsius)
+                }
+                raw("]")
+            }
+        }
+        raw("}}")
     }
 }

@@ -19,6 +19,10 @@ public struct MockScenario: Sendable, Codable, Hashable {
     public var now: Int64?
     /// When set, requests must carry `apikey` with this value (as the commercial API does).
     public var apiKey: String?
+    /// How far the ensemble's members lie from the deterministic temperature, °C: member `i`
+    /// of `n` is shifted by `ensembleSpreadC × (2i / (n − 1) − 1)`, evenly from −spread to
+    /// +spread (`MockEnsembles`), so the share of members below a threshold is known exactly.
+    public var ensembleSpreadC: Double = 2
 
     public init(
         frost: [FrostSpot] = [], frostEverywhere: FrostSpot? = nil, timezones: [ZoneSpot] = [], budgets: MockBudgets? = nil, faults: MockFaults = MockFaults(),
@@ -37,6 +41,7 @@ public struct MockScenario: Sendable, Codable, Hashable {
         case frost, timezones, budgets, faults, now
         case frostEverywhere = "frost_everywhere"
         case apiKey = "apikey"
+        case ensembleSpreadC = "ensemble_spread_c"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -48,6 +53,7 @@ public struct MockScenario: Sendable, Codable, Hashable {
         faults = try c.decodeIfPresent(MockFaults.self, forKey: .faults) ?? MockFaults()
         now = try c.decodeIfPresent(Int64.self, forKey: .now)
         apiKey = try c.decodeIfPresent(String.self, forKey: .apiKey)
+        ensembleSpreadC = try c.decodeIfPresent(Double.self, forKey: .ensembleSpreadC) ?? 2
     }
 }
 
