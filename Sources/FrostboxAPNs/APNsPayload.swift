@@ -40,9 +40,11 @@ struct APNsPayload: Encodable, Hashable {
         var night: String
         var level: String
         var minimumC: Double?
+        /// The chance of the level's frost, whole percent (alerts by probability only).
+        var probability: Int?
 
         enum CodingKeys: String, CodingKey {
-            case box, night, level
+            case box, night, level, probability
             case minimumC = "minimum_c"
         }
     }
@@ -60,6 +62,6 @@ struct APNsPayload: Encodable, Hashable {
                     title: content.title, body: content.body, titleLocKey: content.titleLocKey, titleLocArgs: content.titleLocArgs,
                     locKey: content.bodyLocKey, locArgs: content.bodyLocArgs) : nil,
             sound: content.sound, threadID: content.group, interruptionLevel: content.interruption?.rawValue)
-        frost = content.frost.map { Frost(box: $0.box, night: $0.night, level: $0.level, minimumC: $0.minimumC) }
+        frost = content.frost.map { Frost(box: $0.box, night: $0.night, level: $0.level, minimumC: $0.minimumC, probability: $0.probability) }
     }
 }

@@ -200,6 +200,34 @@ enum ConfigKeys {
         if let delay = try r.duration("forecast.run_delay", in: .zero ... .seconds(7_200)) { forecasts.runDelaySeconds = delay.components.seconds }
         if let age = try r.duration("forecast.max_age", in: .seconds(600) ... .seconds(7 * 86_400)) { forecasts.maximumAgeSeconds = age.components.seconds }
         if let timeout = try r.duration("forecast.meta_timeout", in: .milliseconds(100) ... .seconds(60)) { forecasts.metaTimeoutSeconds = timeout.inSeconds }
+        try readProbability(&r, into: &forecasts)
+    }
+
+    /// Where the chance of frost comes from (issue #47).
+    static func readProbability(_ r: inout ConfigLoader.Reader, into forecasts: inout ForecastSettings) throws(ConfigurationError) {
+        if let source = try r.choice("forecast.probability", ProbabilitySource.allCases.map(\.rawValue)) {
+            forecasts.probability = ProbabilitySource(rawValue: source) ?? .spread
+        }
+        if let url = try r.string("forecast.ensemble.url"), !url.isEmpty {
+            guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+                throw r.fail("forecast.ensemble.url", "must be an http or https URL (got \"\(url)\")")
+            }
+            forecasts.ensembleURL = url
+        }
+        if let raw = try r.string("forecast.ensemble.models"), !raw.trimmingCharacters(in: .whitespaces).isEmpty {
+            let models = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !models.isEmpty, models.count <= OpenMeteoSettings.maximumModels, models.allSatisfy(ModelWatchList.isModelName),
+                Set(models).count == models.count
+            else {
+                throw r.fail(
+                    "forecast.ensemble.models",
+                    "must be 1–\(OpenMeteoSettings.maximumModels) different Open-Meteo ensemble model names, comma-separated, such as "
+                        + "icon_seamless or ecmwf_ifs025,gfs025 (members) or ecmwf_ifs025_ensemble_mean (spread) (got \"\(raw)\")")
+            }
+            forecasts.ensembleModelNames = models
+        }
+        if let members = try r.int("forecast.ensemble.members", in: 0...1_000) { forecasts.ensembleMembers = members == 0 ? nil : members }
+        if let chance = try r.double("forecast.min_probability", in: 0...1) { forecasts.defaultMinProbability = chance }
     }
 
     static func readNotifier(_ r: inout ConfigLoader.Reader, into config: inout FrostboxSettings) throws(ConfigurationError) {

@@ -96,6 +96,14 @@ public enum DeviceDatabase: Sendable {
         }
     }
 
+    /// Ensembles per box as last fetched (issue #47).
+    public var ensembleCache: any EnsembleCache {
+        switch self {
+        case .sqlite(let database): GRDBEnsembleCache(database: database)
+        case .postgres(let database): PostgresEnsembleCache(database: database)
+        }
+    }
+
     /// Where the models' latest runs are shared among instances: PostgreSQL's `model_run`;
     /// nil on SQLite (one instance: its own memory serves).
     public var modelRunBook: (any ModelRunBook)? {

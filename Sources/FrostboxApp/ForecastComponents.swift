@@ -21,6 +21,9 @@ public struct ForecastComponents: Sendable {
     public let ledger: any QuotaLedger
     /// Cache → batched requests → ledger.
     public let provider: CachedForecastProvider
+    /// The ensembles of the chance of frost, through the same ledger; nil when
+    /// `forecast.probability` is off.
+    public let ensembles: CachedEnsembleProvider?
     public let settings: ForecastSettings
 
     public init(database: DeviceDatabase, settings: ForecastSettings, logger: Logger) {
@@ -38,10 +41,37 @@ public struct ForecastComponents: Sendable {
                 board: ModelRunBoard(source: meta, book: database.modelRunBook, logger: logger), models: settings.models,
                 freshness: settings.runFreshness)
         }
+        let tuning = CachedForecastProvider.Settings(
+            maximumQuotaWaitSeconds: settings.maximumQuotaWaitSeconds, maximumConcurrentRequests: settings.maximumConcurrentRequests)
         provider = CachedForecastProvider(
             fetcher: client, cache: cache, ledger: ledger, freshness: ForecastFreshness(ttlSeconds: settings.cacheTTLSeconds),
-            settings: .init(maximumQuotaWaitSeconds: settings.maximumQuotaWaitSeconds, maximumConcurrentRequests: settings.maximumConcurrentRequests),
-            runAwareness: runAwareness, logger: logger)
+            settings: tuning, runAwareness: runAwareness, logger: logger)
+        ensembles = Self.ensembles(
+            client: client, httpClient: { httpClient.client }, database: database, ledger: ledger, settings: settings, tuning: tuning, logger: logger)
+    }
+
+    /// The ensemble provider of `settings` (nil when the probability is off): its own client on
+    /// the ensemble host over the same HTTP client, its own cache, the forecasts' ledger, and
+    /// run awareness by the ensemble models' runs.
+    static func ensembles(
+        client: OpenMeteoClient, httpClient: @escaping @Sendable () -> HTTPClient, database: DeviceDatabase, ledger: any QuotaLedger,
+        settings: ForecastSettings,
+        tuning: CachedForecastProvider.Settings, logger: Logger
+    ) -> CachedEnsembleProvider? {
+        guard settings.probability != .off else { return nil }
+        let configuration = settings.ensembleClientConfiguration
+        let fetcher = OpenMeteoEnsembleClient(
+            client: client, configuration: configuration, probability: settings.probability, members: settings.ensembleMembers)
+        var runAwareness: CachedForecastProvider.RunAwareness?
+        if settings.runAware {
+            let meta = OpenMeteoMetaClient(httpClient: httpClient, configuration: fetcher.configuration, logger: logger)
+            runAwareness = .init(
+                board: ModelRunBoard(source: meta, book: database.modelRunBook, logger: logger), models: .models(configuration.models),
+                freshness: settings.runFreshness)
+        }
+        return CachedEnsembleProvider(
+            fetcher: fetcher, cache: database.ensembleCache, ledger: ledger, freshness: ForecastFreshness(ttlSeconds: settings.cacheTTLSeconds),
+            settings: tuning, runAwareness: runAwareness, logger: logger)
     }
 
     /// Shuts the HTTP client down; call once, on exit.
@@ -98,6 +128,18 @@ public struct ForecastReport: Sendable {
     public let usage: QuotaUsage?
     /// The server's pause recorded in the ledger (a 429 naming a window), if one is in force.
     public let pause: QuotaHold?
+    /// The box's ensemble (issue #47) and how it was had; nil when `forecast.probability` is off.
+    public var ensemble: EnsembleReport? = nil
+
+    /// What `frostbox forecast` finds of a box's ensemble.
+    public struct EnsembleReport: Sendable {
+        public let source: ProbabilitySource
+        public let result: Result<EnsembleForecast, ForecastFailure>
+        public let origin: ForecastSource?
+        /// Quota weight per box of an ensemble request, and what this report's request cost.
+        public let weightPerBox: Double
+        public let weightUsed: Double
+    }
 
     /// What to try when the forecast server could not be reached, or nil.
     public var hint: String? {
@@ -113,20 +155,30 @@ extension FrostboxApplication {
         let forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
         let box = coordinate.box
         let now = Int64(Date().timeIntervalSince1970)
-        let (batch, usage, pause) = try await database.withRunning {
+        let (batch, ensembles, usage, pause) = try await database.withRunning {
             // The demo's forecasts are the built-in scenario's, as `serve --demo` plans with.
             let provider: any ForecastProvider = config.demo ? DemoForecastProvider() : forecasts.provider
             let batch = await provider.forecasts(for: [box], now: now)
+            let ensembles = config.demo ? nil : await forecasts.ensembles?.ensembles(for: [box], now: now)
             let usage = try? await forecasts.ledger.usage(at: now)
             let pause = try? await forecasts.ledger.activeHold(at: Int64(Date().timeIntervalSince1970))
-            return (batch, usage, pause)
+            return (batch, ensembles, usage, pause)
         }
         try await forecasts.shutdown()
         let result: Result<SourcedForecast, ForecastFailure> =
             if let sourced = batch.forecasts[box] { .success(sourced) } else { .failure(batch.failures[box] ?? .budgetExhausted(retryAfter: nil)) }
-        return ForecastReport(
-            box: box, result: result, rule: rule, requestsMade: batch.requestsMade, weightUsed: batch.weightUsed, usage: usage,
-            pause: pause ?? nil)
+        var report = ForecastReport(
+            box: box, result: result, rule: rule, requestsMade: batch.requestsMade + (ensembles?.requestsMade ?? 0),
+            weightUsed: batch.weightUsed + (ensembles?.weightUsed ?? 0), usage: usage, pause: pause ?? nil)
+        if let ensembles, let weight = forecasts.ensembles?.fetcher.weightPerLocation {
+            let found: Result<EnsembleForecast, ForecastFailure> =
+                if let ensemble = ensembles.ensembles[box] { .success(ensemble) } else {
+                    .failure(ensembles.failures[box] ?? .budgetExhausted(retryAfter: nil))
+                }
+            report.ensemble = .init(
+                source: config.forecasts.probability, result: found, origin: ensembles.sources[box], weightPerBox: weight, weightUsed: ensembles.weightUsed)
+        }
+        return report
     }
 }
 

@@ -47,8 +47,52 @@ public struct ForecastSettings: Sendable, Hashable {
     public var maximumAgeSeconds: Int64 = 43_200
     /// Deadline of one model metadata request, seconds.
     public var metaTimeoutSeconds = 5.0
+    /// Where the chance of frost comes from (`forecast.probability`): ensemble members, an
+    /// ensemble-mean model's mean and spread, or off (the deterministic verdict alone).
+    public var probability = ProbabilitySource.spread
+    /// The ensemble API's host (`forecast.ensemble.url`); nil: Open-Meteo's ensemble host for
+    /// its public and customer hosts, else the forecast host itself (a self-hosted instance).
+    public var ensembleURL: String?
+    /// The ensemble models (`forecast.ensemble.models`); empty: `icon_seamless` (ICON-EPS, 40
+    /// members) for `members`, `ecmwf_ifs025_ensemble_mean` for `spread`.
+    public var ensembleModelNames: [String] = []
+    /// Members charged per location when a model is not one Open-Meteo's table knows
+    /// (`forecast.ensemble.members`, 0 or absent: from the table).
+    public var ensembleMembers: Int?
+    /// The chance of frost a subscription without its own `min_probability` is alerted at
+    /// (`forecast.min_probability`, 0–1; 0: the deterministic verdict).
+    public var defaultMinProbability = 0.5
 
     public init() {}
+
+    /// The ensemble models asked for.
+    public var ensembleModels: [String] {
+        if !ensembleModelNames.isEmpty { return ensembleModelNames }
+        return probability == .members ? ["icon_seamless"] : ["ecmwf_ifs025_ensemble_mean"]
+    }
+
+    /// The ensemble host: as configured, else Open-Meteo's ensemble host beside its forecast
+    /// host, else the forecast host (a self-hosted Open-Meteo serves both).
+    public var ensembleBaseURL: String {
+        if let ensembleURL { return ensembleURL }
+        let known = [
+            "https://api.open-meteo.com": "https://ensemble-api.open-meteo.com",
+            "https://customer-api.open-meteo.com": "https://customer-ensemble-api.open-meteo.com",
+        ]
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return known[base] ?? base
+    }
+
+    /// The Open-Meteo configuration of ensemble requests: the forecast client's, on the
+    /// ensemble host, with the ensemble models.
+    public var ensembleClientConfiguration: OpenMeteoSettings {
+        var settings = clientConfiguration
+        settings.baseURL = ensembleBaseURL
+        settings.models = ensembleModels
+        settings.path = OpenMeteoSettings.ensemblePath
+        return settings
+    }
 
     /// The Open-Meteo client configuration these settings make.
     public var clientConfiguration: OpenMeteoSettings {

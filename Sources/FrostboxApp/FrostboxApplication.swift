@@ -118,6 +118,8 @@ public enum FrostboxApplication {
             notifier = FrostboxApplication.makeNotifier(
                 database: database, clock: clock, config: config,
                 forecasts: operations.metered(forecastSource, ledger: forecasts.ledger), push: push,
+                // The demo's scenario has no ensembles: its verdicts are the scenario's.
+                ensembles: config.demo ? nil : forecasts.ensembles,
                 resent: { [report = operations.report] count in report.resent(count) }, logger: logger)
         }
     }

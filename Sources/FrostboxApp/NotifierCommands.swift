@@ -41,7 +41,7 @@ public enum NotifierCommands {
         let forecasts: any ForecastProvider = config.demo ? DemoForecastProvider() : components.forecasts.provider.cacheOnly
         return FrostboxApplication.makeNotifier(
             database: components.database, clock: components.clock, config: config, forecasts: forecasts,
-            push: components.push, logger: logger
+            push: components.push, ensembles: config.demo ? nil : components.forecasts.ensembles?.cacheOnly, logger: logger
         ).notifier
     }
 
@@ -71,6 +71,7 @@ public enum NotifierCommands {
         let held =
             entry.notBefore.map { " (held for quiet hours or a delivery window until \(Date(timeIntervalSince1970: TimeInterval($0)).formatted(.iso8601)))" }
             ?? ""
-        return "would send to \(entry.token.redacted)\(held) [\(entry.kind.rawValue) \(entry.event)]: \(content.title ?? "") — \(content.body ?? "")"
+        let chance = content.frost?.probability.map { " (\($0) % chance)" } ?? ""
+        return "would send to \(entry.token.redacted)\(held) [\(entry.kind.rawValue) \(entry.event)\(chance)]: \(content.title ?? "") — \(content.body ?? "")"
     }
 }

@@ -30,7 +30,7 @@ public struct NotifierComponents: Sendable {
     /// Wires the notifier over `database` with the given forecast and push capabilities.
     public init(
         database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
-        resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
+        ensembles: (any EnsembleProvider)? = nil, resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) {
         let (store, runLock, workQueue) = database.notifier(
             leaseSeconds: config.notifier.leaseSeconds, verifiedDevicesOnly: config.verifiesDevices)
@@ -42,12 +42,14 @@ public struct NotifierComponents: Sendable {
         configuration = config.notifier
         notifier = Notifier(
             store: store, forecasts: forecasts, push: push, forecastCache: database.forecastCache,
-            planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
+            planner: AlertPlanner(
+                defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead, defaultMinProbability: config.forecasts.defaultMinProbability),
             configuration: config.notifier,
             runLock: runLock, workQueue: workQueue,
             logger: logger, clock: clock, resent: resent, runEnded: { ProcessMemory.releaseFree() },
             verification: config.verifiesDevices
-                ? DeviceVerificationStep(store: store, removingReasons: Self.removingReasons, pendingTTL: config.pendingDeviceTTLSeconds) : nil)
+                ? DeviceVerificationStep(store: store, removingReasons: Self.removingReasons, pendingTTL: config.pendingDeviceTTLSeconds) : nil,
+            ensembles: ensembles)
         verification = config.verifiesDevices ? store : nil
     }
 
@@ -72,13 +74,14 @@ extension FrostboxApplication {
     /// APNs, or the log-only sink when no app is configured).
     static func makeNotifier(
         database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
-        resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
+        ensembles: (any EnsembleProvider)? = nil, resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) -> NotifierComponents {
         var config = config
         let batch = max(1, config.forecasts.batchSize)
         let chunk = max(config.notifier.boxesPerChunk, batch)
         config.notifier.boxesPerChunk = (chunk + batch - 1) / batch * batch
         return NotifierComponents(
-            database: database, clock: clock, config: config, forecasts: forecasts, push: push, resent: resent, logger: logger)
+            database: database, clock: clock, config: config, forecasts: forecasts, push: push, ensembles: ensembles, resent: resent,
+            logger: logger)
     }
 }

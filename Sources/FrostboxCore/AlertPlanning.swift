@@ -118,6 +118,11 @@ public struct PlannedAlert: Sendable, Hashable {
     /// An escalation whose earlier alerts of the night were all held and never sent: it is
     /// worded as a first alert.
     public var isFirstSeen = false
+    /// The chance (0…1) of the alert's level (of the alerted level, for an all-clear) when the
+    /// alert was decided by probability; nil: by the deterministic verdict.
+    public var probability: Double?
+    /// The °C threshold the probability is of (`P(low ≤ thresholdC)`), with `probability`.
+    public var thresholdC: Double?
 
     public init(
         token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil, event: FrostEvent, kind: AlertKind,
@@ -164,14 +169,24 @@ public struct AlertPlanner: Sendable {
     public var nightsAhead: Int
     /// An alerted event clears when the night's low rises above the level's threshold by more than this, °C.
     public var allClearMarginC: Double
+    /// The chance of frost at which a subscription without its own `min_probability` is
+    /// alerted when the box has an ensemble (0: the deterministic verdict).
+    public var defaultMinProbability: Double
 
     public init(
-        rules: [String: FrostRule] = FrostRule.presets, defaultRuleName: String = FrostRule.default.name, nightsAhead: Int = 1, allClearMarginC: Double = 1
+        rules: [String: FrostRule] = FrostRule.presets, defaultRuleName: String = FrostRule.default.name, nightsAhead: Int = 1, allClearMarginC: Double = 1,
+        defaultMinProbability: Double = 0.5
     ) {
         self.rules = rules
         self.defaultRuleName = defaultRuleName
         self.nightsAhead = max(0, nightsAhead)
         self.allClearMarginC = allClearMarginC
+        self.defaultMinProbability = min(1, max(0, defaultMinProbability))
+    }
+
+    /// The chance a subscription is alerted at (0: deterministic).
+    public func minProbability(for settings: AlertSettings) -> Double {
+        min(1, max(0, settings.minProbability ?? defaultMinProbability))
     }
 
     /// The effective rule of a subscription: its preset (or the default) with its thresholds applied.
@@ -194,7 +209,14 @@ public struct AlertPlanner: Sendable {
     ///   delivery windows allow it now, else held until they do (`DeliveryTimings`).
     /// - Each alert names its night (`RelativeNight`) as the place's wall clock will when the
     ///   alert goes out: now, or when its hold ends.
-    public func plan(forecast: BoxForecast, places: [SubscribedPlace], alerted: [AlertedEvent], now: Int64) -> BoxPlan {
+    /// - With an `ensemble` for the box, a subscription whose `minProbability` is above 0 is
+    ///   judged by the chance of frost instead (issue #47): a level is alerted once its
+    ///   probability reaches the subscription's minimum, escalated when a higher level's does,
+    ///   and cleared when the alerted level's falls below it. A night the ensemble does not
+    ///   cover is judged by the deterministic verdict.
+    public func plan(
+        forecast: BoxForecast, ensemble: EnsembleForecast? = nil, places: [SubscribedPlace], alerted: [AlertedEvent], now: Int64
+    ) -> BoxPlan {
         guard let box = forecast.box, !places.isEmpty else { return BoxPlan() }
         guard forecast.hours.contains(where: { !$0.hasEnded(at: now) }) else { return BoxPlan() }
 
@@ -206,10 +228,13 @@ public struct AlertPlanner: Sendable {
         // One verdict per distinct effective rule, not per subscription.
         var distinctRules: [FrostRule] = []
         var verdicts: [[LocalDate: NightVerdict]] = []
+        var chances: [[LocalDate: NightProbability]] = []
         var ruleOfPlace: [Int] = []
+        var minimumOfPlace: [Double] = []
         ruleOfPlace.reserveCapacity(places.count)
         for place in places {
             let rule = rule(for: place.settings)
+            minimumOfPlace.append(ensemble == nil ? 0 : minProbability(for: place.settings))
             if let index = distinctRules.firstIndex(of: rule) {
                 ruleOfPlace.append(index)
             } else {
@@ -218,6 +243,14 @@ public struct AlertPlanner: Sendable {
                 var byNight: [LocalDate: NightVerdict] = [:]
                 for night in verdict.nights where nights.contains(night.night) { byNight[night.night] = night }
                 verdicts.append(byNight)
+                var chanceByNight: [LocalDate: NightProbability] = [:]
+                if let ensemble {
+                    // Hours already over are left out, as the deterministic verdict leaves them out.
+                    var ahead = ensemble
+                    ahead.dropHours(endedBy: now)
+                    for night in rule.probabilities(of: ahead) where nights.contains(night.night) { chanceByNight[night.night] = night }
+                }
+                chances.append(chanceByNight)
                 ruleOfPlace.append(distinctRules.count - 1)
             }
         }
@@ -248,7 +281,8 @@ public struct AlertPlanner: Sendable {
             for night in nights {
                 let context = NightContext(
                     box: box, night: night, places: places, device: device, ruleOfPlace: ruleOfPlace,
-                    verdicts: verdicts, rules: distinctRules, relative: RelativeNight(night: night, at: localNow))
+                    verdicts: verdicts, chances: chances, minimumOfPlace: minimumOfPlace, rules: distinctRules,
+                    relative: RelativeNight(night: night, at: localNow))
                 if let planned = planNight(context, history: history[DeviceNight(token: places[order[start]].token, night: night)]) {
                     var alert = planned.alert
                     alert.timing = timings.timing(of: alert, named: planned.named, in: places)
@@ -285,20 +319,36 @@ public struct AlertPlanner: Sendable {
         var device: ArraySlice<Int>
         var ruleOfPlace: [Int]
         var verdicts: [[LocalDate: NightVerdict]]
+        /// The chance of frost by rule and night (empty without an ensemble).
+        var chances: [[LocalDate: NightProbability]]
+        /// Each place's minimum probability (0: judged by the deterministic verdict).
+        var minimumOfPlace: [Double]
         var rules: [FrostRule]
         var relative: RelativeNight
 
         func verdict(_ place: Int) -> NightVerdict? { verdicts[ruleOfPlace[place]][night] }
+
+        /// The night's chance of frost for a place judged by probability, nil otherwise.
+        func chance(_ place: Int) -> NightProbability? {
+            guard minimumOfPlace[place] > 0 else { return nil }
+            return chances[ruleOfPlace[place]][night]
+        }
+
+        /// The level a place reaches this night: by probability when it is judged so, else by the verdict.
+        func level(_ place: Int) -> FrostLevel {
+            if let chance = chance(place) { return chance.level(reaching: minimumOfPlace[place]) }
+            return verdict(place)?.level ?? .none
+        }
     }
 
     /// The night's alert for one device, if any, and the indices of the places it names.
     private func planNight(_ c: NightContext, history: NightHistory?) -> (alert: PlannedAlert, named: [Int])? {
         let alertedLevel = history?.level ?? .none
         var level = FrostLevel.none
-        for place in c.device { level = max(level, c.verdict(place)?.level ?? .none) }
+        for place in c.device { level = max(level, c.level(place)) }
 
         if level >= .frostRisk, level > alertedLevel {
-            let named = Array(c.device.filter { (c.verdict($0)?.level ?? .none) >= .frostRisk })
+            let named = Array(c.device.filter { c.level($0) >= .frostRisk })
             var alert = makeAlert(c, named: named, level: level, kind: alertedLevel == .none ? .frost : .escalation)
             alert.isFirstSeen = alert.kind == .escalation && history?.seen != true
             return (alert, named)
@@ -308,12 +358,22 @@ public struct AlertPlanner: Sendable {
             c.device.contains(where: { c.places[$0].settings.allClear })
         else { return nil }
         for place in c.device {
+            if let chance = c.chance(place) {
+                guard chance.probability(of: alertedLevel) < c.minimumOfPlace[place] else { return nil }
+                continue
+            }
             guard let minimum = c.verdict(place)?.minimumC,
                 let threshold = c.rules[c.ruleOfPlace[place]].thresholds.threshold(of: alertedLevel),
                 minimum > threshold + allClearMarginC
             else { return nil }
         }
-        return (makeAlert(c, named: Array(c.device), level: .none, kind: .allClear), Array(c.device))
+        var alert = makeAlert(c, named: Array(c.device), level: .none, kind: .allClear)
+        let byChance = c.device.compactMap { place in c.chance(place).map { ($0.probability(of: alertedLevel), place) } }
+        if let highest = byChance.max(by: { $0.0 < $1.0 }) {
+            alert.probability = highest.0
+            alert.thresholdC = c.rules[c.ruleOfPlace[highest.1]].thresholds.threshold(of: alertedLevel)
+        }
+        return (alert, Array(c.device))
     }
 
     private func makeAlert(_ c: NightContext, named: [Int], level: FrostLevel, kind: AlertKind) -> PlannedAlert {
@@ -340,6 +400,14 @@ public struct AlertPlanner: Sendable {
             unit: first.unit, minimumC: minimum, coldestAt: coldestAt, windowEnd: windowEnd, relativeNight: c.relative)
         alert.frostStartsAt = frostStartsAt
         alert.deviceKey = first.deviceKey
+        if kind != .allClear {
+            // By probability: the highest chance of the level among the named places judged so.
+            let byChance = named.compactMap { place in c.chance(place).map { ($0.probability(of: level), place) } }
+            if let highest = byChance.max(by: { $0.0 < $1.0 }) {
+                alert.probability = highest.0
+                alert.thresholdC = c.rules[c.ruleOfPlace[highest.1]].thresholds.threshold(of: level)
+            }
+        }
         return alert
     }
 

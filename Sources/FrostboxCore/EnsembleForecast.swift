@@ -46,6 +46,19 @@ public struct EnsembleForecast: BoxPayload, Hashable, Codable {
 
     /// The model run used (UTC epoch seconds of its initialisation), the latest of `runs`.
     public var run: Int64? { runs.map(\.initialisedAt).max() }
+
+    /// Leaves out the hours that have ended by `now` (UTC epoch seconds), and their values.
+    public mutating func dropHours(endedBy now: Int64) {
+        let keep = hours.indices.filter { hours[$0].time + 3_600 > now }
+        guard keep.count < hours.count else { return }
+        hours = keep.map { hours[$0] }
+        switch values {
+        case .members(let members):
+            values = .members(members.map { member in keep.map { $0 < member.count ? member[$0] : nil } })
+        case .spread(let mean, let spread):
+            values = .spread(mean: keep.map { $0 < mean.count ? mean[$0] : nil }, spread: keep.map { $0 < spread.count ? spread[$0] : nil })
+        }
+    }
 }
 
 /// The mean and spread (°C) of an ensemble at one hour.

@@ -66,5 +66,14 @@ public struct EnsembleBatch: Sendable {
 /// run, else fetched in batches within the same quota budgets as the forecasts.
 public protocol EnsembleProvider: Sendable {
     /// Ensembles for `boxes` at `now`; every box appears once, as an ensemble or a failure.
-    func ensembles(for boxes: [GeoBox], now: Int64) async -> EnsembleBatch
+    /// `reserving` is quota weight kept free for forecasts still to come (the deterministic
+    /// verdict goes first): boxes whose ensemble would eat into it are left out.
+    func ensembles(for boxes: [GeoBox], now: Int64, reserving: Double) async -> EnsembleBatch
+}
+
+extension EnsembleProvider {
+    /// Ensembles for `boxes` at `now`, nothing reserved.
+    public func ensembles(for boxes: [GeoBox], now: Int64) async -> EnsembleBatch {
+        await ensembles(for: boxes, now: now, reserving: 0)
+    }
 }

@@ -31,8 +31,17 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
     public var boxesFailed: Int
     /// Boxes not asked for because the quota budget was spent.
     public var boxesLeftOut: Int
-    /// Forecast HTTP requests started.
+    /// Forecast HTTP requests started (ensemble requests included).
     public var forecastRequests: Int
+    /// Boxes whose ensemble came from the cache / was fetched in this run (issue #47).
+    public var ensemblesCached: Int = 0
+    public var ensemblesFetched: Int = 0
+    /// Boxes with subscriptions alerted by probability that had no ensemble this run (the
+    /// budget could not cover it, or its fetch failed): judged by the deterministic verdict.
+    public var probabilityFallback: Int = 0
+    /// Of `weightUsed`, what ensembles cost (not stored: the run's own reserve for the
+    /// forecasts still to come is reckoned from the rest).
+    public var ensembleWeightUsed = 0.0
     /// Quota weight used.
     public var weightUsed: Double
     /// Verdicts computed (one per box and distinct rule).
@@ -151,6 +160,7 @@ public struct NotifyRunSummary: Sendable, Hashable, Codable {
             + (error.map { " error=\($0)" } ?? "")
             + " held=\(alertsHeld) released=\(alertsReleased) held-expired=\(alertsHeldExpired)"
             + " verified=\(devicesVerified) rejected=\(devicesRejected) unverified-boxes=\(boxesUnverified)"
+            + " ensembles-cached=\(ensemblesCached) ensembles-fetched=\(ensemblesFetched) probability_fallback=\(probabilityFallback)"
     }
 }
 
@@ -161,6 +171,7 @@ extension NotifyRunSummary {
         \.alertsPlanned, \.alertsCarriedOver, \.alertsDelivered, \.tokensPruned, \.resendMilliseconds,
         \.forecastMilliseconds, \.planningMilliseconds, \.storeMilliseconds, \.deliveryMilliseconds,
         \.alertsHeld, \.alertsReleased, \.alertsHeldExpired, \.devicesVerified, \.devicesRejected, \.boxesUnverified,
+        \.ensemblesCached, \.ensemblesFetched, \.probabilityFallback,
     ]
 
     /// One run's summary from the parts its workers did (a run shared by several instances):

@@ -17,7 +17,7 @@ extension PlannedAlert {
             interruption: interruptionLevel,
             frost: FrostData(
                 box: event.box.description, night: event.night.description, level: event.level.description,
-                minimumC: minimumC.map { ($0 * 10).rounded() / 10 }))
+                minimumC: minimumC.map { ($0 * 10).rounded() / 10 }, probability: percent))
         return PushNotification(
             token: token, platform: platform, app: app, environment: environment, messageID: messageID,
             collapseID: collapseID,
@@ -43,10 +43,24 @@ extension PlannedAlert {
         }
     }
 
-    /// The English title and body, in the subscription's unit.
+    /// The chance of frost as a whole percent (alerts by probability only).
+    public var percent: Int? { probability.map { Int(($0 * 100).rounded()) } }
+
+    /// The English title and body, in the subscription's unit. An alert by probability says
+    /// how likely: "Frost likely tonight: 70 % chance of −1 °C or lower at Home".
     public var text: (title: String, body: String) {
         let places = self.places.joined(separator: ", ")
         let low = minimumC.map { unit.format(celsius: $0) }
+        if let percent, let thresholdC {
+            let threshold = unit.format(celsius: thresholdC)
+            switch kind {
+            case .allClear:
+                return ("All clear", "Frost no longer likely \(whenText) at \(places): \(percent) % chance of \(threshold) or lower")
+            case .frost, .escalation:
+                let body = "\(levelWord) \(Self.likelihood(percent)) \(whenText): \(percent) % chance of \(threshold) or lower at \(places)"
+                return (kind == .escalation && !isFirstSeen ? "Colder than forecast" : levelTitle, body)
+            }
+        }
         switch kind {
         case .allClear:
             let body = "Frost no longer expected \(whenText) at \(places)" + (low.map { ": low now \($0)" } ?? "")
@@ -65,10 +79,11 @@ extension PlannedAlert {
     /// The body's localisation key, `FROST_<LEVEL>_<WHEN>` or `FROST_ALL_CLEAR_<WHEN>`, with
     /// LEVEL one of RISK, FREEZE, HARD_FREEZE and WHEN one of NIGHT_UNDER_WAY, TONIGHT,
     /// TOMORROW_NIGHT, NIGHT_OF (a weekday or a date: the app names the night date of
-    /// `locArgs`). Its arguments are always `locArgs`.
+    /// `locArgs`); an alert by probability adds `_PROBABILITY` (`FROST_FREEZE_TONIGHT_PROBABILITY`).
+    /// Its arguments are always `locArgs`.
     public var bodyLocKey: String {
         let what = kind == .allClear ? "ALL_CLEAR" : levelKey
-        return "FROST_\(what)_\(whenKey)"
+        return "FROST_\(what)_\(whenKey)" + (percent != nil && thresholdC != nil ? "_PROBABILITY" : "")
     }
 
     /// The title's localisation key: `FROST_TITLE_<LEVEL>`, `FROST_TITLE_ESCALATION` or `FROST_TITLE_ALL_CLEAR`.
@@ -81,14 +96,26 @@ extension PlannedAlert {
     }
 
     /// `[places, low with unit, time of the low (HH:MM), night date (YYYY-MM-DD)]`; empty
-    /// strings where a value is unknown.
+    /// strings where a value is unknown. An alert by probability adds `[percent (70),
+    /// threshold with unit]`.
     public var locArgs: [String] {
-        [
+        var args = [
             places.joined(separator: ", "),
             minimumC.map { unit.format(celsius: $0) } ?? "",
             coldestAt?.clockText ?? "",
             event.night.description,
         ]
+        if let percent, let thresholdC { args += [String(percent), unit.format(celsius: thresholdC)] }
+        return args
+    }
+
+    /// How a chance reads: `possible` below 60 %, `likely` below 90 %, `almost certain` from 90 %.
+    static func likelihood(_ percent: Int) -> String {
+        switch percent {
+        case ..<60: "possible"
+        case ..<90: "likely"
+        default: "almost certain"
+        }
     }
 
     private var levelKey: String {

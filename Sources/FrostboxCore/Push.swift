@@ -35,12 +35,15 @@ public struct FrostData: Sendable, Hashable {
     public var night: String
     public var level: String
     public var minimumC: Double?
+    /// The chance of the level's frost as a whole percent, when the alert is by probability (issue #47).
+    public var probability: Int?
 
-    public init(box: String, night: String, level: String, minimumC: Double?) {
+    public init(box: String, night: String, level: String, minimumC: Double?, probability: Int? = nil) {
         self.box = box
         self.night = night
         self.level = level
         self.minimumC = minimumC
+        self.probability = probability
     }
 }
 

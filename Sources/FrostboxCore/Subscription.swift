@@ -13,10 +13,14 @@ public struct AlertSettings: Sendable, Hashable, Codable {
     /// When on the place's wall clock its alerts may go out (`notify_after`/`notify_before`);
     /// nil: any time.
     public var window: DeliveryWindow?
+    /// The chance of frost (0…1) at which a level is alerted when the server has ensembles
+    /// (`min_probability`, issue #47); 0: the deterministic verdict alone; nil: the
+    /// configured default (0.5 unless set).
+    public var minProbability: Double?
 
     public init(
         rule: String? = nil, frostRiskC: Double? = nil, freezeC: Double? = nil, hardFreezeC: Double? = nil, allClear: Bool = false,
-        window: DeliveryWindow? = nil
+        window: DeliveryWindow? = nil, minProbability: Double? = nil
     ) {
         self.rule = rule
         self.frostRiskC = frostRiskC
@@ -24,6 +28,7 @@ public struct AlertSettings: Sendable, Hashable, Codable {
         self.hardFreezeC = hardFreezeC
         self.allClear = allClear
         self.window = window
+        self.minProbability = minProbability
     }
 
     public static let `default` = AlertSettings()

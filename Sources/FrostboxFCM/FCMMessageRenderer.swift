@@ -12,8 +12,9 @@ import FrostboxCore
 /// - `android.collapse_key` = the collapse id, `android.priority` HIGH (immediate) or NORMAL,
 ///   `android.ttl` = seconds left until the alert's expiry, as `"<n>s"` (none without expiry);
 /// - `data`: strings only — `alert_id` (the message id, the same on every resend), `box`,
-///   `night`, `level`, `minimum_c`, and `group` (APNs' thread id: FCM has no grouping field,
-///   so the app groups by it itself).
+///   `night`, `level`, `minimum_c`, `probability` (whole percent; alerts by chance of frost
+///   only), and `group` (APNs' thread id: FCM has no grouping field, so the app groups by it
+///   itself).
 ///
 /// Keys are written sorted, so the same notification rendered at the same second is the same
 /// bytes; a send renders once and resends those bytes on every retry.
@@ -42,6 +43,7 @@ public struct FCMMessageRenderer: Sendable {
             data["night"] = frost.night
             data["level"] = frost.level
             if let minimum = frost.minimumC { data["minimum_c"] = Self.decimal(minimum) }
+            if let probability = frost.probability { data["probability"] = String(probability) }
         }
         if let group = content.group { data["group"] = group }
         let visible = content.title != nil || content.body != nil

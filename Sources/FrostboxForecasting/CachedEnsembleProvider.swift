@@ -7,7 +7,8 @@ import Logging
 /// the ensemble's weight. Ensembles run less often than deterministic models (ECMWF ENS twice
 /// a day), so a run-aware cache fetches them far less often than the forecasts.
 public struct CachedEnsembleProvider: EnsembleProvider {
-    let fetcher: any EnsembleFetcher
+    /// What fetches the ensembles (its weight per box is what each costs).
+    public let fetcher: any EnsembleFetcher
     let cache: any EnsembleCache
     let ledger: any QuotaLedger
     let freshness: ForecastFreshness
@@ -31,8 +32,8 @@ public struct CachedEnsembleProvider: EnsembleProvider {
         self.logger = logger
     }
 
-    public func ensembles(for boxes: [GeoBox], now: Int64) async -> EnsembleBatch {
-        await ensembles(for: boxes, now: now, fetching: true)
+    public func ensembles(for boxes: [GeoBox], now: Int64, reserving: Double) async -> EnsembleBatch {
+        await ensembles(for: boxes, now: now, fetching: true, reserving: reserving)
     }
 
     /// The same provider for a dry run: what the cache holds current, nothing fetched or charged.
@@ -42,12 +43,21 @@ public struct CachedEnsembleProvider: EnsembleProvider {
     public struct CacheOnly: EnsembleProvider {
         let provider: CachedEnsembleProvider
 
-        public func ensembles(for boxes: [GeoBox], now: Int64) async -> EnsembleBatch {
-            await provider.ensembles(for: boxes, now: now, fetching: false)
+        public func ensembles(for boxes: [GeoBox], now: Int64, reserving: Double) async -> EnsembleBatch {
+            await provider.ensembles(for: boxes, now: now, fetching: false, reserving: 0)
         }
     }
 
-    func ensembles(for boxes: [GeoBox], now: Int64, fetching: Bool) async -> EnsembleBatch {
+    /// How many ensembles the hour's and the day's budgets allow with `reserving` kept free
+    /// (the minute window refills within the run's quota wait, so it is not reserved).
+    func affordableBoxes(reserving: Double, now: Int64) async -> Int {
+        guard let usage = try? await ledger.usage(at: now) else { return 0 }
+        let room = min(usage.budgets.perHour - usage.lastHour, usage.budgets.perDay - usage.lastDay) - reserving
+        let weight = max(fetcher.weightPerLocation, 1e-9)
+        return room <= 0 ? 0 : Int((room / weight).rounded(.down))
+    }
+
+    func ensembles(for boxes: [GeoBox], now: Int64, fetching: Bool, reserving: Double) async -> EnsembleBatch {
         var seen = Set<GeoBox>()
         let unique = boxes.filter { seen.insert($0).inserted }
         let cache = self.cache
@@ -59,7 +69,13 @@ public struct CachedEnsembleProvider: EnsembleProvider {
             batch.ensembles[box] = ensemble
             batch.sources[box] = .cache
         }
-        if !chosen.missing.isEmpty {
+        var missing = chosen.missing
+        if fetching, reserving > 0, !missing.isEmpty {
+            let affordable = await affordableBoxes(reserving: reserving, now: now)
+            for box in missing.dropFirst(affordable) { batch.failures[box] = .budgetExhausted(retryAfter: nil) }
+            missing = Array(missing.prefix(affordable))
+        }
+        if !missing.isEmpty {
             if fetching {
                 let fetcher = self.fetcher
                 let source = BoxFetching<EnsembleForecast>(
@@ -68,16 +84,16 @@ public struct CachedEnsembleProvider: EnsembleProvider {
                 let run = FetchRun(
                     source: source, ledger: ledger, settings: settings, sleeper: clock, logger: logger, clock: RunClock(now: now, clock: clock),
                     stamp: chosen.stamp)
-                let result = await run.fetch(chosen.missing)
+                let result = await run.fetch(missing)
                 for (box, ensemble) in result.fetched {
                     batch.ensembles[box] = ensemble
                     batch.sources[box] = .fetched
                 }
-                batch.failures = result.failures
+                batch.failures.merge(result.failures) { $1 }
                 batch.requestsMade = result.requests
                 batch.weightUsed = result.weight
             } else {
-                for box in chosen.missing { batch.failures[box] = .budgetExhausted(retryAfter: nil) }
+                for box in missing { batch.failures[box] = .budgetExhausted(retryAfter: nil) }
             }
         }
         if fetching, settings.cacheRetentionSeconds > 0 {

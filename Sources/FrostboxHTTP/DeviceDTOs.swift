@@ -130,6 +130,8 @@ struct SettingsBody: Codable {
     var allClear: Bool?
     var notifyAfter: String?
     var notifyBefore: String?
+    /// The chance of frost (0…1) a level is alerted at when the server has ensembles.
+    var minProbability: Double?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case rule
@@ -139,6 +141,7 @@ struct SettingsBody: Codable {
         case allClear = "all_clear"
         case notifyAfter = "notify_after"
         case notifyBefore = "notify_before"
+        case minProbability = "min_probability"
     }
 }
 
@@ -173,7 +176,8 @@ struct SubscriptionResponse: Encodable {
         let stored = subscription.settings
         settings = SettingsBody(
             rule: stored.rule, frostRiskC: stored.frostRiskC, freezeC: stored.freezeC, hardFreezeC: stored.hardFreezeC,
-            allClear: stored.allClear, notifyAfter: stored.window?.after, notifyBefore: stored.window?.before)
+            allClear: stored.allClear, notifyAfter: stored.window?.after, notifyBefore: stored.window?.before,
+            minProbability: stored.minProbability)
         self.created = created
     }
 }

@@ -36,10 +36,16 @@ enum WireValidation {
                 throw ValidationError(.invalidField, field: "settings.\(field)", "settings.\(field) must be between -60 and 20 °C")
             }
         }
+        if let chance = body.minProbability, !(chance.isFinite && (0...1).contains(chance)) {
+            throw ValidationError(
+                .invalidField, field: "settings.min_probability",
+                "settings.min_probability must be between 0 and 1 (0.7 alerts at a 70 % chance of frost; 0 by the forecast alone)")
+        }
         return AlertSettings(
             rule: body.rule, frostRiskC: body.frostRiskC, freezeC: body.freezeC, hardFreezeC: body.hardFreezeC,
             allClear: body.allClear ?? false,
-            window: try DeliveryWindow.parsing(after: body.notifyAfter, before: body.notifyBefore, field: "settings"))
+            window: try DeliveryWindow.parsing(after: body.notifyAfter, before: body.notifyBefore, field: "settings"),
+            minProbability: body.minProbability)
     }
 
     /// The registration a client asks for: the token validated as its platform's (`platform`

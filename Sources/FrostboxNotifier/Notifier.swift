@@ -40,6 +40,8 @@ public actor Notifier {
     ///     memory (the composition root hands freed memory back to the system there).
     ///   - verification: proves pending devices real at the start of each run (the store's
     ///     reads must then leave out devices not yet verified); nil: every device counts.
+    ///   - ensembles: the chance of frost from ensembles for subscriptions alerted by
+    ///     probability (issue #47); nil: every subscription by the deterministic verdict.
     public init(
         store: any NotifierStore, forecasts: any ForecastProvider, push: any PushSender, forecastCache: (any ForecastCache)? = nil,
         planner: AlertPlanner = AlertPlanner(), configuration: NotifierSettings = NotifierSettings(),
@@ -48,10 +50,10 @@ public actor Notifier {
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         resent: @escaping @Sendable (Int) -> Void = { _ in },
         runEnded: @escaping @Sendable () -> Void = {},
-        verification: DeviceVerificationStep? = nil
+        verification: DeviceVerificationStep? = nil, ensembles: (any EnsembleProvider)? = nil
     ) {
         work = NotifyRun(
-            store: store, workQueue: workQueue, forecasts: forecasts, push: push, forecastCache: forecastCache, planner: planner,
+            store: store, workQueue: workQueue, forecasts: forecasts, ensembles: ensembles, push: push, forecastCache: forecastCache, planner: planner,
             configuration: configuration,
             logger: logger, clock: clock, sleep: sleep, resent: resent, verification: verification)
         self.runLock = runLock

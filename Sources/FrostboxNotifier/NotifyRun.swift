@@ -19,6 +19,8 @@ struct NotifyRun: Sendable {
     /// Runs shared with other instances (PostgreSQL); nil: this process does whole runs.
     let workQueue: (any NotifyWorkQueue)?
     let forecasts: any ForecastProvider
+    /// Ensembles for the chance of frost (issue #47); nil: the deterministic verdict alone.
+    let ensembles: (any EnsembleProvider)?
     let push: any PushSender
     /// Purged of boxes nobody subscribes to any more at the end of a run.
     let forecastCache: (any ForecastCache)?
@@ -213,12 +215,13 @@ struct NotifyRun: Sendable {
         let places = try await store.places(in: withForecast)
         let alerted = try await store.alertedEvents(in: withForecast, now: runNow)
         summary.storeMilliseconds += Self.milliseconds(since: stopwatch)
+        let ensembles = await ensembles(for: withForecast, places: places, now: runNow, summary: &summary)
 
         stopwatch = ContinuousClock.now
         var entries: [OutboxEntry] = []
         for box in withForecast {
             guard let forecast = batch.forecasts[box]?.forecast, let boxPlaces = places[box] else { continue }
-            let plan = planner.plan(forecast: forecast, places: boxPlaces, alerted: alerted[box] ?? [], now: runNow)
+            let plan = planner.plan(forecast: forecast, ensemble: ensembles[box], places: boxPlaces, alerted: alerted[box] ?? [], now: runNow)
             summary.verdicts += plan.verdictsComputed
             for alert in plan.alerts {
                 var entry = OutboxEntry(event: alert.event, kind: alert.kind, notification: alert.notification(), createdAt: runNow)
@@ -248,6 +251,31 @@ struct NotifyRun: Sendable {
         summary.alertsHeld += held.count
         Self.count(FrostboxMetrics.Name.alertsHeld, held)
         return stored.filter { !$0.isHeld(at: runNow) }
+    }
+
+    /// The ensembles of the boxes with a subscription alerted by probability, asked for after
+    /// the chunk's forecasts (so the budget covers the deterministic verdict first, never the
+    /// reverse); a box left without one is judged by its forecast (`probabilityFallback`).
+    private func ensembles(
+        for boxes: [GeoBox], places: [GeoBox: [SubscribedPlace]], now: Int64, summary: inout NotifyRunSummary
+    ) async -> [GeoBox: EnsembleForecast] {
+        guard let ensembles else { return [:] }
+        let wanting = boxes.filter { box in places[box]?.contains { planner.minProbability(for: $0.settings) > 0 } ?? false }
+        guard !wanting.isEmpty else { return [:] }
+        // The forecasts still to come in this run keep their weight: as much a box as those so far.
+        let prepared = summary.forecastsCached + summary.forecastsFetched + summary.boxesFailed + summary.boxesLeftOut
+        let forecastWeight = summary.weightUsed - summary.ensembleWeightUsed
+        let reserve = prepared > 0 ? Double(max(0, summary.boxes - prepared)) * forecastWeight / Double(prepared) : 0
+        let stopwatch = ContinuousClock.now
+        let batch = await ensembles.ensembles(for: wanting, now: now, reserving: reserve)
+        summary.forecastMilliseconds += Self.milliseconds(since: stopwatch)
+        summary.forecastRequests += batch.requestsMade
+        summary.weightUsed += batch.weightUsed
+        summary.ensembleWeightUsed += batch.weightUsed
+        summary.ensemblesFetched += batch.fetched
+        summary.ensemblesCached += batch.ensembles.count - batch.fetched
+        summary.probabilityFallback += wanting.count { batch.ensembles[$0] == nil }
+        return batch.ensembles
     }
 
     static func describe(_ failure: ForecastFailure) -> String {

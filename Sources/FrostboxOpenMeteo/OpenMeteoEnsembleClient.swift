@@ -4,7 +4,8 @@ import FrostboxCore
 
 /// The Open-Meteo `/v1/ensemble` client (issue #47): the forecast client's requests, batching,
 /// deadlines, body cap, retries and quota gate, asking for hourly `temperature_2m` of the
-/// ensemble model(s) and decoding every member, or an ensemble-mean model's mean and spread.
+/// ensemble model(s) and decoding every member, or an ensemble-mean model's
+/// (`ecmwf_ifs025_ensemble_mean`, …) `temperature_2m` and `temperature_2m_spread`.
 public struct OpenMeteoEnsembleClient: EnsembleFetcher {
     let client: OpenMeteoClient
     let source: OpenMeteoEnsembleDecoder.Source
@@ -17,7 +18,8 @@ public struct OpenMeteoEnsembleClient: EnsembleFetcher {
     public init(client: OpenMeteoClient, configuration: OpenMeteoSettings, probability: ProbabilitySource, members: Int? = nil) {
         var settings = configuration
         settings.path = OpenMeteoSettings.ensemblePath
-        settings.hourlyVariables = ["temperature_2m"]
+        // A mean model answers the spread only when asked for it.
+        settings.hourlyVariables = probability == .members ? ["temperature_2m"] : ["temperature_2m", "temperature_2m_spread"]
         self.client = OpenMeteoClient(httpClient: client.makeHTTPClient, configuration: settings, clock: client.clock, logger: client.logger)
         self.source = probability == .members ? .members : .spread
         if probability == .members {
@@ -32,9 +34,10 @@ public struct OpenMeteoEnsembleClient: EnsembleFetcher {
 
     public var batchSize: Int { client.configuration.batchSize }
 
-    /// `max(1, variables × members / 10 × max(1, days / 14))`, one variable.
+    /// `max(1, variables × members / 10 × max(1, days / 14))`.
     public var weightPerLocation: Double {
-        EnsembleWeight.perLocation(variables: 1, members: max(1, members), days: client.configuration.forecastDays)
+        EnsembleWeight.perLocation(
+            variables: client.configuration.hourlyVariables.count, members: max(1, members), days: client.configuration.forecastDays)
     }
 
     public func ensembles(for boxes: [GeoBox], gate: (any RequestGate)?) async -> Result<[EnsembleForecast], ForecastFailure> {

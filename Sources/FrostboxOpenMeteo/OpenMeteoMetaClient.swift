@@ -27,8 +27,7 @@ public struct OpenMeteoMetaClient: ModelRunSource {
     /// The metadata URL of a model named as in `models=` (`icon_d2` → `…/data/dwd_icon_d2/static/meta.json`).
     public func url(for model: String) -> String {
         let domain =
-            configuration.path == OpenMeteoSettings.ensemblePath
-            ? OpenMeteoModels.ensembleMetaDomains[model] ?? model : OpenMeteoModels.metaDomain(of: model)
+            configuration.path == OpenMeteoSettings.ensemblePath ? OpenMeteoModels.ensembleMetaDomain(of: model) : OpenMeteoModels.metaDomain(of: model)
         var url = configuration.serverRoot + "/data/" + domain + "/static/meta.json"
         if let key = configuration.apiKey, !key.isEmpty { url += "?apikey=" + OpenMeteoClient.formEscape(key) }
         return url
@@ -99,6 +98,17 @@ public enum OpenMeteoModels {
         "ecmwf_ifs025": "ecmwf_ifs025_ensemble", "ecmwf_aifs025": "ecmwf_aifs025_ensemble", "gfs_seamless": "ncep_gefs025",
         "gfs025": "ncep_gefs025", "gfs05": "ncep_gefs05", "gem_global": "cmc_gem_geps",
     ]
+
+    /// The metadata domain of an ensemble model; a mean model (`ecmwf_ifs025_ensemble_mean`)
+    /// runs with its members' model.
+    public static func ensembleMetaDomain(of model: String) -> String {
+        var members = model
+        for suffix in ["_ensemble_mean", "_mean"] where members.hasSuffix(suffix) {
+            members.removeLast(suffix.count)
+            break
+        }
+        return ensembleMetaDomains[members] ?? members
+    }
 
     /// The default watch list for `best_match`, by region: the model that serves the first
     /// days there (the nights the frost rule looks at) and runs most often: DWD's ICON-D2

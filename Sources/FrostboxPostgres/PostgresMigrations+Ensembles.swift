@@ -15,6 +15,9 @@ extension PostgresMigrations {
         """,
         "CREATE INDEX ensemble_cache_fetched_at ON ensemble_cache (fetched_at)",
         "ALTER TABLE subscription ADD COLUMN min_probability DOUBLE PRECISION CHECK (min_probability BETWEEN 0 AND 1)",
+        "ALTER TABLE notify_run ADD COLUMN ensembles_cached INTEGER NOT NULL DEFAULT 0 CHECK (ensembles_cached >= 0)",
+        "ALTER TABLE notify_run ADD COLUMN ensembles_fetched INTEGER NOT NULL DEFAULT 0 CHECK (ensembles_fetched >= 0)",
+        "ALTER TABLE notify_run ADD COLUMN probability_fallback INTEGER NOT NULL DEFAULT 0 CHECK (probability_fallback >= 0)",
         """
         CREATE FUNCTION frostbox_subscribe_v3(
             p_token TEXT, p_latitude DOUBLE PRECISION, p_longitude DOUBLE PRECISION, p_box BIGINT, p_name TEXT, p_unit TEXT,

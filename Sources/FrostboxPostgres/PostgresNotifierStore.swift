@@ -57,7 +57,7 @@ public struct PostgresNotifierStore: NotifierStore {
             """
             SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
                    s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet,
-                   s.notify_after, s.notify_before, d.id
+                   s.notify_after, s.notify_before, d.id, s.min_probability
             FROM subscription AS s JOIN device AS d ON d.token = s.token
             WHERE s.box = ANY(\(boxes.map(\.key))) AND (d.verified_at IS NOT NULL OR NOT \(verifiedDevicesOnly))
             ORDER BY s.box, s.token COLLATE "C", s.id
@@ -74,7 +74,8 @@ public struct PostgresNotifierStore: NotifierStore {
                     unit: TemperatureUnit(rawValue: unit) ?? .celsius,
                     settings: AlertSettings(
                         rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear,
-                        window: Self.window(try columns[16].decode(Int32?.self), try columns[17].decode(Int32?.self))),
+                        window: Self.window(try columns[16].decode(Int32?.self), try columns[17].decode(Int32?.self)),
+                        minProbability: try columns[19].decode(Double?.self)),
                     platform: DevicePlatform(rawValue: platform) ?? .ios, app: topic,
                     environment: environment.flatMap(PushEnvironment.init(rawValue:)),
                     quietHours: Self.quietHours(try columns[13].decode(Int32?.self), try columns[14].decode(Int32?.self)),

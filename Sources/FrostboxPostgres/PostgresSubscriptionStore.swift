@@ -71,16 +71,16 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     }
 
     public func subscribe(_ token: DeviceToken, to new: NewSubscription, at now: Int64) async throws -> SubscriptionChange {
-        // One round trip: the function `frostbox_subscribe_v2` (`PostgresMigrations`) registers, locks the device's row,
+        // One round trip: the function `frostbox_subscribe_v3` (`PostgresMigrations`) registers, locks the device's row,
         // matches, counts and inserts in one statement's transaction.
         let s = new.settings
         let after = s.window?.afterMinute.map { Int32($0) }, before = s.window?.beforeMinute.map { Int32($0) }
         let rows = try await database.query(
             """
-            SELECT * FROM frostbox_subscribe_v2(
+            SELECT * FROM frostbox_subscribe_v3(
                 \(token.value), \(new.coordinate.latitude), \(new.coordinate.longitude), \(new.coordinate.box.key), \(new.name.value),
                 \(new.unit.rawValue), \(now), \(s.rule), \(s.frostRiskC), \(s.freezeC), \(s.hardFreezeC), \(s.allClear),
-                \(after), \(before), \(Int32(clamping: maximumSubscriptionsPerDevice)))
+                \(after), \(before), \(s.minProbability), \(Int32(clamping: maximumSubscriptionsPerDevice)))
             """, writes: true)
         for try await row in rows {
             let columns = row.makeRandomAccess()
@@ -137,7 +137,8 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     /// A subscription's columns, in the order `subscription(_:from:token:)` reads them (the
     /// subscribe function returns them too, after its `created` column).
     static let columns =
-        "id, latitude, longitude, name, unit, created_at, rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear, notify_after, notify_before"
+        "id, latitude, longitude, name, unit, created_at, rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear, notify_after, notify_before,"
+        + " min_probability"
 
     /// The subscription in `columns`, starting at column `first` of the row.
     static func subscription(_ row: PostgresRandomAccessRow, from first: Int, token: DeviceToken) throws -> Subscription {
@@ -150,6 +151,7 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
             settings: AlertSettings(
                 rule: try value(6, String?.self), frostRiskC: try value(7, Double?.self), freezeC: try value(8, Double?.self),
                 hardFreezeC: try value(9, Double?.self), allClear: try value(10, Bool.self),
-                window: PostgresNotifierStore.window(try value(11, Int32?.self), try value(12, Int32?.self))))
+                window: PostgresNotifierStore.window(try value(11, Int32?.self), try value(12, Int32?.self)),
+                minProbability: try value(13, Double?.self)))
     }
 }

@@ -56,7 +56,7 @@ public struct GRDBNotifierStore: NotifierStore {
                 sql: """
                     SELECT s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
                            s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet,
-                           s.notify_after, s.notify_before, d.id
+                           s.notify_after, s.notify_before, d.id, s.min_probability
                     FROM subscription AS s JOIN device AS d ON d.token = s.token
                     WHERE s.box = ? \(verified)
                     ORDER BY s.token, s.id
@@ -75,7 +75,8 @@ public struct GRDBNotifierStore: NotifierStore {
                                 rule: statement.optionalText(4), frostRiskC: statement.optionalDouble(5),
                                 freezeC: statement.optionalDouble(6), hardFreezeC: statement.optionalDouble(7),
                                 allClear: statement.int64(8) != 0,
-                                window: Self.window(statement.optionalInt64(15), statement.optionalInt64(16))),
+                                window: Self.window(statement.optionalInt64(15), statement.optionalInt64(16)),
+                                minProbability: statement.optionalDouble(18)),
                             platform: DevicePlatform(rawValue: statement.text(11)) ?? .ios, app: statement.optionalText(9),
                             environment: statement.optionalText(10).flatMap(PushEnvironment.init(rawValue:)),
                             quietHours: Self.quietHours(statement.optionalInt64(12), statement.optionalInt64(13)),

@@ -47,13 +47,13 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
                 sql: """
                     INSERT INTO subscription
                         (token, latitude, longitude, box, name, unit, created_at,
-                         rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear, notify_after, notify_before)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                         rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear, notify_after, notify_before, min_probability)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             try insert.execute(arguments: [
                 record.token, record.latitude, record.longitude, record.box, record.name, record.unit,
                 record.createdAt, record.rule, record.frostRiskC, record.freezeC, record.hardFreezeC, record.allClear,
-                record.notifyAfter, record.notifyBefore,
+                record.notifyAfter, record.notifyBefore, record.minProbability,
             ])
             record.id = db.lastInsertedRowID
             return SubscriptionChange(subscription: record.subscription, created: true)

@@ -21,6 +21,8 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
     /// The delivery window's bounds, minutes after local midnight (`DeliveryWindow`).
     var notifyAfter: Int64?
     var notifyBefore: Int64?
+    /// The chance of frost alerted at (NULL: the configured default).
+    var minProbability: Double?
 
     enum CodingKeys: String, CodingKey {
         case id, token, latitude, longitude, box, name, unit, rule
@@ -31,6 +33,7 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
         case allClear = "all_clear"
         case notifyAfter = "notify_after"
         case notifyBefore = "notify_before"
+        case minProbability = "min_probability"
     }
 
     enum Columns {
@@ -54,6 +57,7 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
         allClear = new.settings.allClear
         notifyAfter = new.settings.window?.afterMinute.map(Int64.init)
         notifyBefore = new.settings.window?.beforeMinute.map(Int64.init)
+        minProbability = new.settings.minProbability
     }
 
     var subscription: Subscription {
@@ -66,6 +70,6 @@ struct SubscriptionRecord: Codable, FetchableRecord, MutablePersistableRecord {
             createdAt: createdAt,
             settings: AlertSettings(
                 rule: rule, frostRiskC: frostRiskC, freezeC: freezeC, hardFreezeC: hardFreezeC, allClear: allClear,
-                window: GRDBNotifierStore.window(notifyAfter, notifyBefore)))
+                window: GRDBNotifierStore.window(notifyAfter, notifyBefore), minProbability: minProbability))
     }
 }

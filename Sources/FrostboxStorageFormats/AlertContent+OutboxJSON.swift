@@ -40,6 +40,10 @@ extension AlertContent {
                         json.raw(minimum.description)
                     }
                     json.member("night", frost.night)
+                    if let probability = frost.probability {
+                        json.key("probability")
+                        json.raw(String(probability))
+                    }
                 }
             }
         }
@@ -54,7 +58,9 @@ extension AlertContent {
             title: alert?.title, body: alert?.body, titleLocKey: alert?.titleLocKey, titleLocArgs: alert?.titleLocArgs,
             bodyLocKey: alert?.locKey, bodyLocArgs: alert?.locArgs, sound: stored.aps.sound, group: stored.aps.threadID,
             interruption: stored.aps.interruptionLevel.flatMap(InterruptionLevel.init(rawValue:)),
-            frost: stored.frost.map { FrostData(box: $0.box, night: $0.night, level: $0.level, minimumC: $0.minimumC) })
+            frost: stored.frost.map {
+                FrostData(box: $0.box, night: $0.night, level: $0.level, minimumC: $0.minimumC, probability: $0.probability)
+            })
     }
 }
 
@@ -95,9 +101,10 @@ private struct StoredPayload: Decodable {
         var night: String
         var level: String
         var minimumC: Double?
+        var probability: Int?
 
         enum CodingKeys: String, CodingKey {
-            case box, night, level
+            case box, night, level, probability
             case minimumC = "minimum_c"
         }
     }

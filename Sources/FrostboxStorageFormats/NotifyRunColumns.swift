@@ -55,6 +55,8 @@ public enum NotifyRunColumns {
             set: { $0.byPlatform = PlatformDeliveriesCodec.decode($1.text ?? "") }),
         count("alerts_held", \.alertsHeld), count("alerts_released", \.alertsReleased), count("alerts_held_expired", \.alertsHeldExpired),
         count("devices_verified", \.devicesVerified), count("devices_rejected", \.devicesRejected), count("boxes_unverified", \.boxesUnverified),
+        count("ensembles_cached", \.ensemblesCached), count("ensembles_fetched", \.ensemblesFetched),
+        count("probability_fallback", \.probabilityFallback),
     ]
 
     /// The column names, in storage order.

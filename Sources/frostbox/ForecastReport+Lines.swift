@@ -24,6 +24,7 @@ extension ForecastReport {
                 lines.append("  night of \(night.night): \(Self.summary(night.level, night.firstAtLevel, night.coldest))\(cut)")
             }
         }
+        if let ensemble { lines += Self.lines(ensemble, rule: rule) }
         lines.append("requests \(requestsMade), weight \(weightUsed)")
         if let usage {
             lines.append(
@@ -34,6 +35,46 @@ extension ForecastReport {
             lines.append("paused by the server until \(Date(timeIntervalSince1970: TimeInterval(pause.until))): \(pause.reason)")
         }
         return lines
+    }
+
+    /// The chance of frost per night: the ensemble's source, model, run and weight, each
+    /// level's probability, and the members' night lows as a histogram (or the mean and spread).
+    static func lines(_ report: EnsembleReport, rule: FrostRule) -> [String] {
+        switch report.result {
+        case .failure(let failure):
+            return ["chance of frost (\(report.source.rawValue)) unavailable: \(describe(failure)); alerts fall back to the verdict above"]
+        case .success(let ensemble):
+            let members = ensemble.memberCount > 0 ? ", \(ensemble.memberCount) members" : ", mean and spread"
+            var lines = [
+                "chance of frost (\(report.source.rawValue): \(ensemble.model)\(members), weight \(report.weightPerBox) a box, "
+                    + "\(report.origin?.rawValue ?? "cache"))",
+                "  " + runs(ensemble.runs),
+            ]
+            let levels: [FrostLevel] = [.frostRisk, .freeze, .hardFreeze]
+            for night in rule.probabilities(of: ensemble) {
+                let chances = levels.map { level in
+                    "\(level) \(Int((night.probability(of: level) * 100).rounded())) % (≤ \(rule.thresholds.threshold(of: level) ?? 0) °C)"
+                }
+                lines.append("  night of \(night.night): " + chances.joined(separator: ", "))
+                if let normal = night.meanAndSpread {
+                    lines.append("    likeliest hour: mean \(normal.mean) °C, spread \(normal.spread) °C")
+                } else if !night.memberMinima.isEmpty {
+                    lines += histogram(night.memberMinima).map { "    " + $0 }
+                }
+            }
+            return lines
+        }
+    }
+
+    /// Members' night lows in 1 °C bins, one `#` a member: `-1 … 0 °C  ######  6`.
+    static func histogram(_ minima: [Double]) -> [String] {
+        guard let low = minima.min(), let high = minima.max() else { return [] }
+        let first = Int(low.rounded(.down)), last = Int(high.rounded(.down))
+        return (first...last).map { bin in
+            let count = minima.count { Int($0.rounded(.down)) == bin }
+            let label = "\(bin) … \(bin + 1) °C".padding(toLength: 12, withPad: " ", startingAt: 0)
+            return "\(label) \(String(repeating: "#", count: count)) \(count)"
+        }
     }
 
     /// Which model runs the forecast came from, e.g. `runs icon_d2 2026-11-21T09:00:00Z (available 2026-11-21T10:32:10Z)`.

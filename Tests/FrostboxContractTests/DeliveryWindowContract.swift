@@ -56,6 +56,19 @@ struct DeliveryWindowContract {
         #expect(places.map(\.quietHours) == [quiet, quiet])
     }
 
+    @Test(
+        "a subscription keeps its min_probability (0.7, 0, none) as stored, listed and handed to planning",
+        arguments: NotifierStoreImplementation.available)
+    func minProbability(_ implementation: NotifierStoreImplementation) async throws {
+        let quiet = QuietHours(startMinute: 23 * 60, endMinute: 6 * 60)!
+        let (store, subscribe) = try await Self.subject(implementation, in: directory, quiet: quiet, token: alice)
+        for (name, chance) in [("Home", 0.7), ("Shed", 0), ("Field", nil)] as [(String, Double?)] {
+            try await subscribe(NewSubscription(coordinate: home, name: try PlaceName(name), settings: AlertSettings(minProbability: chance)))
+        }
+        let places = try #require(try await store.places(in: [home.box])[home.box])
+        #expect(places.map(\.settings.minProbability) == [0.7, 0, nil])
+    }
+
     /// A notifier store, its device registered with `quiet`, and how to subscribe it.
     static func subject(
         _ implementation: NotifierStoreImplementation, in directory: TemporaryDirectory, quiet: QuietHours, token: DeviceToken

@@ -45,6 +45,7 @@ struct EnsembleClientTests {
                 #expect(night.probability(of: .frostRisk) == 1)
             }
             #expect(h.mock.counters.chargedWeight == 4 * Double(Self.boxes.count))
+            #expect(h.mock.counters.ensembleLocations == Self.boxes.count)
         }
     }
 
@@ -64,6 +65,7 @@ struct EnsembleClientTests {
         try await MockHarness.run(Self.scenario) { h in
             let client = Self.client(h, models: ["ecmwf_ifs025_ensemble_mean"], probability: .spread)
             #expect(client.weightPerLocation == 1)
+            #expect(client.query(for: Self.boxes).contains("hourly=temperature_2m,temperature_2m_spread&"))
             let ensembles = try await client.ensembles(for: Self.boxes, gate: nil).get()
             let night = try #require(ensembles.first.flatMap { FrostRule.default.probabilities(of: $0).dropFirst().first })
             let spread = (MockEnsembles.standardDeviation(of: 51, spread: 2) * 10).rounded() / 10
@@ -81,6 +83,7 @@ struct EnsembleClientTests {
             meta.path = OpenMeteoSettings.ensemblePath
             let metaClient = OpenMeteoMetaClient(httpClient: { [http = h.http] in http }, configuration: meta, logger: Self.quiet)
             #expect(metaClient.url(for: "icon_seamless").hasSuffix("/data/dwd_icon_eps/static/meta.json"))
+            #expect(metaClient.url(for: "ecmwf_ifs025_ensemble_mean").hasSuffix("/data/ecmwf_ifs025_ensemble/static/meta.json"))
             let ledger = InMemoryQuotaLedger(budgets: Self.roomy)
             let cache = InMemoryEnsembleCache()
             let provider = CachedEnsembleProvider(
@@ -106,7 +109,7 @@ struct EnsembleClientTests {
             let renewed = await provider.ensembles(for: Self.boxes, now: Self.start + 30_600)
             #expect(renewed.fetched == 3)
             #expect(renewed.ensembles.values.allSatisfy { $0.runs.map(\.initialisedAt) == [Self.start + 21_600] })
-            #expect(h.mock.counters.requests == 2)
+            #expect(h.mock.counters.ensembleRequests == 2 && h.mock.counters.requests == 0)
             #expect(try await ledger.usage(at: Self.start + 30_600).lastDay == 24)
         }
     }

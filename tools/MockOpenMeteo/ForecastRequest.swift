@@ -99,7 +99,7 @@ struct ForecastRequest: Sendable {
             boxes.append(Coordinate(uncheckedLatitude: lat, longitude: lon).box)
         }
         let variables = p["hourly"].map { _ in list("hourly").filter { !$0.isEmpty } } ?? []
-        if let unknown = variables.first(where: { !(ensemble ? ["temperature_2m"] : known).contains($0) }) {
+        if let unknown = variables.first(where: { !(ensemble ? ["temperature_2m", "temperature_2m_spread"] : known).contains($0) }) {
             return .failure(Invalid(reason: "Cannot initialize ForecastVariable from invalid String value \(unknown)."))
         }
         let days = p["forecast_days"].map { Int($0) } ?? 7

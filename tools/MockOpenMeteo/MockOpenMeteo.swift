@@ -186,8 +186,12 @@ public final class MockOpenMeteo: Sendable {
     func forecast(query: String, method: String, ensemble: Bool = false) async -> Response {
         let parameters = Self.parse(query)
         let decision = state.withLock { state -> Decision in
-            state.counters.requests += 1
-            if method == "GET" { state.counters.getRequests += 1 } else { state.counters.postRequests += 1 }
+            if ensemble {
+                state.counters.ensembleRequests += 1
+            } else {
+                state.counters.requests += 1
+                if method == "GET" { state.counters.getRequests += 1 } else { state.counters.postRequests += 1 }
+            }
             return self.decide(&state, parameters: parameters, ensemble: ensemble)
         }
         if decision.latencyMilliseconds > 0 {
@@ -288,9 +292,14 @@ public final class MockOpenMeteo: Sendable {
         }
         let weight = request.weight
         charge(&state, weight: weight)
-        state.counters.locations += request.boxes.count
-        state.counters.weight += weight
-        state.counters.batchSizes.append(request.boxes.count)
+        if ensemble {
+            state.counters.ensembleLocations += request.boxes.count
+            state.counters.ensembleWeight += weight
+        } else {
+            state.counters.locations += request.boxes.count
+            state.counters.weight += weight
+            state.counters.batchSizes.append(request.boxes.count)
+        }
         var fault = Fault.none
         let hang = Fault.hang(milliseconds: state.scenario.faults.hangMilliseconds)
         if state.scenario.faults.hangNext > 0 {

@@ -219,7 +219,7 @@ public struct MockFaults: Sendable, Codable, Hashable {
 
 /// What the mock has served, for tests and benchmarks to read.
 public struct MockCounters: Sendable, Codable, Hashable {
-    /// Requests to `/v1/forecast`, whatever the answer.
+    /// Requests to `/v1/forecast`, whatever the answer (ensemble requests are counted apart).
     public var requests = 0
     public var getRequests = 0
     public var postRequests = 0
@@ -236,11 +236,19 @@ public struct MockCounters: Sendable, Codable, Hashable {
     public var statuses: [String: Int] = [:]
     /// Locations per request answered 200, in order.
     public var batchSizes: [Int] = []
+    /// Requests to `/v1/ensemble` (not in `requests`), their locations answered and weight
+    /// processed (not in `locations` and `weight`; `chargedWeight` counts both endpoints).
+    public var ensembleRequests = 0
+    public var ensembleLocations = 0
+    public var ensembleWeight = 0.0
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case requests, locations, weight, statuses
+        case ensembleRequests = "ensemble_requests"
+        case ensembleLocations = "ensemble_locations"
+        case ensembleWeight = "ensemble_weight"
         case getRequests = "get_requests"
         case postRequests = "post_requests"
         case batchSizes = "batch_sizes"
