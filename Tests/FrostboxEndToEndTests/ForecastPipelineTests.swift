@@ -71,7 +71,11 @@ struct ForecastPipelineTests {
         try await mock.withRunning { baseURL in
             let database = directory.appendingPathComponent("frostbox.sqlite").path
             // A generous metadata deadline: on a loaded machine 5 s can pass, and the TTL would decide instead.
-            let arguments = ["forecast", "--near", "60.19,25.01", "--base-url", baseURL, "--db", database, "--set", "forecast.meta_timeout=60s"]
+            // The forecast alone (the chance of frost has its own test below).
+            let arguments = [
+                "forecast", "--near", "60.19,25.01", "--base-url", baseURL, "--db", database, "--set", "forecast.meta_timeout=60s", "--set",
+                "forecast.probability=off",
+            ]
             let first = try await CommandLineTests.frostboxAsync(arguments, in: directory)
             #expect(first.status == 0, "\(first.output)")
             // Log lines (a metadata warning on a loaded machine) go their own way; the report is the rest.
@@ -86,6 +90,35 @@ struct ForecastPipelineTests {
             #expect(secondLines.count > 1 && secondLines[1].hasPrefix("source cache"), "\(second.output)")
             #expect(secondLines.contains("requests 0, weight 0.0"), "\(second.output)")
             #expect(mock.counters.requests == 1)
+        }
+    }
+
+    @Test("frostbox forecast --box: each night's chance of frost from the members, their lows as a histogram, the ensemble's weight")
+    func chanceOfFrostReport() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("frostbox-forecast-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A warm place (about 10 °C at dawn whatever the season) but for −0.4 °C at 05:00 every
+        // night; the 40 members lie from −2 to +2 °C around it.
+        let mock = MockOpenMeteo(scenario: MockScenario(frost: [FrostSpot(latitude: 20, longitude: 100, minimumC: -0.4)]), logger: Self.quiet)
+        try await mock.withRunning { baseURL in
+            let database = directory.appendingPathComponent("frostbox.sqlite").path
+            let arguments = [
+                "forecast", "--box", "20.00#100.00", "--base-url", baseURL, "--db", database, "--set", "forecast.probability=members",
+            ]
+            let run = try await CommandLineTests.frostboxAsync(arguments, in: directory)
+            #expect(run.status == 0, "\(run.output)")
+            let lines = Self.report(run.output).filter { !$0.contains(" [FrostboxForecasting] ") }
+            #expect(lines.first == "box 20.00#100.00 (centre 20.0, 100.0)")
+            #expect(lines.contains { $0.hasPrefix("chance of frost (members: icon_seamless, 40 members, weight 4.0 a box, fetched)") }, "\(run.output)")
+            #expect(lines.contains { $0.contains("frost-risk 100 % (≤ 3.0 °C), freeze 60 % (≤ 0.0 °C), hard-freeze 13 % (≤ -2.0 °C)") }, "\(run.output)")
+            // −2.4, −2.3, −2.2 and −2.1 °C; the fifth member's −1.99 is answered as −2.0, in the next bin.
+            #expect(lines.contains { $0.hasPrefix("    -3 … -2 °C") && $0.hasSuffix(" #### 4") }, "\(run.output)")
+            #expect(lines.contains("requests 2, weight 5.0"), "\(run.output)")
+            #expect(mock.counters.ensembleRequests == 1)
+            let bad = try await CommandLineTests.frostboxAsync(["forecast", "--box", "north"], in: directory)
+            #expect(bad.status != 0)
+            #expect(bad.output.contains("--box must look like 60.20#25.05"))
         }
     }
 }
