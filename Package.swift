@@ -201,6 +201,13 @@ let package = Package(
             ],
             path: "tools/bench-model-runs"
         ),
+        .executableTarget(
+            name: "bench-ensembles",
+            dependencies: [
+                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo", asyncHTTPClient, logging,
+            ],
+            path: "tools/bench-ensembles"
+        ),
         .target(
             name: "MockAPNs",
             // Plain SwiftNIO HTTP/2 rather than a web framework: the double must act at the

@@ -46,19 +46,6 @@ public struct EnsembleForecast: BoxPayload, Hashable, Codable {
 
     /// The model run used (UTC epoch seconds of its initialisation), the latest of `runs`.
     public var run: Int64? { runs.map(\.initialisedAt).max() }
-
-    /// Leaves out the hours that have ended by `now` (UTC epoch seconds), and their values.
-    public mutating func dropHours(endedBy now: Int64) {
-        let keep = hours.indices.filter { hours[$0].time + 3_600 > now }
-        guard keep.count < hours.count else { return }
-        hours = keep.map { hours[$0] }
-        switch values {
-        case .members(let members):
-            values = .members(members.map { member in keep.map { $0 < member.count ? member[$0] : nil } })
-        case .spread(let mean, let spread):
-            values = .spread(mean: keep.map { $0 < mean.count ? mean[$0] : nil }, spread: keep.map { $0 < spread.count ? spread[$0] : nil })
-        }
-    }
 }
 
 /// The mean and spread (°C) of an ensemble at one hour.
@@ -124,10 +111,14 @@ extension FrostRule {
     /// Mean and spread: minima of neighbouring hours are nearly perfectly correlated, so the
     /// night's probability is that of its likeliest hour, `max over hours of Φ((t − μ) / σ)`
     /// under a normal assumption; a spread of 0 is a certain forecast (1 at or below, else 0).
-    public func probabilities(of ensemble: EnsembleForecast) -> [NightProbability] {
+    ///
+    /// With `now`, hours that have ended by then are left out, as `evaluate(_:from:)` leaves
+    /// them out of the verdict.
+    public func probabilities(of ensemble: EnsembleForecast, from now: Int64? = nil) -> [NightProbability] {
         var order: [LocalDate] = []
         var hoursOfNight: [LocalDate: [Int]] = [:]
         for (index, hour) in ensemble.hours.enumerated() {
+            if let now, hour.hasEnded(at: now) { continue }
             guard let night = night(of: hour) else { continue }
             if hoursOfNight[night] == nil { order.append(night) }
             hoursOfNight[night, default: []].append(index)
@@ -139,8 +130,15 @@ extension FrostRule {
             let indices = hoursOfNight[night] ?? []
             switch ensemble.values {
             case .members(let members):
-                let minima = members.compactMap { member in
-                    indices.compactMap { $0 < member.count ? member[$0] : nil }.filter(\.isFinite).min()
+                // One pass per member, no intermediate arrays: planning asks this of every box.
+                var minima: [Double] = []
+                minima.reserveCapacity(members.count)
+                for member in members {
+                    var low = Double.infinity
+                    for index in indices where index < member.count {
+                        if let value = member[index], value.isFinite, value < low { low = value }
+                    }
+                    if low.isFinite { minima.append(low) }
                 }
                 guard !minima.isEmpty else { return nil }
                 var byLevel: [FrostLevel: Double] = [:]

@@ -33,6 +33,11 @@ public enum FrostboxMetrics {
         public static let forecastRunChecks = "frostbox_forecast_run_checks_total"
         /// Counter: new model runs seen, by `model`.
         public static let forecastModelRuns = "frostbox_forecast_model_runs_total"
+        /// Counter: boxes wanting a chance of frost, by `source` (`cache`, `fetched`, or
+        /// `fallback`: no ensemble this run, judged by the forecast).
+        public static let ensembleBoxes = "frostbox_ensemble_boxes_total"
+        /// Counter: quota weight charged for ensembles (also in `frostbox_forecast_weight_total`'s run totals).
+        public static let ensembleWeight = "frostbox_ensemble_weight_total"
 
         // Alerts and push
         /// Counter: alerts planned by a notify run, by `level` (the alert class).
@@ -115,6 +120,8 @@ public enum FrostboxMetrics {
         Name.forecastCurrentByRun: "Boxes served from the cache because no weather model they depend on had a newer run.",
         Name.forecastRunChecks: "Model run metadata requests (meta.json; not charged to the quota).",
         Name.forecastModelRuns: "New weather model runs seen, by model.",
+        Name.ensembleBoxes: "Boxes wanting a chance of frost, by source: cache, fetched, or fallback (no ensemble: judged by the forecast).",
+        Name.ensembleWeight: "Quota weight charged for ensemble forecasts.",
         Name.alertsPlanned: "Alerts planned by notify runs, by level.",
         Name.alertsDelivered: "Alerts the push gateways accepted, by level.",
         Name.alertsFailed: "Alerts that failed, by level and failure class.",

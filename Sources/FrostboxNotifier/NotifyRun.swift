@@ -274,7 +274,13 @@ struct NotifyRun: Sendable {
         summary.ensembleWeightUsed += batch.weightUsed
         summary.ensemblesFetched += batch.fetched
         summary.ensemblesCached += batch.ensembles.count - batch.fetched
-        summary.probabilityFallback += wanting.count { batch.ensembles[$0] == nil }
+        let fallback = wanting.count { batch.ensembles[$0] == nil }
+        summary.probabilityFallback += fallback
+        let counts = [("cache", batch.ensembles.count - batch.fetched), ("fetched", batch.fetched), ("fallback", fallback)]
+        for (source, count) in counts where count > 0 {
+            Counter(label: FrostboxMetrics.Name.ensembleBoxes, dimensions: [(FrostboxMetrics.Label.source, source)]).increment(by: count)
+        }
+        if batch.weightUsed > 0 { FloatingPointCounter(label: FrostboxMetrics.Name.ensembleWeight).increment(by: batch.weightUsed) }
         return batch.ensembles
     }
 

@@ -83,6 +83,8 @@ enum RunsTable {
         let alertsHeld, alertsReleased, alertsHeldExpired: Int
         /// Device verification: devices proven real, devices refused (removed), boxes left out with no verified device.
         let devicesVerified, devicesRejected, boxesUnverified: Int
+        /// Chance of frost: ensembles from the cache, fetched, and boxes judged by the forecast for want of one.
+        let ensemblesCached, ensemblesFetched, probabilityFallback: Int
 
         init(_ run: NotifyRunSummary) {
             id = run.id
@@ -113,6 +115,9 @@ enum RunsTable {
             devicesVerified = run.devicesVerified
             devicesRejected = run.devicesRejected
             boxesUnverified = run.boxesUnverified
+            ensemblesCached = run.ensemblesCached
+            ensemblesFetched = run.ensemblesFetched
+            probabilityFallback = run.probabilityFallback
         }
 
         enum CodingKeys: String, CodingKey {
@@ -141,6 +146,9 @@ enum RunsTable {
             case devicesVerified = "devices_verified"
             case devicesRejected = "devices_rejected"
             case boxesUnverified = "boxes_unverified"
+            case ensemblesCached = "ensembles_cached"
+            case ensemblesFetched = "ensembles_fetched"
+            case probabilityFallback = "probability_fallback"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -174,6 +182,9 @@ enum RunsTable {
             try c.encode(devicesVerified, forKey: .devicesVerified)
             try c.encode(devicesRejected, forKey: .devicesRejected)
             try c.encode(boxesUnverified, forKey: .boxesUnverified)
+            try c.encode(ensemblesCached, forKey: .ensemblesCached)
+            try c.encode(ensemblesFetched, forKey: .ensemblesFetched)
+            try c.encode(probabilityFallback, forKey: .probabilityFallback)
         }
     }
 }

@@ -30,6 +30,10 @@ import _CryptoExtras
 //       sink, which answers both. With --prefetch, every box's forecast is fetched into
 //       the forecast cache before the timed run, which then reads them from the cache: the
 //       run's figures without the forecast fetch.
+//   bench-notifier run … --probability members|spread|off
+//       The chance of frost (issue #47): each box's ensemble is fetched too (with --prefetch,
+//       before the timed run) and every subscription is alerted by it at the default 0.5.
+//       Default off: the deterministic verdict alone, as the figures before #47.
 //   bench-notifier run … --runs N [--no-trim]
 //       N notify runs one after another (each fetches every box's forecast again and plans
 //       anew; only the first finds alerts to send) and the process's resident size after
@@ -142,6 +146,10 @@ func run(_ arguments: Arguments) async throws {
     config.forecasts.cacheTTLSeconds = prefetch ? 6 * 3_600 : 0
     config.notifier.concurrency = arguments.int("concurrency", 64)
     config.alertNightsAhead = arguments.int("nights", config.alertNightsAhead)
+    guard let probability = ProbabilitySource(rawValue: arguments.string("probability") ?? "off") else {
+        throw BenchError("--probability is members, spread or off")
+    }
+    config.forecasts.probability = probability
     var logger = Logger(label: "bench")
     logger.logLevel = .warning
     let components = try await FrostboxApplication.Components.open(config: config, logger: logger)
@@ -174,7 +182,7 @@ func run(_ arguments: Arguments) async throws {
             planner: AlertPlanner(defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead),
             configuration: config.notifier, workQueue: components.notifier.workQueue, logger: logger, clock: { now },
             // Only the repeated runs measure memory; a single run's figures stay without the trim.
-            runEnded: { if trim && runs > 1 { ProcessMemory.releaseFree() } })
+            runEnded: { if trim && runs > 1 { ProcessMemory.releaseFree() } }, ensembles: components.forecasts.ensembles)
         if runs > 1 {
             try await repeatRuns(notifier, runs: runs, trim: trim)
             try await components.forecasts.shutdown()
@@ -190,6 +198,9 @@ func run(_ arguments: Arguments) async throws {
                 let batch = await components.forecasts.provider.forecasts(
                     for: Array(boxes[start..<min(start + config.forecasts.batchSize, boxes.count)]), now: now)
                 fetched += batch.forecasts.count
+                if let ensembles = components.forecasts.ensembles {
+                    _ = await ensembles.ensembles(for: Array(boxes[start..<min(start + config.forecasts.batchSize, boxes.count)]), now: now)
+                }
             }
             print("prefetched \(fetched) of \(boxes.count) forecasts into the cache in \(ContinuousClock.now - fetchStarted) (not part of the run)")
         }
@@ -206,6 +217,7 @@ func run(_ arguments: Arguments) async throws {
             "boxes \(s.boxes), forecast requests \(s.forecastRequests) (⌈boxes/\(config.forecasts.batchSize)⌉ = \((s.boxes + config.forecasts.batchSize - 1) / config.forecasts.batchSize)), weight \(s.weightUsed)"
         )
         print("planning (verdicts + alerts) \(s.planningMilliseconds) ms; forecasts \(s.forecastMilliseconds) ms; store \(s.storeMilliseconds) ms")
+        print("probability \(probability.rawValue): ensembles cached \(s.ensemblesCached), fetched \(s.ensemblesFetched), fallback \(s.probabilityFallback)")
         print("alerts planned \(s.alertsPlanned), delivered \(s.alertsDelivered) in \(s.deliveryMilliseconds) ms: \(Int(pushesPerSecond)) pushes/s")
         let totalMilliseconds = Int(total.components.seconds * 1000 + total.components.attoseconds / 1_000_000_000_000_000)
         if let queue = components.notifier.workQueue {
