@@ -228,6 +228,13 @@ enum ConfigKeys {
         }
         if let members = try r.int("forecast.ensemble.members", in: 0...1_000) { forecasts.ensembleMembers = members == 0 ? nil : members }
         if let chance = try r.double("forecast.min_probability", in: 0...1) { forecasts.defaultMinProbability = chance }
+        // The quota is charged by members: a model whose count is not known would be charged too little.
+        let unknown = forecasts.ensembleModels.filter { EnsembleWeight.knownMembers[$0] == nil }
+        if forecasts.probability == .members, forecasts.ensembleMembers == nil, !unknown.isEmpty {
+            throw r.fail(
+                "forecast.ensemble.members",
+                "must be set for \(unknown.joined(separator: ", ")): its number of members is not known here, and Open-Meteo charges by members")
+        }
     }
 
     static func readNotifier(_ r: inout ConfigLoader.Reader, into config: inout FrostboxSettings) throws(ConfigurationError) {
