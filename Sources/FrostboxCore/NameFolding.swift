@@ -18,8 +18,31 @@ public enum NameFolding {
     public static func fold(_ text: some StringProtocol, keepingTrailingSeparator: Bool = false) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
+        fold(text, into: &output, keepingTrailingSeparator: keepingTrailingSeparator, stoppingPast: .max)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// How a name's folded form compares with a folded query: whether it starts with it, and
+    /// whether it equals it. Folds only as far as the comparison needs (a few bytes past the
+    /// query's length), so a search can judge every place it reads.
+    public static func compare(_ name: some StringProtocol, foldedQuery: String) -> (isPrefix: Bool, isEqual: Bool) {
+        let query = foldedQuery.utf8
+        var output: [UInt8] = []
+        output.reserveCapacity(query.count + 4)
+        fold(name, into: &output, keepingTrailingSeparator: false, stoppingPast: query.count)
+        // `output` is a prefix of the whole folded name (spaces are written only before what
+        // follows them), and the whole of it when it ended within the query's length.
+        guard output.starts(with: query) else { return (false, false) }
+        return (true, output.count == query.count)
+    }
+
+    /// Folds `text` into `output`, stopping once `output` holds more than `limit` bytes.
+    static func fold(
+        _ text: some StringProtocol, into output: inout [UInt8], keepingTrailingSeparator: Bool, stoppingPast limit: Int
+    ) {
         var pendingSpace = false
         for scalar in text.unicodeScalars {
+            if output.count > limit { return }
             let value = scalar.value
             if value < 0x80 {
                 appendASCII(UInt8(truncatingIfNeeded: value), to: &output, pendingSpace: &pendingSpace)
@@ -45,7 +68,6 @@ public enum NameFolding {
             appendScalar(value, to: &output, pendingSpace: &pendingSpace)
         }
         if keepingTrailingSeparator { flushSpace(&output, &pendingSpace) }
-        return String(decoding: output, as: UTF8.self)
     }
 
     @inline(__always)

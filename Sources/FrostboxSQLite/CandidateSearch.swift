@@ -11,6 +11,13 @@ struct Candidate {
     let population: Int64
     let distance: Double?
     let score: Double
+    /// How the place's name or ASCII name compares with the query (read with its summary row):
+    /// whether one starts with it, whether one equals it.
+    let ownName: (isPrefix: Bool, isEqual: Bool)
+
+    /// Whether the place's name or ASCII name matches in the candidate's match class: its
+    /// name kind is then own, with nothing more to read.
+    var matchesOwnName: Bool { isExact ? ownName.isEqual : ownName.isPrefix }
 
     var rankingKey: PlaceRanking.Key {
         PlaceRanking.Key(
@@ -49,7 +56,7 @@ struct CandidateSearch {
         self.budget = budget
         self.rowBudget = budget
         self.summary = try RawStatement(
-            db, sql: "SELECT latitude, longitude, population, country_code, admin1_code FROM place WHERE id = ?")
+            db, sql: "SELECT latitude, longitude, population, country_code, admin1_code, name, ascii_name FROM place WHERE id = ?")
     }
 
     var enough: Bool { candidates.count >= query.limit || budget <= 0 }
@@ -79,14 +86,41 @@ struct CandidateSearch {
         }
     }
 
-    /// The population tiers, largest first: exact matches in every tier, then prefix matches
-    /// tier by tier until enough. From a point, this completes the nearby places with places
-    /// anywhere (their distance reported, not weighed).
+    /// The population tiers, largest first: prefix matches tier by tier until enough, then
+    /// exact matches in the tiers the prefix scans did not read to their end — unless the
+    /// places already found are sure to rank before any such match (see `outranksTiers`).
+    /// From a point, this completes the nearby places with places anywhere (their distance
+    /// reported, not weighed).
     mutating func worldwide(from point: Coordinate?) throws {
-        try scanKeys((0...19).map { Int64($0) }, level: .tier, exact: true, point: point, beyondRadius: true)
-        for tier in 0...19 where !enough {
-            try scanKeys([Int64(tier)], level: .tier, exact: false, point: point, beyondRadius: true)
+        var unread: [Int64] = []
+        for tier in Self.tiers {
+            guard !enough else {
+                unread.append(tier)
+                continue
+            }
+            let allowed = budget
+            try scanKeys([tier], level: .tier, exact: false, point: point, beyondRadius: true)
+            // A scan cut short by the budget may have missed exact rows of its tier.
+            if allowed - budget >= allowed { unread.append(tier) }
         }
+        guard let first = unread.first, !outranksTiers(from: Int(first), near: point != nil) else { return }
+        try scanKeys(unread, level: .tier, exact: true, point: point, beyondRadius: true)
+    }
+
+    /// The population tiers, largest first (`PlaceLevels.tier`).
+    static let tiers = (0...19).map { Int64($0) }
+
+    /// Whether `limit` places found so far rank before every exact match in tier `tier` and
+    /// the tiers after it: places within the radius of a point (the tier walk adds no exact
+    /// match within the radius that the walk near the point has not found), and exact matches
+    /// on the place's own name whose score passes the most any place of those tiers can score
+    /// (the log of a population below 10^(19 − tier)).
+    func outranksTiers(from tier: Int, near: Bool) -> Bool {
+        let ceiling = Double(19 - tier)
+        let sure = candidates.values.lazy.filter { candidate in
+            (near && candidate.isNearby) || (candidate.isExact && candidate.ownName.isEqual && candidate.score > ceiling)
+        }
+        return sure.prefix(query.limit).count >= query.limit
     }
 
     enum Level: String {
@@ -167,9 +201,12 @@ struct CandidateSearch {
                 guard isNearby || beyondRadius else { continue }
                 distance = km
             }
+            let own = NameFolding.compare(summary.text(5), foldedQuery: lower)
+            let ownASCII = NameFolding.compare(summary.text(6), foldedQuery: lower)
             candidates[id] = Candidate(
                 id: id, isExact: exact, isNearby: isNearby, population: population, distance: distance,
-                score: PlaceRanking.score(population: population, distanceKilometres: distance, isNearby: isNearby))
+                score: PlaceRanking.score(population: population, distanceKilometres: distance, isNearby: isNearby),
+                ownName: (own.isPrefix || ownASCII.isPrefix, own.isEqual || ownASCII.isEqual))
         }
     }
 
@@ -196,17 +233,12 @@ struct CandidateSearch {
         for id in unsettled { candidates[id]?.nameKind = .alternate }
     }
 
-    /// A candidate's name kind: own when its name or ASCII name matches in its class;
-    /// otherwise from its alternate names. Without entries in the alternate names table a
-    /// name is neither historic nor in a language: an index probe instead of reading the place.
+    /// A candidate's name kind: own when its name or ASCII name matches in its class (known
+    /// from its summary row); otherwise from its alternate names. Without entries in the
+    /// alternate names table a name is neither historic nor in a language: an index probe
+    /// instead of reading the place.
     func nameKind(of candidate: Candidate) throws -> PlaceNameKind {
-        let names = try db.cachedStatement(sql: "SELECT name, ascii_name FROM place WHERE id = ?")
-        guard let row = try Row.fetchOne(names, arguments: [candidate.id]) else { return .alternate }
-        let own = [row[0] as String, row[1] as String].contains { name in
-            let folded = NameFolding.fold(name)
-            return candidate.isExact ? folded == lower : NameFolding.hasPrefix(folded, lower)
-        }
-        if own { return .own }
+        if candidate.matchesOwnName { return .own }
         guard try hasAlternateNames(candidate.id), let place = try GRDBPlaceIndex.place(db, id: candidate.id) else {
             return .alternate
         }
