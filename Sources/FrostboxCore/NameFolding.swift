@@ -36,14 +36,38 @@ public enum NameFolding {
         return (true, output.count == query.count)
     }
 
+    /// The folded form with each hyphen kept as `-` (spaces before it dropped): tells
+    /// `Carmel-by-the-Sea` (`carmel-by-the-sea`) from `Carmel Valley` where `fold` cannot.
+    public static func foldKeepingHyphens(_ text: some StringProtocol) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        fold(text, into: &output, keepingTrailingSeparator: false, keepingHyphens: true, stoppingPast: .max)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether `name`, folded keeping its hyphens, starts with `hyphenatedQuery` (a query
+    /// folded by `foldKeepingHyphens`).
+    public static func hasHyphenatedPrefix(_ name: some StringProtocol, _ hyphenatedQuery: String) -> Bool {
+        var output: [UInt8] = []
+        output.reserveCapacity(hyphenatedQuery.utf8.count + 4)
+        fold(name, into: &output, keepingTrailingSeparator: false, keepingHyphens: true, stoppingPast: hyphenatedQuery.utf8.count)
+        return output.starts(with: hyphenatedQuery.utf8)
+    }
+
     /// Folds `text` into `output`, stopping once `output` holds more than `limit` bytes.
     static func fold(
-        _ text: some StringProtocol, into output: inout [UInt8], keepingTrailingSeparator: Bool, stoppingPast limit: Int
+        _ text: some StringProtocol, into output: inout [UInt8], keepingTrailingSeparator: Bool, keepingHyphens: Bool = false,
+        stoppingPast limit: Int
     ) {
         var pendingSpace = false
         for scalar in text.unicodeScalars {
             if output.count > limit { return }
             let value = scalar.value
+            if keepingHyphens && (value == 0x2D || (0x2010...0x2014).contains(value)) {
+                pendingSpace = false
+                if !output.isEmpty { output.append(UInt8(ascii: "-")) }
+                continue
+            }
             if value < 0x80 {
                 appendASCII(UInt8(truncatingIfNeeded: value), to: &output, pendingSpace: &pendingSpace)
                 continue

@@ -71,7 +71,11 @@ public final class InMemoryPlaceIndex: PlaceIndex {
                 distanceKilometres: distance, isNearby: isNearby,
                 score: PlaceRanking.score(population: place.population, distanceKilometres: distance, isNearby: isNearby),
                 admin1Name: state.admin1["\(place.countryCode).\(place.admin1Code)"]?.name,
-                countryName: state.countries[place.countryCode], localizedName: place.preferredName(languages: query.languages))
+                countryName: state.countries[place.countryCode], localizedName: place.preferredName(languages: query.languages),
+                continuesAsTyped: PlaceRanking.continuesAsTyped(
+                    name: place.name, asciiName: place.asciiName,
+                    hyphenated: reading.folded == query.folded ? query.hyphenated : nil),
+                ownNameIsPrefix: [place.name, place.asciiName].contains { NameFolding.compare($0, foldedQuery: reading.folded).isPrefix })
             if isNearby { near.append(match) } else { far.append(match) }
         }
         guard near.count < query.limit else { return PlaceRanking.top(near, limit: query.limit) }

@@ -14,6 +14,8 @@ struct Candidate {
     /// How the place's name or ASCII name compares with the query (read with its summary row):
     /// whether one starts with it, whether one equals it.
     let ownName: (isPrefix: Bool, isEqual: Bool)
+    /// See `PlaceRanking.continuesAsTyped`.
+    let continuesAsTyped: Bool
 
     /// Whether the place's name or ASCII name matches in the candidate's match class: its
     /// name kind is then own, with nothing more to read.
@@ -22,7 +24,7 @@ struct Candidate {
     var rankingKey: PlaceRanking.Key {
         PlaceRanking.Key(
             isNearby: isNearby, isExact: isExact, nameKind: nameKind, score: score, population: population,
-            distanceKilometres: distance, id: id)
+            distanceKilometres: distance, id: id, continuesAsTyped: continuesAsTyped, ownNameIsPrefix: ownName.isPrefix)
     }
 
     static func ranksBefore(_ a: Candidate, _ b: Candidate) -> Bool {
@@ -37,6 +39,9 @@ struct CandidateSearch {
     let reading: PlaceSearchPlan.Reading
     let lower: String
     let upper: String
+    /// The query folded with its hyphens, when it ends in one and this reading is the whole
+    /// query.
+    let hyphenated: String?
     /// Name rows still allowed to be read.
     var budget: Int
     /// The budget a walk starts with.
@@ -53,6 +58,7 @@ struct CandidateSearch {
         self.reading = reading
         self.lower = reading.folded
         self.upper = NameFolding.upperBound(ofPrefix: reading.folded)
+        self.hyphenated = reading.folded == query.folded ? query.hyphenated : nil
         self.budget = budget
         self.rowBudget = budget
         self.summary = try RawStatement(
@@ -201,21 +207,26 @@ struct CandidateSearch {
                 guard isNearby || beyondRadius else { continue }
                 distance = km
             }
-            let own = NameFolding.compare(summary.text(5), foldedQuery: lower)
-            let ownASCII = NameFolding.compare(summary.text(6), foldedQuery: lower)
+            let name = summary.text(5)
+            let asciiName = summary.text(6)
+            let own = NameFolding.compare(name, foldedQuery: lower)
+            let ownASCII = NameFolding.compare(asciiName, foldedQuery: lower)
+            // A short alternate form (a code, an abbreviation) matches only when equal.
+            if !exact && rows.byteCount(1) <= PlaceRanking.shortFormBytes && !own.isPrefix && !ownASCII.isPrefix { continue }
             candidates[id] = Candidate(
                 id: id, isExact: exact, isNearby: isNearby, population: population, distance: distance,
                 score: PlaceRanking.score(population: population, distanceKilometres: distance, isNearby: isNearby),
-                ownName: (own.isPrefix || ownASCII.isPrefix, own.isEqual || ownASCII.isEqual))
+                ownName: (own.isPrefix || ownASCII.isPrefix, own.isEqual || ownASCII.isEqual),
+                continuesAsTyped: PlaceRanking.continuesAsTyped(name: name, asciiName: asciiName, hyphenated: hyphenated))
         }
     }
 
     /// Each candidate's name kind (`PlaceRanking.nameKind`), read lazily: every candidate
-    /// starts as own (the best kind); those in the top `limit` are read (name and ASCII name,
-    /// then, if neither matches in the candidate's class, its alternate names) and ranked
-    /// again, until the top holds only settled kinds. Reading can only lower a kind, so the
-    /// top is then exact. At most `maximumKindLookups` places are read; any others in the
-    /// top count as alternates.
+    /// starts as own (the best kind); those in the top `limit` are settled (own when the name
+    /// or ASCII name of their summary row matches in their class, else from their alternate
+    /// names) and ranked again, until the top holds only settled kinds. Reading can only
+    /// lower a kind, so the top is then exact. At most `maximumKindLookups` places are
+    /// settled; any others count as informal.
     mutating func settleNameKinds() throws {
         var unsettled = Set(candidates.keys)
         var lookups = 0
@@ -230,17 +241,17 @@ struct CandidateSearch {
                 candidates[candidate.id]?.nameKind = kind
             }
         }
-        for id in unsettled { candidates[id]?.nameKind = .alternate }
+        for id in unsettled { candidates[id]?.nameKind = .informal }
     }
 
     /// A candidate's name kind: own when its name or ASCII name matches in its class (known
     /// from its summary row); otherwise from its alternate names. Without entries in the
-    /// alternate names table a name is neither historic nor in a language: an index probe
-    /// instead of reading the place.
+    /// alternate names table a name is in no language (informal): an index probe instead of
+    /// reading the place.
     func nameKind(of candidate: Candidate) throws -> PlaceNameKind {
         if candidate.matchesOwnName { return .own }
         guard try hasAlternateNames(candidate.id), let place = try GRDBPlaceIndex.place(db, id: candidate.id) else {
-            return .alternate
+            return .informal
         }
         return PlaceRanking.nameKind(of: place, foldedQuery: lower, exact: candidate.isExact, languages: query.languages)
     }

@@ -87,8 +87,39 @@ struct PlaceSearchPlanTests {
         #expect(kind("osloa", true, ["la-VA"]) == .own, "the same primary language")
         #expect(kind("kristiania", true, []) == .historic)
         #expect(kind("kristiania", true, ["no"]) == .historic, "a historic name is never the place's own")
-        #expect(kind("christiania", true, []) == .alternate, "the dump's column alone carries no historic flag")
+        #expect(kind("christiania", true, []) == .informal, "the dump's column alone carries no language")
         #expect(kind("kris", false, []) == .historic)
+    }
+
+    @Test("name kinds: a table entry without a language, or colloquial, is informal; short alternate forms match only whole")
+    func informalKinds() {
+        let skelleftea = Place(
+            id: 602_913, name: "Skellefteå", asciiName: "Skelleftea", alternateNames: "Heletti,SFT,Skelleftea",
+            coordinate: Coordinate(uncheckedLatitude: 64.75, longitude: 20.95),
+            alternates: [
+                AlternateName(id: 1, placeID: 602_913, language: "", name: "Heletti"),
+                AlternateName(id: 2, placeID: 602_913, language: "sv", name: "Skellis", isColloquial: true),
+                AlternateName(id: 3, placeID: 602_913, language: "fi", name: "Seletti"),
+            ])
+        let kind = { (query: String, exact: Bool) in
+            PlaceRanking.nameKind(of: skelleftea, foldedQuery: query, exact: exact, languages: [])
+        }
+        #expect(kind("hel", false) == .informal)
+        #expect(kind("skellis", true) == .informal)
+        #expect(kind("sel", false) == .alternate)
+        #expect(kind("sk", false) == .own)
+        #expect(PlaceRanking.bestMatch(of: skelleftea, foldedQuery: "sf") == nil, "SFT matches only whole")
+        #expect(PlaceRanking.bestMatch(of: skelleftea, foldedQuery: "sft")?.isExact == true)
+    }
+
+    @Test("a query ending in a hyphen: its hyphenated form, and which names go on as typed")
+    func hyphenated() throws {
+        #expect(try PlaceQuery(text: "Carmel-").hyphenated == "carmel-")
+        #expect(try PlaceQuery(text: "carmel –").hyphenated == "carmel-")
+        #expect(try PlaceQuery(text: "carmel").hyphenated == nil)
+        #expect(PlaceRanking.continuesAsTyped(name: "Carmel-by-the-Sea", asciiName: "Carmel-by-the-Sea", hyphenated: "carmel-"))
+        #expect(!PlaceRanking.continuesAsTyped(name: "Carmel Valley Village", asciiName: "Carmel Valley Village", hyphenated: "carmel-"))
+        #expect(PlaceRanking.continuesAsTyped(name: "Carmel Valley Village", asciiName: "", hyphenated: nil))
     }
 
     @Test("ranking: nearby before the completion, then exact, then historic last, then score less the alternate-name cost")
@@ -110,6 +141,14 @@ struct PlaceSearchPlanTests {
             match(exact: true, kind: .alternate, nearby: true, score: 2.6, id: 7),
         ]
         // 7 and 4 are alternate names: 2.6 − 1.5 = 1.1 passes 5's own 1; 2.4 − 1.5 = 0.9 does not.
-        #expect(PlaceRanking.top(matches, limit: 10).map(\.place.id) == [6, 7, 5, 4, 3, 2, 1])
+        // 3's historic name ranks below every other match within the radius, 2's prefix too.
+        #expect(PlaceRanking.top(matches, limit: 10).map(\.place.id) == [6, 7, 5, 4, 2, 3, 1])
+        // Without a point (no distance) the historic exact match keeps its place before prefixes.
+        let worldwide = matches.map { match in
+            var copy = match
+            copy.distanceKilometres = nil
+            return copy
+        }
+        #expect(PlaceRanking.top(worldwide, limit: 10).map(\.place.id) == [6, 7, 5, 4, 3, 2, 1])
     }
 }
