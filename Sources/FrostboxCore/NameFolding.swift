@@ -36,6 +36,45 @@ public enum NameFolding {
         return (true, output.count == query.count)
     }
 
+    /// `compare` on a name's UTF-8 bytes (a database row's, read in place): a name all in
+    /// ASCII, as most are, is folded and compared byte by byte without building a string.
+    public static func compare(utf8 name: UnsafeRawBufferPointer, foldedQuery: String) -> (isPrefix: Bool, isEqual: Bool) {
+        if name.allSatisfy({ $0 < 0x80 }),
+            let result = foldedQuery.utf8.withContiguousStorageIfAvailable({ query in compareASCII(name, query) })
+        {
+            return result
+        }
+        return compare(String(decoding: name, as: UTF8.self), foldedQuery: foldedQuery)
+    }
+
+    /// `compare` for a name in ASCII, by the rules of `appendASCII`.
+    static func compareASCII(_ name: UnsafeRawBufferPointer, _ query: UnsafeBufferPointer<UInt8>) -> (isPrefix: Bool, isEqual: Bool) {
+        var written = 0
+        var pendingSpace = false
+        for byte in name {
+            let folded: UInt8
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): folded = byte + 32
+            case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: "'"), 0x00...0x08, 0x0E...0x1F, 0x7F: continue
+            case UInt8(ascii: "-"), UInt8(ascii: " "), 0x09...0x0D:
+                pendingSpace = written > 0
+                continue
+            default: folded = byte
+            }
+            if pendingSpace {
+                // The whole query matched and the name goes on: a prefix, not equal.
+                guard written < query.count else { return (true, false) }
+                guard query[written] == UInt8(ascii: " ") else { return (false, false) }
+                written += 1
+                pendingSpace = false
+            }
+            guard written < query.count else { return (true, false) }
+            guard query[written] == folded else { return (false, false) }
+            written += 1
+        }
+        return (written == query.count, written == query.count)
+    }
+
     /// The folded form with each hyphen kept as `-` (spaces before it dropped): tells
     /// `Carmel-by-the-Sea` (`carmel-by-the-sea`) from `Carmel Valley` where `fold` cannot.
     public static func foldKeepingHyphens(_ text: some StringProtocol) -> String {

@@ -44,6 +44,9 @@ struct CandidateSearch {
     let hyphenated: String?
     /// Name rows still allowed to be read.
     var budget: Int
+    /// How many places the worldwide walk started with: its exact statement, which runs after
+    /// the prefix scans, reads rows for them and not for the places those scans added.
+    var placesBeforeWalk: Int?
     /// The budget a walk starts with.
     let rowBudget: Int
     var candidates: [Int64: Candidate] = [:]
@@ -98,6 +101,8 @@ struct CandidateSearch {
     /// From a point, this completes the nearby places with places anywhere (their distance
     /// reported, not weighed).
     mutating func worldwide(from point: Coordinate?) throws {
+        placesBeforeWalk = candidates.count
+        defer { placesBeforeWalk = nil }
         var unread: [Int64] = []
         for tier in Self.tiers {
             guard !enough else {
@@ -144,7 +149,7 @@ struct CandidateSearch {
     /// row up to the budget cost 2.5x at the median on the synthetic world, whose short Han
     /// names are shared by hundreds of places.)
     var exactRowLimit: Int {
-        let wanted = 3 * query.limit + candidates.count
+        let wanted = 3 * query.limit + (placesBeforeWalk ?? candidates.count)
         return reading.regions.isEmpty ? wanted : max(rowBudget, wanted)
     }
 
@@ -207,17 +212,17 @@ struct CandidateSearch {
                 guard isNearby || beyondRadius else { continue }
                 distance = km
             }
-            let name = summary.text(5)
-            let asciiName = summary.text(6)
-            let own = NameFolding.compare(name, foldedQuery: lower)
-            let ownASCII = NameFolding.compare(asciiName, foldedQuery: lower)
+            let own = NameFolding.compare(utf8: summary.textBytes(5), foldedQuery: lower)
+            let ownASCII = NameFolding.compare(utf8: summary.textBytes(6), foldedQuery: lower)
             // A short alternate form (a code, an abbreviation) matches only when equal.
             if !exact && rows.byteCount(1) <= PlaceRanking.shortFormBytes && !own.isPrefix && !ownASCII.isPrefix { continue }
             candidates[id] = Candidate(
                 id: id, isExact: exact, isNearby: isNearby, population: population, distance: distance,
                 score: PlaceRanking.score(population: population, distanceKilometres: distance, isNearby: isNearby),
                 ownName: (own.isPrefix || ownASCII.isPrefix, own.isEqual || ownASCII.isEqual),
-                continuesAsTyped: PlaceRanking.continuesAsTyped(name: name, asciiName: asciiName, hyphenated: hyphenated))
+                continuesAsTyped: hyphenated.map { hyphenated in
+                    PlaceRanking.continuesAsTyped(name: summary.text(5), asciiName: summary.text(6), hyphenated: hyphenated)
+                } ?? true)
         }
     }
 

@@ -103,7 +103,7 @@ enum SharedExtract {
 struct NameFoldingCompareTests {
     static let names = [
         "Carmel-by-the-Sea", "Carmel", "Carmel-", "Saint-Étienne", "Straße", "Ærøskøbing", "서울", "Москва", "St. John's",
-        "  New \t  York  ", "Zu\u{0308}rich", "İstanbul", "Washington, D.C.", "", "...",
+        "  New \t  York  ", "Zu\u{0308}rich", "İstanbul", "Washington, D.C.", "", "...", "Carmel - by", "CARMEL", "Carmel\u{7F}",
     ]
     static let queries = [
         "carmel ", "carmel", "carm", "c", "saint e", "saint etienne", "strass", "strasse", "aeroskobing", "aer", "ᄉ", "моск",
@@ -118,6 +118,8 @@ struct NameFoldingCompareTests {
                 let compared = NameFolding.compare(name, foldedQuery: query)
                 #expect(compared.isPrefix == NameFolding.hasPrefix(whole, query), "\(name) / \(query)")
                 #expect(compared.isEqual == (whole == query), "\(name) / \(query)")
+                let onBytes = Array(name.utf8).withUnsafeBytes { NameFolding.compare(utf8: $0, foldedQuery: query) }
+                #expect(onBytes.isPrefix == compared.isPrefix && onBytes.isEqual == compared.isEqual, "bytes: \(name) / \(query)")
             }
         }
     }
