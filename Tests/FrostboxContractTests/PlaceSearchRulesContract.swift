@@ -287,4 +287,56 @@ struct PlaceSearchRulesContract {
         #expect(try await ids(index, "carmel-") == [5_332_917, 5_332_698])
         #expect(try await ids(index, "carmel v", near: monterey) == [5_332_698])
     }
+
+    @Test(
+        "countries in other languages as the region: 'ås norge', 'as, ruotsi', 'viken sverige', without countryInfo",
+        arguments: PlaceIndexImplementation.available)
+    func countryInOtherLanguages(_ implementation: PlaceIndexImplementation) async throws {
+        // As the bundled extract is seeded: places alone, no division or country table.
+        let index = try implementation.make(try Self.extract(Self.nordicIDs), in: directory)
+        #expect(try await ids(index, "ås norge") == [3_162_797])
+        #expect(try await ids(index, "as, ruotsi") == [2_725_076, 2_725_073])
+        #expect(try await ids(index, "viken sverige") == [2_663_036, 601_972])
+        #expect(try await ids(index, "ísland reykjavík") == [3_413_829])
+    }
+
+    @Test(
+        "a country's own row names it: 'viken konungariket' through the alternate names of Sweden's row",
+        arguments: PlaceIndexImplementation.available)
+    func countryRowAlternates(_ implementation: PlaceIndexImplementation) async throws {
+        var sweden = Place(
+            id: 2_661_886, name: "Sweden", asciiName: "Sweden", coordinate: Coordinate(uncheckedLatitude: 62.0, longitude: 15.0),
+            featureClass: "A", featureCode: "PCLI", countryCode: "SE", population: 10_183_175)
+        sweden.alternates = [AlternateName(id: 3_000_001, placeID: 2_661_886, language: "sv", name: "Konungariket Sverige")]
+        let index = try implementation.make(
+            try Self.extract(Self.nordicIDs) + [sweden], admin1: Self.nordicAdmin1,
+            countries: [CountryInfo(code: "SE", name: "Sweden", geonameID: 2_661_886)], in: directory)
+        #expect(try await ids(index, "viken konungariket sverige") == [2_663_036, 601_972])
+    }
+
+    @Test(
+        "Canadian and Australian divisions by ISO 3166-2 code: 'waterloo on', 'newcastle nsw', 'melbourne vic'",
+        arguments: PlaceIndexImplementation.available)
+    func subdivisionCodes(_ implementation: PlaceIndexImplementation) async throws {
+        // GeoNames rows of these places (written by hand: no network here), divisions as admin1CodesASCII gives them.
+        let rows = [
+            "2155472\tNewcastle\tNewcastle\tNewcastle\t-32.92953\t151.7801\tP\tPPLA2\tAU\t\t02\t\t\t\t308308\t\t12\tAustralia/Sydney\t2019-07-18",
+            "2641673\tNewcastle upon Tyne\tNewcastle upon Tyne\tNewcastle\t54.97328\t-1.61396\tP\tPPLA2\tGB\t\tENG\tJ9\t\t\t192382\t\t47\tEurope/London\t2019-09-18",
+            "2158177\tMelbourne\tMelbourne\tMelbourne\t-37.814\t144.96332\tP\tPPLA\tAU\t\t07\t24600\t\t\t4246375\t\t25\tAustralia/Melbourne\t2019-07-18",
+            "4163971\tMelbourne\tMelbourne\tMelbourne\t28.08363\t-80.60811\tP\tPPL\tUS\t\tFL\t009\t\t\t80209\t6\t8\tAmerica/New_York\t2017-03-09",
+        ]
+        let places = try (Self.americanRows + rows).map { try GeoNamesRow.parse($0) }
+        let admin1 =
+            Self.americanAdmin1 + [
+                Admin1Division(code: "AU.02", name: "New South Wales", asciiName: "New South Wales", geonameID: 2_155_400),
+                Admin1Division(code: "AU.07", name: "Victoria", asciiName: "Victoria", geonameID: 2_145_234),
+                Admin1Division(code: "US.FL", name: "Florida", asciiName: "Florida", geonameID: 4_155_751),
+            ]
+        let index = try implementation.make(places, admin1: admin1, countries: Self.americanCountries, in: directory)
+        let orlando = Coordinate(uncheckedLatitude: 28.54, longitude: -81.38)
+        #expect(try await ids(index, "waterloo on") == [6_176_823])
+        #expect(try await ids(index, "newcastle nsw", near: Self.london) == [2_155_472])
+        #expect(try await ids(index, "melbourne vic", near: orlando) == [2_158_177])
+        #expect(try await ids(index, "melbourne", near: orlando).first == 4_163_971, "without the region the nearby one")
+    }
 }

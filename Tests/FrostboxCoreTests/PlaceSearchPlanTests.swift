@@ -152,3 +152,70 @@ struct PlaceSearchPlanTests {
         #expect(PlaceRanking.top(worldwide, limit: 10).map(\.place.id) == [6, 7, 5, 4, 3, 2, 1])
     }
 }
+
+@Suite("Place search: region names people type")
+struct RegionNamesTests {
+    static let catalog = RegionCatalog(
+        admin1: [
+            Admin1Division(code: "CA.08", name: "Ontario", asciiName: "Ontario", geonameID: 6_093_943),
+            Admin1Division(code: "CA.02", name: "British Columbia", asciiName: "British Columbia", geonameID: 5_909_050),
+            Admin1Division(code: "CA.10", name: "Quebec", asciiName: "Quebec", geonameID: 6_115_047),
+            Admin1Division(code: "AU.02", name: "New South Wales", asciiName: "New South Wales", geonameID: 2_155_400),
+            Admin1Division(code: "AU.07", name: "Victoria", asciiName: "Victoria", geonameID: 2_145_234),
+            Admin1Division(code: "AU.04", name: "Queensland", asciiName: "Queensland", geonameID: 2_152_274),
+            Admin1Division(code: "FI.01", name: "Uusimaa", asciiName: "Uusimaa", geonameID: 830_709),
+        ],
+        countries: [CountryInfo(code: "DE", name: "Germany", geonameID: 2_921_044), CountryInfo(code: "HR", name: "Croatia")],
+        alternates: [
+            AlternateName(id: 1, placeID: 2_921_044, language: "hr", name: "Njemačka"),
+            AlternateName(id: 2, placeID: 2_921_044, language: "de", name: "Deutsches Reich", isHistoric: true),
+            AlternateName(id: 3, placeID: 2_921_044, language: "iata", name: "GER"),
+        ])
+
+    @Test(
+        "Canadian and Australian divisions by their ISO 3166-2 codes (GeoNames codes them by number)",
+        arguments: [
+            ("on", "CA", "08"), ("ON", "CA", "08"), ("bc", "CA", "02"), ("qc", "CA", "10"), ("nsw", "AU", "02"), ("vic", "AU", "07"),
+            ("qld", "AU", "04"),
+        ])
+    func subdivisionCodes(typed: String, country: String, admin1: String) {
+        #expect(Self.catalog.regions(named: NameFolding.fold(typed)) == [PlaceRegion(countryCode: country, admin1Code: admin1)])
+    }
+
+    @Test("a numeric division code without an ISO 3166-2 entry is still not a region")
+    func numericCodes() {
+        #expect(Self.catalog.regions(named: "08").isEmpty)
+        #expect(Self.catalog.regions(named: "01").isEmpty)
+    }
+
+    @Test(
+        "country names in other languages: shipped ones, and current names of the country's own row",
+        arguments: [("deutschland", "DE"), ("suomi", "FI"), ("sverige", "SE"), ("norge", "NO"), ("eesti", "EE"), ("njemacka", "DE")])
+    func countryNames(typed: String, country: String) {
+        #expect(Self.catalog.regions(named: typed) == [PlaceRegion(countryCode: country)])
+    }
+
+    @Test("historic names and codes of a country's row are not its names; shipped names need no countryInfo")
+    func countryNamesNot() {
+        #expect(Self.catalog.regions(named: "deutsches reich").isEmpty)
+        #expect(Self.catalog.regions(named: "ger").isEmpty)
+        let bare = RegionCatalog(admin1: [], countries: [])
+        #expect(bare.regions(named: "sverige") == [PlaceRegion(countryCode: "SE")])
+        #expect(bare.regions(named: "sweden") == [PlaceRegion(countryCode: "SE")])
+        #expect(RegionCatalog.empty.regions(named: "sverige").isEmpty)
+    }
+
+    @Test("readings: 'waterloo on', 'newcastle, nsw', 'viken sverige'")
+    func readings() {
+        let words = { (text: String) in NameFolding.fold(text).split(separator: " ") }
+        #expect(
+            PlaceSearchPlan.regionReadings(words("waterloo on"), catalog: Self.catalog)
+                == [PlaceSearchPlan.Reading(folded: "waterloo", regions: [PlaceRegion(countryCode: "CA", admin1Code: "08")])])
+        #expect(
+            PlaceSearchPlan.regionReadings(words("newcastle, nsw"), catalog: Self.catalog)
+                == [PlaceSearchPlan.Reading(folded: "newcastle", regions: [PlaceRegion(countryCode: "AU", admin1Code: "02")])])
+        #expect(
+            PlaceSearchPlan.regionReadings(words("viken sverige"), catalog: Self.catalog)
+                == [PlaceSearchPlan.Reading(folded: "viken", regions: [PlaceRegion(countryCode: "SE")])])
+    }
+}
