@@ -44,9 +44,6 @@ struct CandidateSearch {
     let hyphenated: String?
     /// Name rows still allowed to be read.
     var budget: Int
-    /// How many places the worldwide walk started with: its exact statement, which runs after
-    /// the prefix scans, reads rows for them and not for the places those scans added.
-    var placesBeforeWalk: Int?
     /// The budget a walk starts with.
     let rowBudget: Int
     var candidates: [Int64: Candidate] = [:]
@@ -95,44 +92,18 @@ struct CandidateSearch {
         }
     }
 
-    /// The population tiers, largest first: prefix matches tier by tier until enough, then
-    /// exact matches in the tiers the prefix scans did not read to their end — unless the
-    /// places already found are sure to rank before any such match (see `outranksTiers`).
-    /// From a point, this completes the nearby places with places anywhere (their distance
-    /// reported, not weighed).
+    /// The population tiers, largest first: exact matches in every tier, then prefix matches
+    /// tier by tier until enough. From a point, this completes the nearby places with places
+    /// anywhere (their distance reported, not weighed).
     mutating func worldwide(from point: Coordinate?) throws {
-        placesBeforeWalk = candidates.count
-        defer { placesBeforeWalk = nil }
-        var unread: [Int64] = []
-        for tier in Self.tiers {
-            guard !enough else {
-                unread.append(tier)
-                continue
-            }
-            let allowed = budget
+        try scanKeys(Self.tiers, level: .tier, exact: true, point: point, beyondRadius: true)
+        for tier in Self.tiers where !enough {
             try scanKeys([tier], level: .tier, exact: false, point: point, beyondRadius: true)
-            // A scan cut short by the budget may have missed exact rows of its tier.
-            if allowed - budget >= allowed { unread.append(tier) }
         }
-        guard let first = unread.first, !outranksTiers(from: Int(first), near: point != nil) else { return }
-        try scanKeys(unread, level: .tier, exact: true, point: point, beyondRadius: true)
     }
 
     /// The population tiers, largest first (`PlaceLevels.tier`).
     static let tiers = (0...19).map { Int64($0) }
-
-    /// Whether `limit` places found so far rank before every exact match in tier `tier` and
-    /// the tiers after it: places within the radius of a point (the tier walk adds no exact
-    /// match within the radius that the walk near the point has not found), and exact matches
-    /// on the place's own name whose score passes the most any place of those tiers can score
-    /// (the log of a population below 10^(19 − tier)).
-    func outranksTiers(from tier: Int, near: Bool) -> Bool {
-        let ceiling = Double(19 - tier)
-        let sure = candidates.values.lazy.filter { candidate in
-            (near && candidate.isNearby) || (candidate.isExact && candidate.ownName.isEqual && candidate.score > ceiling)
-        }
-        return sure.prefix(query.limit).count >= query.limit
-    }
 
     enum Level: String {
         case box, cell, tier
@@ -149,7 +120,7 @@ struct CandidateSearch {
     /// row up to the budget cost 2.5x at the median on the synthetic world, whose short Han
     /// names are shared by hundreds of places.)
     var exactRowLimit: Int {
-        let wanted = 3 * query.limit + (placesBeforeWalk ?? candidates.count)
+        let wanted = 3 * query.limit + candidates.count
         return reading.regions.isEmpty ? wanted : max(rowBudget, wanted)
     }
 
