@@ -254,6 +254,12 @@ let package = Package(
             dependencies: ["FrostboxCore", "FrostboxSQLite", grdb],
             path: "tools/bench-places"
         ),
+        // Letters typed until the meant town ranks first: Frostbox against a naive ranking.
+        .executableTarget(
+            name: "bench-letters",
+            dependencies: ["FrostboxCore", "FrostboxSQLite", grdb],
+            path: "tools/bench-letters"
+        ),
 
         // MARK: Notifier benchmark (data generator and one timed run)
         .executableTarget(

@@ -18,9 +18,95 @@ public enum NameFolding {
     public static func fold(_ text: some StringProtocol, keepingTrailingSeparator: Bool = false) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
+        fold(text, into: &output, keepingTrailingSeparator: keepingTrailingSeparator, stoppingPast: .max)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// How a name's folded form compares with a folded query: whether it starts with it, and
+    /// whether it equals it. Folds only as far as the comparison needs (a few bytes past the
+    /// query's length), so a search can judge every place it reads.
+    public static func compare(_ name: some StringProtocol, foldedQuery: String) -> (isPrefix: Bool, isEqual: Bool) {
+        let query = foldedQuery.utf8
+        var output: [UInt8] = []
+        output.reserveCapacity(query.count + 4)
+        fold(name, into: &output, keepingTrailingSeparator: false, stoppingPast: query.count)
+        // `output` is a prefix of the whole folded name (spaces are written only before what
+        // follows them), and the whole of it when it ended within the query's length.
+        guard output.starts(with: query) else { return (false, false) }
+        return (true, output.count == query.count)
+    }
+
+    /// `compare` on a name's UTF-8 bytes (a database row's, read in place): a name all in
+    /// ASCII, as most are, is folded and compared byte by byte without building a string.
+    public static func compare(utf8 name: UnsafeRawBufferPointer, foldedQuery: String) -> (isPrefix: Bool, isEqual: Bool) {
+        if name.allSatisfy({ $0 < 0x80 }),
+            let result = foldedQuery.utf8.withContiguousStorageIfAvailable({ query in compareASCII(name, query) })
+        {
+            return result
+        }
+        return compare(String(decoding: name, as: UTF8.self), foldedQuery: foldedQuery)
+    }
+
+    /// `compare` for a name in ASCII, by the rules of `appendASCII`.
+    static func compareASCII(_ name: UnsafeRawBufferPointer, _ query: UnsafeBufferPointer<UInt8>) -> (isPrefix: Bool, isEqual: Bool) {
+        var written = 0
+        var pendingSpace = false
+        for byte in name {
+            let folded: UInt8
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): folded = byte + 32
+            case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: "'"), 0x00...0x08, 0x0E...0x1F, 0x7F: continue
+            case UInt8(ascii: "-"), UInt8(ascii: " "), 0x09...0x0D:
+                pendingSpace = written > 0
+                continue
+            default: folded = byte
+            }
+            if pendingSpace {
+                // The whole query matched and the name goes on: a prefix, not equal.
+                guard written < query.count else { return (true, false) }
+                guard query[written] == UInt8(ascii: " ") else { return (false, false) }
+                written += 1
+                pendingSpace = false
+            }
+            guard written < query.count else { return (true, false) }
+            guard query[written] == folded else { return (false, false) }
+            written += 1
+        }
+        return (written == query.count, written == query.count)
+    }
+
+    /// The folded form with each hyphen kept as `-` (spaces before it dropped): tells
+    /// `Carmel-by-the-Sea` (`carmel-by-the-sea`) from `Carmel Valley` where `fold` cannot.
+    public static func foldKeepingHyphens(_ text: some StringProtocol) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        fold(text, into: &output, keepingTrailingSeparator: false, keepingHyphens: true, stoppingPast: .max)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether `name`, folded keeping its hyphens, starts with `hyphenatedQuery` (a query
+    /// folded by `foldKeepingHyphens`).
+    public static func hasHyphenatedPrefix(_ name: some StringProtocol, _ hyphenatedQuery: String) -> Bool {
+        var output: [UInt8] = []
+        output.reserveCapacity(hyphenatedQuery.utf8.count + 4)
+        fold(name, into: &output, keepingTrailingSeparator: false, keepingHyphens: true, stoppingPast: hyphenatedQuery.utf8.count)
+        return output.starts(with: hyphenatedQuery.utf8)
+    }
+
+    /// Folds `text` into `output`, stopping once `output` holds more than `limit` bytes.
+    static func fold(
+        _ text: some StringProtocol, into output: inout [UInt8], keepingTrailingSeparator: Bool, keepingHyphens: Bool = false,
+        stoppingPast limit: Int
+    ) {
         var pendingSpace = false
         for scalar in text.unicodeScalars {
+            if output.count > limit { return }
             let value = scalar.value
+            if keepingHyphens && (value == 0x2D || (0x2010...0x2014).contains(value)) {
+                pendingSpace = false
+                if !output.isEmpty { output.append(UInt8(ascii: "-")) }
+                continue
+            }
             if value < 0x80 {
                 appendASCII(UInt8(truncatingIfNeeded: value), to: &output, pendingSpace: &pendingSpace)
                 continue
@@ -45,7 +131,6 @@ public enum NameFolding {
             appendScalar(value, to: &output, pendingSpace: &pendingSpace)
         }
         if keepingTrailingSeparator { flushSpace(&output, &pendingSpace) }
-        return String(decoding: output, as: UTF8.self)
     }
 
     @inline(__always)

@@ -126,8 +126,14 @@ public struct CountryInfo: Sendable, Hashable {
     public var capital: String
     public var population: Int64
     public var continent: String
+    /// The geonameid of the country's own row (countryInfo's `geonameid` column): its
+    /// alternate names name the country in other languages.
+    public var geonameID: Int64?
 
-    public init(code: String, name: String, capital: String = "", population: Int64 = 0, continent: String = "") {
+    public init(
+        code: String, name: String, capital: String = "", population: Int64 = 0, continent: String = "", geonameID: Int64? = nil
+    ) {
+        self.geonameID = geonameID
         self.code = code
         self.name = name
         self.capital = capital

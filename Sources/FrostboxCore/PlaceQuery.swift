@@ -13,6 +13,9 @@ public struct PlaceQuery: Sendable, Hashable {
     /// The folded text that is matched against folded names (with a trailing space when the
     /// text ended in a hyphen: see `NameFolding`).
     public let folded: String
+    /// When the text ends in a hyphen (`carmel-`): the text folded with its hyphens kept
+    /// (`carmel-`), so that names going on with a hyphen there rank first (`PlaceRanking`).
+    public let hyphenated: String?
     /// Where the user is; nil searches worldwide by population.
     public let near: Coordinate?
     /// Most results to answer.
@@ -55,6 +58,7 @@ public struct PlaceQuery: Sendable, Hashable {
         }
         self.text = trimmed
         self.folded = folded
+        self.hyphenated = folded.hasSuffix(" ") ? NameFolding.foldKeepingHyphens(trimmed) : nil
         self.near = near
         self.limit = limit
         self.radiusKilometres = radiusKilometres
@@ -77,10 +81,14 @@ public struct PlaceQuery: Sendable, Hashable {
 public enum PlaceNameKind: Int, Sendable, Hashable, Comparable {
     /// The place's name, ASCII name, or a current name in one of the query's languages.
     case own = 0
-    /// Another alternate name (the dump's alternate names column, other languages).
+    /// A current alternate name in another language than the query's.
     case alternate = 1
+    /// A name given no language (the dump's alternate names column alone, or an entry of the
+    /// alternate names table without one), or one the table marks colloquial: not what people
+    /// type for a place near them, so within the radius it ranks below every other kind.
+    case informal = 2
     /// A name the alternate names table marks as historic, and nothing better.
-    case historic = 2
+    case historic = 3
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
@@ -93,7 +101,8 @@ public struct PlaceMatch: Sendable, Hashable {
     public var matchedName: String
     /// Whether a name form equals the query after folding.
     public var isExact: Bool
-    /// What kind of name matched (own names before alternates before historic names).
+    /// What kind of name matched (own names before alternates before informal and historic
+    /// names).
     public var nameKind: PlaceNameKind
     /// Great-circle distance from the query point; nil for worldwide searches.
     public var distanceKilometres: Double?
@@ -108,6 +117,11 @@ public struct PlaceMatch: Sendable, Hashable {
     /// The place's name in the query's languages, when it has one (see
     /// `Place.preferredName(languages:)`).
     public var localizedName: String?
+    /// False when the query ends in a hyphen and the place's name does not go on with one
+    /// there (see `PlaceRanking`).
+    public var continuesAsTyped: Bool
+    /// Whether the place's name or ASCII name starts with the query (see `PlaceRanking`).
+    public var ownNameIsPrefix: Bool
 
     /// The name to show: in the query's language when known, else the GeoNames name.
     public var displayName: String { localizedName ?? place.name }
@@ -115,8 +129,10 @@ public struct PlaceMatch: Sendable, Hashable {
     public init(
         place: Place, matchedName: String, isExact: Bool, nameKind: PlaceNameKind = .own, distanceKilometres: Double?,
         isNearby: Bool = true, score: Double, admin1Name: String? = nil, countryName: String? = nil,
-        localizedName: String? = nil
+        localizedName: String? = nil, continuesAsTyped: Bool = true, ownNameIsPrefix: Bool = false
     ) {
+        self.ownNameIsPrefix = ownNameIsPrefix
+        self.continuesAsTyped = continuesAsTyped
         self.place = place
         self.matchedName = matchedName
         self.isExact = isExact

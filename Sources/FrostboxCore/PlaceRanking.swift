@@ -2,8 +2,14 @@
 ///
 /// 1. Near a point, places within the query's radius come first; places beyond it only
 ///    complete a list that has fewer than `limit` nearby places.
-/// 2. A place with a name form equal to the query (after folding) comes before places that
-///    only match as a prefix.
+///    Within the radius, a match on a name given no language, or marked colloquial or
+///    historic (`PlaceNameKind.informal`, `.historic`), ranks below every other nearby match:
+///    such names (`Heletti` for Skellefteå) are not what people type for a place near them.
+/// 2. A query ending in a hyphen (`carmel-`): names going on with a hyphen there
+///    (`Carmel-by-the-Sea`) before those going on with a space (`Carmel Valley`).
+///    Then a place with a name form equal to the query (after folding) comes before places
+///    that only match as a prefix. An alternate name of at most `shortFormBytes` folded
+///    bytes (`SFT`, `LA`: codes and abbreviations) matches only when equal to the query.
 /// 3. Within each, a match on a name the alternate names mark historic (and nothing better)
 ///    comes last.
 /// 4. Then by score, highest first:
@@ -30,6 +36,8 @@ public enum PlaceRanking {
     /// What a match on another alternate name costs against the place's own name, in log10
     /// population.
     public static let alternateNamePenalty = 1.5
+    /// Alternate names this short (folded UTF-8 bytes) match only when equal to the query.
+    public static let shortFormBytes = 3
 
     /// What ranking compares, in order (see the type's comment).
     public struct Key {
@@ -40,11 +48,18 @@ public enum PlaceRanking {
         public var population: Int64
         public var distanceKilometres: Double?
         public var id: Int64
+        /// False when the query ends in a hyphen and neither the place's name nor its ASCII
+        /// name goes on with one there (`PlaceRanking.continuesAsTyped`).
+        public var continuesAsTyped: Bool
+        /// Whether the place's name or ASCII name starts with the query.
+        public var ownNameIsPrefix: Bool
 
         public init(
             isNearby: Bool, isExact: Bool, nameKind: PlaceNameKind, score: Double, population: Int64,
-            distanceKilometres: Double?, id: Int64
+            distanceKilometres: Double?, id: Int64, continuesAsTyped: Bool = true, ownNameIsPrefix: Bool = false
         ) {
+            self.continuesAsTyped = continuesAsTyped
+            self.ownNameIsPrefix = ownNameIsPrefix
             self.isNearby = isNearby
             self.isExact = isExact
             self.nameKind = nameKind
@@ -55,12 +70,33 @@ public enum PlaceRanking {
         }
 
         /// The score with the name kind's cost.
-        var rankingScore: Double { nameKind == .alternate ? score - PlaceRanking.alternateNamePenalty : score }
+        var rankingScore: Double {
+            nameKind == .alternate || nameKind == .informal ? score - PlaceRanking.alternateNamePenalty : score
+        }
+
+        /// Within the radius of a point (without a point every match counts as nearby, and
+        /// no name kind is demoted for it).
+        var isWithinRadius: Bool { isNearby && distanceKilometres != nil }
+
+        /// What ranks: within the radius, an exact match on an informal or historic name of a
+        /// place whose own name starts with the query ranks as that own-name prefix match
+        /// (Helsinki, typed `hel`, by its name rather than by `HEL` in its column).
+        var ranked: Key {
+            guard isWithinRadius && isExact && nameKind.isWeak && ownNameIsPrefix else { return self }
+            var key = self
+            key.isExact = false
+            key.nameKind = .own
+            return key
+        }
     }
 
     /// Whether `a` ranks before `b`.
     public static func ranksBefore(_ a: Key, _ b: Key) -> Bool {
+        let a = a.ranked
+        let b = b.ranked
         if a.isNearby != b.isNearby { return a.isNearby }
+        if a.isWithinRadius && b.isWithinRadius && a.nameKind.isWeak != b.nameKind.isWeak { return b.nameKind.isWeak }
+        if a.continuesAsTyped != b.continuesAsTyped { return a.continuesAsTyped }
         if a.isExact != b.isExact { return a.isExact }
         if (a.nameKind == .historic) != (b.nameKind == .historic) { return b.nameKind == .historic }
         if a.rankingScore != b.rankingScore { return a.rankingScore > b.rankingScore }
@@ -101,6 +137,9 @@ public enum PlaceRanking {
         for (order, (form, folded)) in place.foldedForms.enumerated() {
             guard NameFolding.hasPrefix(folded, foldedQuery) else { continue }
             let exact = folded.utf8.count == foldedQuery.utf8.count
+            // The name and the ASCII name come first in `foldedForms`; the rest are alternates.
+            let isAlternate = order >= (place.asciiName.isEmpty ? 1 : 2)
+            if isAlternate && !exact && isShortForm(folded) { continue }
             let rank = (exact: exact, order: min(order, 2), length: folded.utf8.count)
             if let current = best {
                 if current.isExact && !rank.exact { continue }
@@ -118,30 +157,50 @@ public enum PlaceRanking {
     /// (`exact`: equal; else starting with it). Own: the name, the ASCII name, or a current
     /// alternate name in one of `languages` (exact tag or same primary language). Historic:
     /// every matching form is one the alternate names table lists as historic only.
-    /// Alternate: anything else (the dump's alternate names column, other languages).
+    /// Alternate: a current name in another language. Informal: a name in no language (the
+    /// dump's column alone, an entry without one) or a colloquial one.
     public static func nameKind(of place: Place, foldedQuery: String, exact: Bool, languages: [String]) -> PlaceNameKind {
-        func matches(_ form: String) -> Bool {
+        func matches(_ form: String, alternate: Bool) -> Bool {
             let folded = NameFolding.fold(form)
-            return exact ? folded == foldedQuery : NameFolding.hasPrefix(folded, foldedQuery)
+            if exact { return folded == foldedQuery }
+            return NameFolding.hasPrefix(folded, foldedQuery) && !(alternate && isShortForm(folded))
         }
-        if matches(place.name) || (!place.asciiName.isEmpty && matches(place.asciiName)) { return .own }
+        if matches(place.name, alternate: false) || (!place.asciiName.isEmpty && matches(place.asciiName, alternate: false)) {
+            return .own
+        }
         let primaries = languages.map { LanguageTag.primary(of: $0) }
-        var current = false
-        var historic: Set<String> = []
-        for alternate in place.alternates where alternate.isName && matches(alternate.name) {
+        var inLanguage = false
+        var informal = false
+        var historic = false
+        for alternate in place.alternates where alternate.isName && matches(alternate.name, alternate: true) {
             if alternate.isHistoric {
-                historic.insert(NameFolding.fold(alternate.name))
-                continue
+                historic = true
+            } else if alternate.language.isEmpty || alternate.isColloquial {
+                informal = true
+            } else if primaries.contains(LanguageTag.primary(of: alternate.language)) {
+                return .own
+            } else {
+                inLanguage = true
             }
-            if !alternate.language.isEmpty, primaries.contains(LanguageTag.primary(of: alternate.language)) { return .own }
-            current = true
         }
-        if current || historic.isEmpty { return .alternate }
-        // A matching form of the dump's column that the table does not mark historic.
-        let column = place.alternateNames.split(separator: ",").filter { matches(String($0)) }
+        if inLanguage { return .alternate }
+        // A matching form of the dump's column that the table does not list has no language.
         let listed = Set(place.alternates.map { NameFolding.fold($0.name) })
-        if column.contains(where: { !listed.contains(NameFolding.fold($0)) }) { return .alternate }
+        let unlisted = place.alternateNames.split(separator: ",").contains { form in
+            matches(String(form), alternate: true) && !listed.contains(NameFolding.fold(form))
+        }
+        if informal || unlisted || !historic { return .informal }
         return .historic
+    }
+
+    /// Whether a folded alternate form is short enough to match only when equal to the query.
+    public static func isShortForm(_ folded: String) -> Bool { folded.utf8.count <= shortFormBytes }
+
+    /// Whether a place's name or ASCII name goes on as `hyphenated` (a query ending in a
+    /// hyphen, folded by `NameFolding.foldKeepingHyphens`) does; true without such a query.
+    public static func continuesAsTyped(name: String, asciiName: String, hyphenated: String?) -> Bool {
+        guard let hyphenated else { return true }
+        return NameFolding.hasHyphenatedPrefix(name, hyphenated) || NameFolding.hasHyphenatedPrefix(asciiName, hyphenated)
     }
 
     /// Ranks matches and keeps the best `limit`.
@@ -157,6 +216,12 @@ extension PlaceMatch {
     public var rankingKey: PlaceRanking.Key {
         PlaceRanking.Key(
             isNearby: isNearby, isExact: isExact, nameKind: nameKind, score: score, population: place.population,
-            distanceKilometres: distanceKilometres, id: place.id)
+            distanceKilometres: distanceKilometres, id: place.id, continuesAsTyped: continuesAsTyped,
+            ownNameIsPrefix: ownNameIsPrefix)
     }
+}
+
+extension PlaceNameKind {
+    /// Informal and historic names: within the radius they rank below every other kind.
+    public var isWeak: Bool { self == .informal || self == .historic }
 }

@@ -18,8 +18,11 @@ public struct PlaceRegion: Sendable, Hashable {
 
 /// The names of the regions a query may name, folded: each first-level division by its
 /// name, ASCII name, alphabetic code (`ny` for `US.NY`: GeoNames gives US states their postal
-/// codes) and current names in the alternate names table (when the division's own place was
-/// imported with them); each country by its name and ISO code (`uk` for `GB` as well).
+/// codes), ISO 3166-2 code where GeoNames' is numeric (`on` for Ontario, `nsw` for New South
+/// Wales: `RegionNames.subdivisionCodes`) and current names in the alternate names table
+/// (when the division's own place was imported with them); each country by its name, ISO
+/// code (`uk` for `GB` as well), names in other languages (`RegionNames.countryNames`) and
+/// current names of its own place in the alternate names table (`deutschland`, `suomi`).
 public struct RegionCatalog: Sendable {
     var regions: [String: Set<PlaceRegion>] = [:]
 
@@ -32,9 +35,9 @@ public struct RegionCatalog: Sendable {
     init() {}
 
     /// A catalog of `admin1` divisions and `countries`; `alternates` are alternate names of
-    /// the divisions' places (matched to a division by its geonameid; others are ignored).
+    /// the divisions' and countries' places (matched by geonameid; others are ignored).
     public init(admin1: [Admin1Division], countries: [CountryInfo], alternates: [AlternateName] = []) {
-        var divisionsByID: [Int64: PlaceRegion] = [:]
+        var regionsByID: [Int64: PlaceRegion] = [:]
         for division in admin1 {
             let parts = division.code.split(separator: ".", maxSplits: 1)
             guard parts.count == 2 else { continue }
@@ -42,10 +45,8 @@ public struct RegionCatalog: Sendable {
             add(division.name, region)
             add(division.asciiName, region)
             if parts[1].count >= 2, parts[1].allSatisfy({ $0.isASCII && $0.isLetter }) { add(String(parts[1]), region) }
-            if let id = division.geonameID { divisionsByID[id] = region }
-        }
-        for alternate in alternates where alternate.isName && alternate.isCurrent {
-            if let region = divisionsByID[alternate.placeID] { add(alternate.name, region) }
+            if let code = RegionNames.subdivisionCodes[division.code] { add(code, region) }
+            if let id = division.geonameID { regionsByID[id] = region }
         }
         for country in countries {
             let region = PlaceRegion(countryCode: country.code)
@@ -53,6 +54,14 @@ public struct RegionCatalog: Sendable {
             add(country.code, region)
             // ISO reserves UK for the United Kingdom, whose code is GB; people type UK.
             if country.code == "GB" { add("UK", region) }
+            if let id = country.geonameID { regionsByID[id] = region }
+        }
+        // Shipped, so that the bundled extract (which has no countryInfo) answers them too.
+        for (code, names) in RegionNames.countryNames {
+            for name in names { add(name, PlaceRegion(countryCode: code)) }
+        }
+        for alternate in alternates where alternate.isName && alternate.isCurrent {
+            if let region = regionsByID[alternate.placeID] { add(alternate.name, region) }
         }
     }
 

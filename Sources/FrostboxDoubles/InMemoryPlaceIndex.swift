@@ -14,7 +14,7 @@ public final class InMemoryPlaceIndex: PlaceIndex {
     struct State: Sendable {
         var places: [Int64: Place] = [:]
         var admin1: [String: Admin1Division] = [:]
-        var countries: [String: String] = [:]
+        var countries: [String: CountryInfo] = [:]
     }
 
     private let state = Mutex(State())
@@ -28,7 +28,7 @@ public final class InMemoryPlaceIndex: PlaceIndex {
         state.withLock { state in
             for place in places { state.places[place.id] = place }
             for division in admin1 { state.admin1[division.code] = division }
-            for country in countries { state.countries[country.code] = country.name }
+            for country in countries { state.countries[country.code] = country }
         }
     }
 
@@ -42,9 +42,9 @@ public final class InMemoryPlaceIndex: PlaceIndex {
     }
 
     static func catalog(_ state: State) -> RegionCatalog {
-        let countries = state.countries.map { CountryInfo(code: $0.key, name: $0.value) }
-        let alternates = state.admin1.values.compactMap(\.geonameID).flatMap { state.places[$0]?.alternates ?? [] }
-        return RegionCatalog(admin1: Array(state.admin1.values), countries: countries, alternates: alternates)
+        let ids = state.admin1.values.compactMap(\.geonameID) + state.countries.values.compactMap(\.geonameID)
+        let alternates = ids.flatMap { state.places[$0]?.alternates ?? [] }
+        return RegionCatalog(admin1: Array(state.admin1.values), countries: Array(state.countries.values), alternates: alternates)
     }
 
     /// One reading: nearby places (settlement-like within the radius, any place in the boxes
@@ -71,7 +71,11 @@ public final class InMemoryPlaceIndex: PlaceIndex {
                 distanceKilometres: distance, isNearby: isNearby,
                 score: PlaceRanking.score(population: place.population, distanceKilometres: distance, isNearby: isNearby),
                 admin1Name: state.admin1["\(place.countryCode).\(place.admin1Code)"]?.name,
-                countryName: state.countries[place.countryCode], localizedName: place.preferredName(languages: query.languages))
+                countryName: state.countries[place.countryCode]?.name, localizedName: place.preferredName(languages: query.languages),
+                continuesAsTyped: PlaceRanking.continuesAsTyped(
+                    name: place.name, asciiName: place.asciiName,
+                    hyphenated: reading.folded == query.folded ? query.hyphenated : nil),
+                ownNameIsPrefix: [place.name, place.asciiName].contains { NameFolding.compare($0, foldedQuery: reading.folded).isPrefix })
             if isNearby { near.append(match) } else { far.append(match) }
         }
         guard near.count < query.limit else { return PlaceRanking.top(near, limit: query.limit) }

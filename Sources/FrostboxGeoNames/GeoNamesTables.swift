@@ -22,7 +22,9 @@ public enum GeoNamesTables {
     }
 
     /// `countryInfo.txt`: `#` comment lines, then ISO, ISO3, ISO-numeric, fips, Country,
-    /// Capital, Area, Population, Continent, … tab-separated. Malformed lines are skipped.
+    /// Capital, Area, Population, Continent, tld, CurrencyCode, CurrencyName, Phone, Postal
+    /// Code Format, Postal Code Regex, Languages, geonameid, … tab-separated. Malformed lines
+    /// are skipped.
     public static func countries(_ file: GeoNamesFile) throws -> [CountryInfo] {
         var countries: [CountryInfo] = []
         try file.forEachLine { line, _ in
@@ -35,7 +37,8 @@ public enum GeoNamesTables {
             countries.append(
                 CountryInfo(
                     code: String(fields[0]), name: String(fields[4]), capital: String(fields[5]),
-                    population: max(Int64(fields[7]) ?? 0, 0), continent: String(fields[8])))
+                    population: max(Int64(fields[7]) ?? 0, 0), continent: String(fields[8]),
+                    geonameID: fields.count > 16 ? Int64(fields[16].trimmingCharacters(in: .whitespaces)) : nil))
         }
         return countries
     }

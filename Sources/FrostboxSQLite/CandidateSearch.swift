@@ -11,11 +11,20 @@ struct Candidate {
     let population: Int64
     let distance: Double?
     let score: Double
+    /// How the place's name or ASCII name compares with the query (read with its summary row):
+    /// whether one starts with it, whether one equals it.
+    let ownName: (isPrefix: Bool, isEqual: Bool)
+    /// See `PlaceRanking.continuesAsTyped`.
+    let continuesAsTyped: Bool
+
+    /// Whether the place's name or ASCII name matches in the candidate's match class: its
+    /// name kind is then own, with nothing more to read.
+    var matchesOwnName: Bool { isExact ? ownName.isEqual : ownName.isPrefix }
 
     var rankingKey: PlaceRanking.Key {
         PlaceRanking.Key(
             isNearby: isNearby, isExact: isExact, nameKind: nameKind, score: score, population: population,
-            distanceKilometres: distance, id: id)
+            distanceKilometres: distance, id: id, continuesAsTyped: continuesAsTyped, ownNameIsPrefix: ownName.isPrefix)
     }
 
     static func ranksBefore(_ a: Candidate, _ b: Candidate) -> Bool {
@@ -30,6 +39,9 @@ struct CandidateSearch {
     let reading: PlaceSearchPlan.Reading
     let lower: String
     let upper: String
+    /// The query folded with its hyphens, when it ends in one and this reading is the whole
+    /// query.
+    let hyphenated: String?
     /// Name rows still allowed to be read.
     var budget: Int
     /// The budget a walk starts with.
@@ -46,10 +58,11 @@ struct CandidateSearch {
         self.reading = reading
         self.lower = reading.folded
         self.upper = NameFolding.upperBound(ofPrefix: reading.folded)
+        self.hyphenated = reading.folded == query.folded ? query.hyphenated : nil
         self.budget = budget
         self.rowBudget = budget
         self.summary = try RawStatement(
-            db, sql: "SELECT latitude, longitude, population, country_code, admin1_code FROM place WHERE id = ?")
+            db, sql: "SELECT latitude, longitude, population, country_code, admin1_code, name, ascii_name FROM place WHERE id = ?")
     }
 
     var enough: Bool { candidates.count >= query.limit || budget <= 0 }
@@ -83,11 +96,14 @@ struct CandidateSearch {
     /// tier by tier until enough. From a point, this completes the nearby places with places
     /// anywhere (their distance reported, not weighed).
     mutating func worldwide(from point: Coordinate?) throws {
-        try scanKeys((0...19).map { Int64($0) }, level: .tier, exact: true, point: point, beyondRadius: true)
-        for tier in 0...19 where !enough {
-            try scanKeys([Int64(tier)], level: .tier, exact: false, point: point, beyondRadius: true)
+        try scanKeys(Self.tiers, level: .tier, exact: true, point: point, beyondRadius: true)
+        for tier in Self.tiers where !enough {
+            try scanKeys([tier], level: .tier, exact: false, point: point, beyondRadius: true)
         }
     }
+
+    /// The population tiers, largest first (`PlaceLevels.tier`).
+    static let tiers = (0...19).map { Int64($0) }
 
     enum Level: String {
         case box, cell, tier
@@ -167,18 +183,26 @@ struct CandidateSearch {
                 guard isNearby || beyondRadius else { continue }
                 distance = km
             }
+            let own = NameFolding.compare(utf8: summary.textBytes(5), foldedQuery: lower)
+            let ownASCII = NameFolding.compare(utf8: summary.textBytes(6), foldedQuery: lower)
+            // A short alternate form (a code, an abbreviation) matches only when equal.
+            if !exact && rows.byteCount(1) <= PlaceRanking.shortFormBytes && !own.isPrefix && !ownASCII.isPrefix { continue }
             candidates[id] = Candidate(
                 id: id, isExact: exact, isNearby: isNearby, population: population, distance: distance,
-                score: PlaceRanking.score(population: population, distanceKilometres: distance, isNearby: isNearby))
+                score: PlaceRanking.score(population: population, distanceKilometres: distance, isNearby: isNearby),
+                ownName: (own.isPrefix || ownASCII.isPrefix, own.isEqual || ownASCII.isEqual),
+                continuesAsTyped: hyphenated.map { hyphenated in
+                    PlaceRanking.continuesAsTyped(name: summary.text(5), asciiName: summary.text(6), hyphenated: hyphenated)
+                } ?? true)
         }
     }
 
     /// Each candidate's name kind (`PlaceRanking.nameKind`), read lazily: every candidate
-    /// starts as own (the best kind); those in the top `limit` are read (name and ASCII name,
-    /// then, if neither matches in the candidate's class, its alternate names) and ranked
-    /// again, until the top holds only settled kinds. Reading can only lower a kind, so the
-    /// top is then exact. At most `maximumKindLookups` places are read; any others in the
-    /// top count as alternates.
+    /// starts as own (the best kind); those in the top `limit` are settled (own when the name
+    /// or ASCII name of their summary row matches in their class, else from their alternate
+    /// names) and ranked again, until the top holds only settled kinds. Reading can only
+    /// lower a kind, so the top is then exact. At most `maximumKindLookups` places are
+    /// settled; any others count as informal.
     mutating func settleNameKinds() throws {
         var unsettled = Set(candidates.keys)
         var lookups = 0
@@ -193,22 +217,17 @@ struct CandidateSearch {
                 candidates[candidate.id]?.nameKind = kind
             }
         }
-        for id in unsettled { candidates[id]?.nameKind = .alternate }
+        for id in unsettled { candidates[id]?.nameKind = .informal }
     }
 
-    /// A candidate's name kind: own when its name or ASCII name matches in its class;
-    /// otherwise from its alternate names. Without entries in the alternate names table a
-    /// name is neither historic nor in a language: an index probe instead of reading the place.
+    /// A candidate's name kind: own when its name or ASCII name matches in its class (known
+    /// from its summary row); otherwise from its alternate names. Without entries in the
+    /// alternate names table a name is in no language (informal): an index probe instead of
+    /// reading the place.
     func nameKind(of candidate: Candidate) throws -> PlaceNameKind {
-        let names = try db.cachedStatement(sql: "SELECT name, ascii_name FROM place WHERE id = ?")
-        guard let row = try Row.fetchOne(names, arguments: [candidate.id]) else { return .alternate }
-        let own = [row[0] as String, row[1] as String].contains { name in
-            let folded = NameFolding.fold(name)
-            return candidate.isExact ? folded == lower : NameFolding.hasPrefix(folded, lower)
-        }
-        if own { return .own }
+        if candidate.matchesOwnName { return .own }
         guard try hasAlternateNames(candidate.id), let place = try GRDBPlaceIndex.place(db, id: candidate.id) else {
-            return .alternate
+            return .informal
         }
         return PlaceRanking.nameKind(of: place, foldedQuery: lower, exact: candidate.isExact, languages: query.languages)
     }

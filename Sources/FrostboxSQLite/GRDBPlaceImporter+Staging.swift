@@ -42,9 +42,14 @@ extension GRDBPlaceImporter {
         try database.pool.writeWithoutTransaction { db in
             try db.inTransaction {
                 let statement = try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO temp.import_country (code, name, capital, population, continent) VALUES (?, ?, ?, ?, ?)")
+                    sql: """
+                        INSERT OR REPLACE INTO temp.import_country (code, name, capital, population, continent, geonameid)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """)
                 for country in countries {
-                    try statement.execute(arguments: [country.code, country.name, country.capital, country.population, country.continent])
+                    try statement.execute(arguments: [
+                        country.code, country.name, country.capital, country.population, country.continent, country.geonameID,
+                    ])
                 }
                 return .commit
             }

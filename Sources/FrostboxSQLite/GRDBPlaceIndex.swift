@@ -89,7 +89,8 @@ public struct GRDBPlaceIndex: PlaceIndex {
         return PlaceMatch(
             place: place, matchedName: best?.name ?? place.name, isExact: candidate.isExact, nameKind: candidate.nameKind,
             distanceKilometres: candidate.distance, isNearby: candidate.isNearby, score: candidate.score,
-            admin1Name: row[13], countryName: row[14], localizedName: place.preferredName(languages: query.languages))
+            admin1Name: row[13], countryName: row[14], localizedName: place.preferredName(languages: query.languages),
+            continuesAsTyped: candidate.continuesAsTyped, ownNameIsPrefix: candidate.ownName.isPrefix)
     }
 
     /// A place with its alternate names, for the name kind of a candidate that matched no

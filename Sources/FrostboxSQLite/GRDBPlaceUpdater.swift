@@ -166,8 +166,8 @@ public struct GRDBPlaceUpdater: Sendable {
         }
         for country in changes.countries {
             try db.execute(
-                sql: "INSERT OR REPLACE INTO country (code, name, capital, population, continent) VALUES (?, ?, ?, ?, ?)",
-                arguments: [country.code, country.name, country.capital, country.population, country.continent])
+                sql: "INSERT OR REPLACE INTO country (code, name, capital, population, continent, geonameid) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [country.code, country.name, country.capital, country.population, country.continent, country.geonameID])
         }
     }
 

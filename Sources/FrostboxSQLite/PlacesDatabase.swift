@@ -100,7 +100,8 @@ public final class PlacesDatabase: Sendable {
                         INSERT INTO place_name_cell SELECT * FROM legacy.place_name_cell ORDER BY cell, folded, place_id;
                         INSERT INTO place_name_tier SELECT * FROM legacy.place_name_tier ORDER BY tier, folded, place_id;
                         INSERT INTO admin1 SELECT * FROM legacy.admin1;
-                        INSERT INTO country SELECT * FROM legacy.country;
+                        INSERT INTO country (code, name, capital, population, continent)
+                            SELECT code, name, capital, population, continent FROM legacy.country;
                         """)
                 return .commit
             }
@@ -120,7 +121,15 @@ public enum PlacesMigrations {
         // The tables places had in the device database (its v5), unchanged.
         migrator.registerMigration("p1-places", migrate: FrostboxMigrations.v5Places)
         migrator.registerMigration("p2-alternate-names", migrate: p2AlternateNames)
+        migrator.registerMigration("p3-country-geonameid", migrate: p3CountryGeonameID)
         return migrator
+    }
+
+    /// The geonameid of each country's own row (countryInfo's column): its alternate names
+    /// name the country in other languages for "name region" queries. NULL for countries
+    /// stored before (and for files that give none).
+    static func p3CountryGeonameID(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE country ADD COLUMN geonameid INTEGER")
     }
 
     /// GeoNames' alternate names table (V2 columns), by alternateNameId; looked up by place.

@@ -45,11 +45,11 @@ final class RegionCatalogCache: Sendable {
         let admin1 = try Row.fetchAll(db, sql: "SELECT code, name, ascii_name, geonameid FROM admin1").map { row in
             Admin1Division(code: row[0], name: row[1], asciiName: row[2], geonameID: row[3])
         }
-        let countries = try Row.fetchAll(db, sql: "SELECT code, name FROM country").map { row in
-            CountryInfo(code: row[0], name: row[1])
+        let countries = try Row.fetchAll(db, sql: "SELECT code, name, geonameid FROM country").map { row in
+            CountryInfo(code: row[0], name: row[1], geonameID: row[2])
         }
         var alternates: [AlternateName] = []
-        for id in admin1.compactMap(\.geonameID) {
+        for id in admin1.compactMap(\.geonameID) + countries.compactMap(\.geonameID) {
             alternates += try PlaceRows.alternates(db, placeID: id)
         }
         return RegionCatalog(admin1: admin1, countries: countries, alternates: alternates)

@@ -98,3 +98,41 @@ enum SharedExtract {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 }
+
+@Suite("Name folding: comparing a name with a query")
+struct NameFoldingCompareTests {
+    static let names = [
+        "Carmel-by-the-Sea", "Carmel", "Carmel-", "Saint-Étienne", "Straße", "Ærøskøbing", "서울", "Москва", "St. John's",
+        "  New \t  York  ", "Zu\u{0308}rich", "İstanbul", "Washington, D.C.", "", "...", "Carmel - by", "CARMEL", "Carmel\u{7F}",
+    ]
+    static let queries = [
+        "carmel ", "carmel", "carm", "c", "saint e", "saint etienne", "strass", "strasse", "aeroskobing", "aer", "ᄉ", "моск",
+        "st johns", "new york", "new", "zurich", "zur", "istanbul", "washington dc", "washington d", "x",
+    ].map { NameFolding.fold($0, keepingTrailingSeparator: true) }
+
+    @Test("agrees with folding the whole name, for every name and query pair")
+    func agreesWithWholeFold() {
+        for name in Self.names {
+            let whole = NameFolding.fold(name)
+            for query in Self.queries {
+                let compared = NameFolding.compare(name, foldedQuery: query)
+                #expect(compared.isPrefix == NameFolding.hasPrefix(whole, query), "\(name) / \(query)")
+                #expect(compared.isEqual == (whole == query), "\(name) / \(query)")
+                let onBytes = Array(name.utf8).withUnsafeBytes { NameFolding.compare(utf8: $0, foldedQuery: query) }
+                #expect(onBytes.isPrefix == compared.isPrefix && onBytes.isEqual == compared.isEqual, "bytes: \(name) / \(query)")
+            }
+        }
+    }
+
+    @Test("a name longer than the query is a prefix match, not an equal one; a trailing hyphen ends a word")
+    func cases() {
+        func compared(_ name: String, _ query: String) -> [Bool] {
+            let result = NameFolding.compare(name, foldedQuery: query)
+            return [result.isPrefix, result.isEqual]
+        }
+        #expect(compared("Carmel-by-the-Sea", "carmel ") == [true, false])
+        #expect(compared("Carmel", "carmel ") == [false, false])
+        #expect(compared("Carmel", "carmel") == [true, true])
+        #expect(compared("Straße", "strasse") == [true, true])
+    }
+}

@@ -87,8 +87,39 @@ struct PlaceSearchPlanTests {
         #expect(kind("osloa", true, ["la-VA"]) == .own, "the same primary language")
         #expect(kind("kristiania", true, []) == .historic)
         #expect(kind("kristiania", true, ["no"]) == .historic, "a historic name is never the place's own")
-        #expect(kind("christiania", true, []) == .alternate, "the dump's column alone carries no historic flag")
+        #expect(kind("christiania", true, []) == .informal, "the dump's column alone carries no language")
         #expect(kind("kris", false, []) == .historic)
+    }
+
+    @Test("name kinds: a table entry without a language, or colloquial, is informal; short alternate forms match only whole")
+    func informalKinds() {
+        let skelleftea = Place(
+            id: 602_913, name: "Skellefteå", asciiName: "Skelleftea", alternateNames: "Heletti,SFT,Skelleftea",
+            coordinate: Coordinate(uncheckedLatitude: 64.75, longitude: 20.95),
+            alternates: [
+                AlternateName(id: 1, placeID: 602_913, language: "", name: "Heletti"),
+                AlternateName(id: 2, placeID: 602_913, language: "sv", name: "Skellis", isColloquial: true),
+                AlternateName(id: 3, placeID: 602_913, language: "fi", name: "Seletti"),
+            ])
+        let kind = { (query: String, exact: Bool) in
+            PlaceRanking.nameKind(of: skelleftea, foldedQuery: query, exact: exact, languages: [])
+        }
+        #expect(kind("hel", false) == .informal)
+        #expect(kind("skellis", true) == .informal)
+        #expect(kind("sel", false) == .alternate)
+        #expect(kind("sk", false) == .own)
+        #expect(PlaceRanking.bestMatch(of: skelleftea, foldedQuery: "sf") == nil, "SFT matches only whole")
+        #expect(PlaceRanking.bestMatch(of: skelleftea, foldedQuery: "sft")?.isExact == true)
+    }
+
+    @Test("a query ending in a hyphen: its hyphenated form, and which names go on as typed")
+    func hyphenated() throws {
+        #expect(try PlaceQuery(text: "Carmel-").hyphenated == "carmel-")
+        #expect(try PlaceQuery(text: "carmel –").hyphenated == "carmel-")
+        #expect(try PlaceQuery(text: "carmel").hyphenated == nil)
+        #expect(PlaceRanking.continuesAsTyped(name: "Carmel-by-the-Sea", asciiName: "Carmel-by-the-Sea", hyphenated: "carmel-"))
+        #expect(!PlaceRanking.continuesAsTyped(name: "Carmel Valley Village", asciiName: "Carmel Valley Village", hyphenated: "carmel-"))
+        #expect(PlaceRanking.continuesAsTyped(name: "Carmel Valley Village", asciiName: "", hyphenated: nil))
     }
 
     @Test("ranking: nearby before the completion, then exact, then historic last, then score less the alternate-name cost")
@@ -110,6 +141,81 @@ struct PlaceSearchPlanTests {
             match(exact: true, kind: .alternate, nearby: true, score: 2.6, id: 7),
         ]
         // 7 and 4 are alternate names: 2.6 − 1.5 = 1.1 passes 5's own 1; 2.4 − 1.5 = 0.9 does not.
-        #expect(PlaceRanking.top(matches, limit: 10).map(\.place.id) == [6, 7, 5, 4, 3, 2, 1])
+        // 3's historic name ranks below every other match within the radius, 2's prefix too.
+        #expect(PlaceRanking.top(matches, limit: 10).map(\.place.id) == [6, 7, 5, 4, 2, 3, 1])
+        // Without a point (no distance) the historic exact match keeps its place before prefixes.
+        let worldwide = matches.map { match in
+            var copy = match
+            copy.distanceKilometres = nil
+            return copy
+        }
+        #expect(PlaceRanking.top(worldwide, limit: 10).map(\.place.id) == [6, 7, 5, 4, 3, 2, 1])
+    }
+}
+
+@Suite("Place search: region names people type")
+struct RegionNamesTests {
+    static let catalog = RegionCatalog(
+        admin1: [
+            Admin1Division(code: "CA.08", name: "Ontario", asciiName: "Ontario", geonameID: 6_093_943),
+            Admin1Division(code: "CA.02", name: "British Columbia", asciiName: "British Columbia", geonameID: 5_909_050),
+            Admin1Division(code: "CA.10", name: "Quebec", asciiName: "Quebec", geonameID: 6_115_047),
+            Admin1Division(code: "AU.02", name: "New South Wales", asciiName: "New South Wales", geonameID: 2_155_400),
+            Admin1Division(code: "AU.07", name: "Victoria", asciiName: "Victoria", geonameID: 2_145_234),
+            Admin1Division(code: "AU.04", name: "Queensland", asciiName: "Queensland", geonameID: 2_152_274),
+            Admin1Division(code: "FI.01", name: "Uusimaa", asciiName: "Uusimaa", geonameID: 830_709),
+        ],
+        countries: [CountryInfo(code: "DE", name: "Germany", geonameID: 2_921_044), CountryInfo(code: "HR", name: "Croatia")],
+        alternates: [
+            AlternateName(id: 1, placeID: 2_921_044, language: "hr", name: "Njemačka"),
+            AlternateName(id: 2, placeID: 2_921_044, language: "de", name: "Deutsches Reich", isHistoric: true),
+            AlternateName(id: 3, placeID: 2_921_044, language: "iata", name: "GER"),
+        ])
+
+    @Test(
+        "Canadian and Australian divisions by their ISO 3166-2 codes (GeoNames codes them by number)",
+        arguments: [
+            ("on", "CA", "08"), ("ON", "CA", "08"), ("bc", "CA", "02"), ("qc", "CA", "10"), ("nsw", "AU", "02"), ("vic", "AU", "07"),
+            ("qld", "AU", "04"),
+        ])
+    func subdivisionCodes(typed: String, country: String, admin1: String) {
+        #expect(Self.catalog.regions(named: NameFolding.fold(typed)) == [PlaceRegion(countryCode: country, admin1Code: admin1)])
+    }
+
+    @Test("a numeric division code without an ISO 3166-2 entry is still not a region")
+    func numericCodes() {
+        #expect(Self.catalog.regions(named: "08").isEmpty)
+        #expect(Self.catalog.regions(named: "01").isEmpty)
+    }
+
+    @Test(
+        "country names in other languages: shipped ones, and current names of the country's own row",
+        arguments: [("deutschland", "DE"), ("suomi", "FI"), ("sverige", "SE"), ("norge", "NO"), ("eesti", "EE"), ("njemacka", "DE")])
+    func countryNames(typed: String, country: String) {
+        #expect(Self.catalog.regions(named: typed) == [PlaceRegion(countryCode: country)])
+    }
+
+    @Test("historic names and codes of a country's row are not its names; shipped names need no countryInfo")
+    func countryNamesNot() {
+        #expect(Self.catalog.regions(named: "deutsches reich").isEmpty)
+        #expect(Self.catalog.regions(named: "ger").isEmpty)
+        let bare = RegionCatalog(admin1: [], countries: [])
+        #expect(bare.regions(named: "sverige") == [PlaceRegion(countryCode: "SE")])
+        #expect(bare.regions(named: "sweden") == [PlaceRegion(countryCode: "SE")])
+        #expect(RegionCatalog.empty.regions(named: "sverige").isEmpty)
+    }
+
+    @Test("readings: 'waterloo on', 'newcastle, nsw', 'viken sverige'")
+    func readings() {
+        let words = { (text: String) in NameFolding.fold(text).split(separator: " ") }
+        #expect(
+            PlaceSearchPlan.regionReadings(words("waterloo on"), catalog: Self.catalog)
+                == [PlaceSearchPlan.Reading(folded: "waterloo", regions: [PlaceRegion(countryCode: "CA", admin1Code: "08")])])
+        #expect(
+            PlaceSearchPlan.regionReadings(words("newcastle, nsw"), catalog: Self.catalog)
+                == [PlaceSearchPlan.Reading(folded: "newcastle", regions: [PlaceRegion(countryCode: "AU", admin1Code: "02")])])
+        #expect(
+            PlaceSearchPlan.regionReadings(words("viken sverige"), catalog: Self.catalog)
+                == [PlaceSearchPlan.Reading(folded: "viken", regions: [PlaceRegion(countryCode: "SE")])])
     }
 }

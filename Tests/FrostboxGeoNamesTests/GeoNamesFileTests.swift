@@ -144,12 +144,14 @@ struct GeoNamesFileTests {
                 #ISO\tISO3\tISO-Numeric\tfips\tCountry\tCapital\tArea(in sq km)\tPopulation\tContinent\ttld
                 FI\tFIN\t246\tFI\tFinland\tHelsinki\t337030\t5518050\tEU\t.fi
                 SE\tSWE\t752\tSW\tSweden\tStockholm\t449964\t10183175\tEU\t.se
+                DE\tDEU\t276\tGM\tGermany\tBerlin\t357021\t82927922\tEU\t.de\tEUR\tEuro\t49\t#####\t^(\\d{5})$\tde\t2921044\tCH,PL,NL,DK,BE,CZ,LU,FR,AT\t
                 x\tbroken
                 """.utf8))
         let file = try GeoNamesFile(url: url)
         #expect(file.kind == .countries)
         let countries = try GeoNamesTables.countries(file)
-        #expect(countries.map(\.code) == ["FI", "SE"])
+        #expect(countries.map(\.code) == ["FI", "SE", "DE"])
         #expect(countries[0] == CountryInfo(code: "FI", name: "Finland", capital: "Helsinki", population: 5518050, continent: "EU"))
+        #expect(countries[2].geonameID == 2_921_044, "the country's own row, for its names in other languages")
     }
 }
