@@ -8,6 +8,7 @@ there (in ECMA-262 it would be ASCII only, so the document keeps its own spellin
 import re
 
 import schemathesis
+from schemathesis.core.parameters import ParameterLocation
 
 DOCUMENT_PATTERN = "^[^\\p{Cc}]*[\\p{L}\\p{N}][^\\p{Cc}]*$"
 PYTHON_PATTERN = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\W_][^\\x00-\\x1f\\x7f-\\x9f]*$"
@@ -72,6 +73,13 @@ def _keep_window_rules(body):
 def map_case(context, case):
     path = case.operation.path
     body = case.body if isinstance(case.body, dict) else None
+    meta = getattr(case, "meta", None)
+    if body is not None and meta is not None and meta.is_negative_at(ParameterLocation.BODY):
+        # A body generated to break the schema is sent as generated: keeping a rule here could
+        # remove the very member that breaks it (an invalid `environment` on an Android device,
+        # an invalid `topic` beside `app`), and a valid body would then be taken for an invalid
+        # one accepted.
+        body = None
     if path in TOKEN_BODIES and body is not None:
         _keep_device_rules(body)
     elif path == "/v1/devices/{token}/subscriptions" and body is not None:
