@@ -155,3 +155,15 @@ public struct FrostVerdict: Sendable, Hashable, Codable {
     /// Lowest temperature over the horizon, °C.
     public var minimumC: Double? { coldest?.temperatureC }
 }
+
+extension FrostThresholds {
+    /// The °C threshold at or below which `level` starts; nil for `.none`.
+    public func threshold(of level: FrostLevel) -> Double? {
+        switch level {
+        case .none: nil
+        case .frostRisk: frostRiskC
+        case .freeze: freezeC
+        case .hardFreeze: hardFreezeC
+        }
+    }
+}
