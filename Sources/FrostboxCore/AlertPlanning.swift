@@ -208,16 +208,12 @@ public struct AlertPlanner: Sendable {
                 minimum > threshold + allClearMarginC
             else { return nil }
         }
-        var alert = makeAlert(c, named: Array(c.device), level: .none, kind: .allClear)
-        let byChance = c.device.compactMap { place in c.chance(place).map { ($0.probability(of: alertedLevel), place) } }
-        if let highest = byChance.max(by: { $0.0 < $1.0 }) {
-            alert.probability = highest.0
-            alert.thresholdC = c.rules[c.ruleOfPlace[highest.1]].thresholds.threshold(of: alertedLevel)
-        }
-        return (alert, Array(c.device))
+        return (makeAlert(c, named: Array(c.device), level: .none, kind: .allClear, chanceOf: alertedLevel), Array(c.device))
     }
 
-    private func makeAlert(_ c: NightContext, named: [Int], level: FrostLevel, kind: AlertKind) -> PlannedAlert {
+    /// The alert naming `named`; with places judged by probability, it carries the highest
+    /// chance among them of `chanceOf` (the alert's level, or the level an all-clear clears).
+    private func makeAlert(_ c: NightContext, named: [Int], level: FrostLevel, kind: AlertKind, chanceOf: FrostLevel? = nil) -> PlannedAlert {
         var names: [String] = []
         var minimum: Double?
         var coldestAt: LocalDateTime?
@@ -241,13 +237,11 @@ public struct AlertPlanner: Sendable {
             unit: first.unit, minimumC: minimum, coldestAt: coldestAt, windowEnd: windowEnd, relativeNight: c.relative)
         alert.frostStartsAt = frostStartsAt
         alert.deviceKey = first.deviceKey
-        if kind != .allClear {
-            // By probability: the highest chance of the level among the named places judged so.
-            let byChance = named.compactMap { place in c.chance(place).map { ($0.probability(of: level), place) } }
-            if let highest = byChance.max(by: { $0.0 < $1.0 }) {
-                alert.probability = highest.0
-                alert.thresholdC = c.rules[c.ruleOfPlace[highest.1]].thresholds.threshold(of: level)
-            }
+        let judged = chanceOf ?? level
+        let byChance = named.compactMap { place in c.chance(place).map { ($0.probability(of: judged), place) } }
+        if let highest = byChance.max(by: { $0.0 < $1.0 }) {
+            alert.probability = highest.0
+            alert.thresholdC = c.rules[c.ruleOfPlace[highest.1]].thresholds.threshold(of: judged)
         }
         return alert
     }

@@ -43,9 +43,6 @@ public struct EnsembleForecast: BoxPayload, Hashable, Codable {
         if case .members(let members) = values { return members.count }
         return 0
     }
-
-    /// The model run used (UTC epoch seconds of its initialisation), the latest of `runs`.
-    public var run: Int64? { runs.map(\.initialisedAt).max() }
 }
 
 /// The mean and spread (°C) of an ensemble at one hour.
