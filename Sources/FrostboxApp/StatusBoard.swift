@@ -20,13 +20,19 @@ public actor StatusBoard {
     /// The demo's scenario, whose forecasts never pass through the cache: the map computes
     /// each box's nights from it, as the notifier plans from it. Nil outside the demo.
     let scenario: DemoForecastProvider?
+    /// The cached ensembles the chances of frost come from; nil when `forecast.probability` is off.
+    let ensembles: (any EnsembleCache)?
 
-    public init(source: any BoxMapSource, forecasts: any ForecastCache, rule: FrostRule, namesPerBox: Int = 5, scenario: DemoForecastProvider? = nil) {
+    public init(
+        source: any BoxMapSource, forecasts: any ForecastCache, rule: FrostRule, namesPerBox: Int = 5, scenario: DemoForecastProvider? = nil,
+        ensembles: (any EnsembleCache)? = nil
+    ) {
         self.source = source
         self.forecasts = forecasts
         self.rule = rule
         self.namesPerBox = namesPerBox
         self.scenario = scenario
+        self.ensembles = ensembles
     }
 
     /// Every box with subscriptions as the map shows it at `now`.
@@ -58,11 +64,45 @@ public actor StatusBoard {
         }
     }
 
-    /// The map for `viewport` at `now`, with place names of the single boxes it lists.
+    /// The map for `viewport` at `now`, with place names and chances of frost of the single
+    /// boxes it lists (at most `BoxMap.maximumBoxes`; cells carry verdicts only).
     public func map(_ viewport: BoxMapViewport, now: Int64) async throws -> StatusBoxMap {
         let map = BoxMap(entries: try await entries(now: now), viewport: viewport)
-        let names = map.boxes.isEmpty ? [:] : try await source.placeNames(in: map.boxes.map(\.state.box), limit: namesPerBox)
-        return StatusBoxMap(map: map, viewport: viewport, names: names, now: now)
+        let listed = map.boxes.map(\.state.box)
+        let names = listed.isEmpty ? [:] : try await source.placeNames(in: listed, limit: namesPerBox)
+        return StatusBoxMap(
+            map: map, viewport: viewport, names: names, chances: try await chances(of: listed, now: now), thresholds: rule.thresholds, now: now)
+    }
+
+    /// One box with every night still ahead and the distribution behind each chance; nil
+    /// when no subscription is in the box.
+    public func detail(of box: GeoBox, now: Int64) async throws -> StatusBoxDetail? {
+        let all = try await entries(now: now)
+        guard let entry = all.first(where: { $0.state.box == box }) else { return nil }
+        let known: [BoxNight]
+        if let scenario {
+            known = BoxNight.nights(of: scenario.forecast(for: box, now: now), rule: rule)
+        } else {
+            known = nights[box].flatMap { $0.fetchedAt == entry.state.forecastFetchedAt ? $0.nights : nil } ?? []
+        }
+        let names = try await source.placeNames(in: [box], limit: namesPerBox)[box] ?? []
+        return StatusBoxDetail(
+            entry: entry, nights: known.filter { $0.windowEnd > now }, names: names, chance: try await chances(of: [box], now: now)[box],
+            thresholds: rule.thresholds, now: now)
+    }
+
+    /// The chances of frost of `boxes` from their cached ensembles, whatever their age (the
+    /// map says how old each is); none when the chance of frost is off.
+    func chances(of boxes: [GeoBox], now: Int64) async throws -> [GeoBox: BoxChance] {
+        guard let ensembles, !boxes.isEmpty else { return [:] }
+        var chances: [GeoBox: BoxChance] = [:]
+        for start in stride(from: 0, to: boxes.count, by: Self.loadChunk) {
+            let chunk = Array(boxes[start..<min(start + Self.loadChunk, boxes.count)])
+            for (box, ensemble) in try await ensembles.ensembles(for: chunk, fetchedSince: Int64.min) {
+                chances[box] = BoxChance(ensemble: ensemble, rule: rule, now: now)
+            }
+        }
+        return chances
     }
 }
 
@@ -72,11 +112,13 @@ extension FrostboxApplication {
         guard let token = components.operations.adminToken else { return [] }
         let board = StatusBoard(
             source: components.database.boxMap, forecasts: components.forecasts.cache,
-            rule: components.alertRule, scenario: components.demoScenario)
+            rule: components.alertRule, scenario: components.demoScenario,
+            ensembles: components.forecasts.ensembles == nil ? nil : components.database.ensembleCache)
         let clock = components.clock
         let operations = StatusRoutes.Operations(
             summary: { try await statusSummary(components, now: clock()) },
-            boxes: { viewport in try await board.map(viewport, now: clock()) })
+            boxes: { viewport in try await board.map(viewport, now: clock()) },
+            box: { box in try await board.detail(of: box, now: clock()) })
         return [StatusRoutes(token: token, operations: operations).add(to:)]
     }
 

@@ -200,9 +200,15 @@ public struct StatusBoxMap: Sendable, Encodable {
     public var classes: [String: Int]
     public var boxes: [Box]
     public var cells: [Cell]
+    /// Each level's threshold, °C, by level: what a box's chance is the chance of.
+    public var thresholdsC: [String: Double]
 
-    /// The map's answer at `now` for `viewport`, with the place names of the listed boxes.
-    public init(map: BoxMap, viewport: BoxMapViewport, names: [GeoBox: [String]], now: Int64) {
+    /// The map's answer at `now` for `viewport`, with the place names and chances of frost of
+    /// the listed boxes.
+    public init(
+        map: BoxMap, viewport: BoxMapViewport, names: [GeoBox: [String]], chances: [GeoBox: BoxChance] = [:],
+        thresholds: FrostThresholds = FrostThresholds(), now: Int64
+    ) {
         generatedAt = Timestamp.iso8601(now)
         mode = map.boxesPerCell == 1 ? "boxes" : "cells"
         zoom = viewport.zoom
@@ -210,8 +216,14 @@ public struct StatusBoxMap: Sendable, Encodable {
         totalBoxes = map.totalBoxes
         boxesInView = map.boxesInView
         classes = Self.classCounts(map.totals)
-        boxes = map.boxes.map { Box($0, names: names[$0.state.box] ?? [], now: now) }
+        boxes = map.boxes.map { Box($0, names: names[$0.state.box] ?? [], chance: chances[$0.state.box], now: now) }
         cells = map.cells.map(Cell.init)
+        thresholdsC = Self.thresholds(thresholds)
+    }
+
+    static func thresholds(_ thresholds: FrostThresholds) -> [String: Double] {
+        Dictionary(
+            uniqueKeysWithValues: FrostLevel.allCases.compactMap { level in thresholds.threshold(of: level).map { (level.description, $0) } })
     }
 
     static func classCounts(_ counts: [BoxMapClass: Int]) -> [String: Int] {
@@ -221,16 +233,18 @@ public struct StatusBoxMap: Sendable, Encodable {
     /// Coordinates rounded to what a 0.05° grid needs, so the JSON stays small.
     static func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
 
-    /// One night's level and minimum.
+    /// One night's level and minimum, and its chance of frost when an ensemble covers it.
     public struct Night: Sendable, Encodable {
         public var night: String
         public var level: String
         public var minimumC: Double?
+        public var chance: StatusChance?
 
-        init(_ night: BoxNight) {
+        init(_ night: BoxNight, chance: NightProbability? = nil, distribution: Bool = false) {
             self.night = night.night.description
             level = night.level.description
             minimumC = night.minimumC
+            self.chance = chance.map { StatusChance($0, distribution: distribution) }
         }
     }
 
@@ -252,8 +266,10 @@ public struct StatusBoxMap: Sendable, Encodable {
         public var forecastAgeS: Int64?
         public var fetchFailure: String?
         public var failingSince: String?
+        /// The ensemble behind the nights' chances; nil when none is cached.
+        public var chance: StatusChanceSource?
 
-        init(_ entry: BoxMapEntry, names: [String], now: Int64) {
+        init(_ entry: BoxMapEntry, names: [String], chance: BoxChance?, now: Int64) {
             let box = entry.state.box
             key = box.key
             self.box = box.description
@@ -262,8 +278,9 @@ public struct StatusBoxMap: Sendable, Encodable {
             subscribers = entry.state.subscribers
             self.names = names
             `class` = entry.mapClass.rawValue
-            tonight = entry.tonight.map(Night.init)
-            tomorrow = entry.tomorrow.map(Night.init)
+            tonight = entry.tonight.map { Night($0, chance: chance?.night($0.night)) }
+            tomorrow = entry.tomorrow.map { Night($0, chance: chance?.night($0.night)) }
+            self.chance = chance.map { StatusChanceSource($0, now: now) }
             forecastAgeS = entry.state.forecastFetchedAt.map { max(0, now - $0) }
             fetchFailure = entry.state.failure
             failingSince = entry.state.failingSince.map(Timestamp.iso8601)

@@ -6,9 +6,9 @@ import NIOCore
 
 /// The status page: `GET /status` (HTML) with its scripts, style and shapes under
 /// `/status/{file}`, and the admin JSON it reads (`/admin/status/summary`,
-/// `/admin/status/boxes`). Registered only when an admin token is configured; the page and
-/// the JSON need the token (Basic from a browser, or Bearer), the static files carry no data
-/// and need none.
+/// `/admin/status/boxes`, `/admin/status/boxes/{key}`). Registered only when an admin token
+/// is configured; the page and the JSON need the token (Basic from a browser, or Bearer),
+/// the static files carry no data and need none.
 public struct StatusRoutes: Sendable {
     /// What the status page reads; the composition root wires each part.
     public struct Operations: Sendable {
@@ -16,13 +16,18 @@ public struct StatusRoutes: Sendable {
         public var summary: @Sendable () async throws -> StatusSummary
         /// The boxes in a viewport for `GET /admin/status/boxes`.
         public var boxes: @Sendable (BoxMapViewport) async throws -> StatusBoxMap
+        /// One box with its nights and chances for `GET /admin/status/boxes/{key}`; nil when no
+        /// subscription is in the box.
+        public var box: @Sendable (GeoBox) async throws -> StatusBoxDetail?
 
         public init(
             summary: @escaping @Sendable () async throws -> StatusSummary,
-            boxes: @escaping @Sendable (BoxMapViewport) async throws -> StatusBoxMap
+            boxes: @escaping @Sendable (BoxMapViewport) async throws -> StatusBoxMap,
+            box: @escaping @Sendable (GeoBox) async throws -> StatusBoxDetail?
         ) {
             self.summary = summary
             self.boxes = boxes
+            self.box = box
         }
     }
 
@@ -55,6 +60,16 @@ public struct StatusRoutes: Sendable {
             let parameters = request.uri.queryParameters
             let viewport = try Self.viewport { parameters[Substring($0)].map(String.init) }
             return StatusJSON(try await operations.boxes(viewport))
+        }
+        routes.on(.get, "/admin/status/boxes/{key}") { request, context in
+            try authorization.check(request, context, challenge: .basic)
+            guard let raw = context.parameters.get("key"), let key = Int64(raw), let box = GeoBox(key: key) else {
+                throw APIError.badRequest(.invalidField, "key must be a box key, as the map's boxes list it (an integer)")
+            }
+            guard let detail = try await operations.box(box) else {
+                throw APIError.notFound("no subscription in box \(box)")
+            }
+            return StatusJSON(detail)
         }
     }
 

@@ -155,6 +155,65 @@ def test_zoomed_box_has_its_colour_and_details(browser, server, name, lat, lon, 
     ActionChains(browser).move_by_offset(5, size["height"] // 3).perform()
 
 
+def click_box(driver, point):
+    canvas = driver.find_element(By.ID, "map")
+    size = canvas.size
+    ActionChains(driver).move_to_element_with_offset(canvas, int(point["x"] - size["width"] / 2), int(point["y"] - size["height"] / 2)).click().perform()
+
+
+@pytest.mark.parametrize("name, lat, lon, kind, ensemble, chances", seed.CHANCES)
+def test_box_coloured_by_its_chance_with_the_distribution_on_a_tap(browser, server, name, lat, lon, kind, ensemble, chances):
+    browser.execute_script("window.frostboxStatus.setColourBy('auto')")
+    loads = browser.execute_script("return window.frostboxStatus.loads.boxes")
+    browser.execute_script("window.frostboxStatus.setView(arguments[0], arguments[1], 11)", lon, lat)
+    wait_for_boxes(browser, loads, 11)
+    data = browser.execute_script("return window.frostboxStatus.boxes")
+    key = seed.box_key(lat, lon)
+    box = next(b for b in data["boxes"] if b["key"] == key)
+    assert box["class"] == kind
+    assert box["tonight"]["chance"]["by_level"] == chances
+    # Automatic colouring: by the chance of freeze, as its bin's colour.
+    assert browser.execute_script("return window.frostboxStatus.chanceLevel") == "freeze"
+    freeze = chances["freeze"]
+    bin_id = next(f"p{i}" for i, edge in enumerate([0.1, 0.3, 0.6, 0.9, 2]) if freeze < edge)
+    point = browser.execute_script("return window.frostboxStatus.project(arguments[0], arguments[1])", box["lon"], box["lat"])
+    chance_colours = browser.execute_script("return window.frostboxStatus.chanceColours")
+    drawn = pixel(browser, point["x"], point["y"])
+    assert all(abs(a - b) <= 2 for a, b in zip(drawn, rgb(chance_colours[bin_id]))), (drawn, bin_id)
+    legend = browser.execute_script("return document.querySelector(`#legend li[data-chance='${arguments[0]}']`).innerText", bin_id)
+    assert legend.split()[-1] == "1", legend
+    # A tap pins the box and fetches its distribution.
+    details = browser.execute_script("return window.frostboxStatus.loads.detail")
+    click_box(browser, point)
+    WebDriverWait(browser, 20).until(lambda d: d.execute_script("return window.frostboxStatus.loads.detail") > details)
+    tooltip = browser.find_element(By.ID, "tooltip")
+    WebDriverWait(browser, 10).until(lambda d: "Night of" in tooltip.text)
+    text = tooltip.text
+    assert f"Chance of 0 °C or lower (freeze): {round(freeze * 100)} %" in text, text
+    assert f"≤ 0 °C {round(freeze * 100)} %" in text and f"≤ 3 °C {round(chances['frost-risk'] * 100)} %" in text, text
+    charts = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#tooltip svg.distribution')).map(svg => ({kind: svg.dataset.kind,"
+        " counts: Array.from(svg.querySelectorAll('rect.bin')).map(r => Number(r.dataset.count)),"
+        " areas: svg.querySelectorAll('polygon.area').length, thresholds: svg.querySelectorAll('line.threshold').length}))")
+    assert len(charts) == 2, charts
+    for chart in charts:
+        assert chart["thresholds"] == 3
+        if "members" in ensemble:
+            # Every member's minimum in one bar of the histogram.
+            assert chart["kind"] == "members" and sum(chart["counts"]) == len(ensemble["members"]), chart
+        else:
+            # The curve's area split at the three thresholds.
+            assert chart["kind"] == "normal" and chart["areas"] == 4, chart
+    # By verdict, the box takes its class colour again.
+    browser.execute_script("window.frostboxStatus.setColourBy('verdict')")
+    colours = browser.execute_script("return window.frostboxStatus.colours")
+    drawn = pixel(browser, point["x"], point["y"])
+    assert all(abs(a - b) <= 2 for a, b in zip(drawn, rgb(colours[kind]))), (drawn, kind)
+    browser.execute_script("window.frostboxStatus.setColourBy('auto')")
+    # A tap on open sea unpins it.
+    click_box(browser, {"x": 5, "y": 5})
+
+
 def chart_bars(driver, kind):
     """The runs chart's bars of one kind as {run id: value}, read in one go in the page."""
     return {int(k): int(v) for k, v in driver.execute_script(

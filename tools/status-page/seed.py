@@ -7,7 +7,8 @@ of thousands of rows take a second.
     python3 tools/status-page/seed.py frostbox.sqlite [subscriptions]
 
 The database must exist and be migrated (start `frostbox serve` on it once). Deterministic:
-the same count gives the same rows. `KNOWN` lists boxes whose class the test checks.
+the same count gives the same rows. `KNOWN` lists boxes whose class the test checks;
+`CHANCES` boxes that also have a cached ensemble, with the chance of each level it gives.
 """
 import math
 import random
@@ -25,6 +26,15 @@ KNOWN = [
     ("Ulaanbaatar", 47.92, 106.92, "no-forecast"),
     ("Anchorage", 61.22, -149.90, "fetch-failing"),
     ("Labasa", -16.43, 179.99, "freeze"),
+]
+
+# (name, latitude, longitude, class, ensemble, {level: chance}): boxes with a cached ensemble
+# (issue #47), each member or the mean constant all night, so that the chances are exact.
+OSLO_MEMBERS = [-4, -3.5, -3, -2.5, -2, -1.5, -1.2, -1, -0.8, -0.6, -0.4, -0.2, -0.1, 0, 0, 0.5, 1, 1.5, 2, 4]
+CHANCES = [
+    ("Oslo", 59.91, 10.75, "freeze", {"members": OSLO_MEMBERS}, {"frost-risk": 0.95, "freeze": 0.75, "hard-freeze": 0.25}),
+    # Mean 1 °C, spread 2 °C: Φ((3 − 1) / 2), Φ(−1 / 2), Φ(−3 / 2).
+    ("Lyon", 45.76, 4.84, "frost-risk", {"mean": 1.0, "spread": 2.0}, {"frost-risk": 0.841, "freeze": 0.309, "hard-freeze": 0.067}),
 ]
 
 # Where the random subscribers live: (latitude, longitude, spread in degrees, weight).
@@ -58,6 +68,18 @@ def box_key(lat, lon):
     return (lat_index + 1800) * 7200 + (lon_index + 3599)
 
 
+def ensemble_blob(start, count, offset_seconds, series):
+    """The ensemble cache's codec (EnsembleCodec): version 1, kind (0 members, 1 mean and
+    spread), hour and series counts, per hour time and offset, then each series' hundredths."""
+    kind = 1 if len(series) == 2 and "mean" in series else 0
+    values = [series["mean"], series["spread"]] if kind else series["members"]
+    parts = [bytes([1, kind]), struct.pack("<II", count, len(values))]
+    parts += [struct.pack("<qi", start + i * 3600, offset_seconds) for i in range(count)]
+    for value in values:
+        parts.append(struct.pack(f"<{count}h", *([round(value * 100)] * count)))
+    return b"".join(parts)
+
+
 def hours_blob(start, count, offset_seconds, temperature, cloud, wind):
     """The forecast cache's codec: version 1, then per hour time, offset and four hundredths."""
     parts = [bytes([1])]
@@ -83,7 +105,7 @@ def seed(path, subscriptions=20000, now=None):
     database.execute("PRAGMA foreign_keys = ON")
     boxes = {}  # key -> [lat, lon, class, names]
     rows = []
-    for name, lat, lon, kind in KNOWN:
+    for name, lat, lon, kind in KNOWN + [c[:4] for c in CHANCES]:
         boxes[box_key(lat, lon)] = (lat, lon, kind)
         rows.append((lat, lon, name))
     known_keys = set(boxes)
@@ -93,7 +115,7 @@ def seed(path, subscriptions=20000, now=None):
         lat = max(-89.9, min(89.9, rng.gauss(hub[0], hub[2])))
         lon = rng.gauss(hub[1], hub[2] * 1.5)
         lon = (lon + 180) % 360 - 180
-        if any(abs(lat - k[1]) < 0.6 and abs(((lon - k[2] + 180) % 360) - 180) < 0.6 for k in KNOWN):
+        if any(abs(lat - k[1]) < 0.6 and abs(((lon - k[2] + 180) % 360) - 180) < 0.6 for k in KNOWN + CHANCES):
             continue
         key = box_key(lat, lon)
         if key not in boxes:
@@ -136,6 +158,10 @@ def seed(path, subscriptions=20000, now=None):
         database.executemany(
             "INSERT OR REPLACE INTO forecast_cache (box, fetched_at, timezone, utc_offset_seconds, grid_latitude, grid_longitude, hour_count, hours) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             cache)
+        database.executemany(
+            "INSERT OR REPLACE INTO ensemble_cache (box, fetched_at, model, runs, body) VALUES (?, ?, ?, '', ?)",
+            [(box_key(lat, lon), now - 900, "icon_seamless" if "members" in series else "ecmwf_ifs025_ensemble_mean",
+              ensemble_blob(start, 72, int(round(lon / 15)) * 3600, series)) for _, lat, lon, _, series, _ in CHANCES])
         database.executemany(
             "INSERT OR REPLACE INTO box_fetch (box, last_attempt_at, last_success_at, failing_since, failure) VALUES (?, ?, ?, ?, ?)", fetch)
         runs = []

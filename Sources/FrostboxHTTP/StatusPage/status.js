@@ -14,6 +14,14 @@
   const SEVERITY = { "none": 0, "no-forecast": 1, "fetch-failing": 2, "frost-risk": 3, "freeze": 4, "hard-freeze": 5 };
   const style = getComputedStyle(document.documentElement);
   const COLOURS = Object.fromEntries(CLASSES.map((c) => [c, style.getPropertyValue("--c-" + c).trim()]));
+  // The chance of frost (issue #47): five bins, and a colour for boxes without an ensemble.
+  const CHANCE_BINS = [
+    { id: "p0", label: "under 10 %", below: 0.1 }, { id: "p1", label: "10–30 %", below: 0.3 },
+    { id: "p2", label: "30–60 %", below: 0.6 }, { id: "p3", label: "60–90 %", below: 0.9 },
+    { id: "p4", label: "90 % or more", below: Infinity },
+  ];
+  const CHANCE_COLOURS = Object.fromEntries([...CHANCE_BINS.map((b) => b.id), "unknown"].map((id) => [id, style.getPropertyValue("--chance-" + id).trim()]));
+  const LEVELS = ["frost-risk", "freeze", "hard-freeze"];
   const SEA = style.getPropertyValue("--sea").trim();
   const LAND = style.getPropertyValue("--land").trim();
   const COAST = style.getPropertyValue("--coast").trim();
@@ -30,6 +38,10 @@
     summary: null,
     items: [],
     pinned: null,
+    // "auto" (chance of freeze when the listed boxes carry chances, else verdicts), "verdict" or a level.
+    colourBy: "auto",
+    detail: null,
+    detailLoads: 0,
     boxRequest: 0,
     boxLoads: 0,
     summaryLoads: 0,
@@ -52,6 +64,8 @@
     if (seconds < 172800) return `${(seconds / 3600).toFixed(1)} h`;
     return `${Math.round(seconds / 86400)} days`;
   }
+  const percent = (p) => `${Math.round(p * 100)} %`;
+  const celsius = (value) => `${value < 0 ? "−" : ""}${Math.abs(value).toFixed(1).replace(/\.0$/, "")} °C`;
   const time = (iso) => (iso ? new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC" : "–");
 
   function showProblem(text) {
@@ -121,6 +135,40 @@
     scheduleBoxes();
   }
 
+  // MARK: chance of frost
+
+  /// The level whose chance colours the boxes, or null when they show their verdict: only
+  /// single boxes carry chances (cells would need every box's ensemble).
+  function chanceLevel() {
+    const data = state.boxes;
+    if (!data || data.mode !== "boxes" || state.colourBy === "verdict") return null;
+    if (state.colourBy !== "auto") return state.colourBy;
+    return data.boxes.some((b) => boxChance(b, "freeze") !== null) ? "freeze" : null;
+  }
+
+  /// A box's chance of `level` on the likelier of tonight and tomorrow night; null without an ensemble.
+  function boxChance(box, level) {
+    let best = null;
+    for (const night of [box.tonight, box.tomorrow]) {
+      const p = night && night.chance ? night.chance.by_level[level] : undefined;
+      if (p !== undefined && (best === null || p > best)) best = p;
+    }
+    return best;
+  }
+
+  const chanceBin = (p) => (p === null ? "unknown" : CHANCE_BINS.find((b) => p < b.below).id);
+
+  function levelWords(level) {
+    const threshold = state.boxes && state.boxes.thresholds_c ? state.boxes.thresholds_c[level] : undefined;
+    return threshold === undefined ? LABELS[level] : `${celsius(threshold)} or lower (${LABELS[level].toLowerCase()})`;
+  }
+
+  function colourOf(item) {
+    const level = item.kind === "box" ? chanceLevel() : null;
+    if (level) return CHANCE_COLOURS[chanceBin(boxChance(item.data, level))];
+    return COLOURS[item.data.class] || "#fff";
+  }
+
   // MARK: drawing
 
   function resize() {
@@ -177,7 +225,9 @@
         for (const x of copies(p.x, r)) items.push({ kind: "cell", data: cell, x, y: p.y, r });
       }
     }
-    items.sort((a, b) => SEVERITY[a.data.class] - SEVERITY[b.data.class]);
+    const level = data.mode === "boxes" ? chanceLevel() : null;
+    if (level) items.sort((a, b) => (boxChance(a.data, level) ?? -1) - (boxChance(b.data, level) ?? -1));
+    else items.sort((a, b) => SEVERITY[a.data.class] - SEVERITY[b.data.class]);
     return items;
   }
 
@@ -188,7 +238,7 @@
     drawLand();
     state.items = layoutItems();
     for (const item of state.items) {
-      context.fillStyle = COLOURS[item.data.class] || "#fff";
+      context.fillStyle = colourOf(item);
       if (item.kind === "box") {
         context.fillRect(item.x - item.w / 2, item.y - item.h / 2, item.w, item.h);
       } else {
@@ -217,7 +267,81 @@
   function nightLine(label, night) {
     if (!night) return `${label}: no forecast`;
     const minimum = night.minimum_c === null || night.minimum_c === undefined ? "–" : `${night.minimum_c.toFixed(1)} °C`;
-    return `${label} (${night.night}): <b>${escapeHTML(LABELS[night.level] || night.level)}</b>, min ${minimum}`;
+    const line = `${label} (${night.night}): <b>${escapeHTML(LABELS[night.level] || night.level)}</b>, min ${minimum}`;
+    if (!night.chance) return line;
+    const thresholds = (state.boxes && state.boxes.thresholds_c) || {};
+    const chances = LEVELS.filter((l) => night.chance.by_level[l] !== undefined)
+      .map((l) => `${thresholds[l] === undefined ? LABELS[l] : "≤ " + celsius(thresholds[l])} ${percent(night.chance.by_level[l])}`);
+    return `${line}<br>&nbsp;&nbsp;chance: ${chances.join(" · ")}`;
+  }
+
+  /// The distribution behind a night's chance, as a small SVG: a histogram of the members'
+  /// minima, or the normal curve of the mean and spread, with the levels' thresholds marked.
+  function distribution(night, thresholds) {
+    const chance = night.chance;
+    if (!chance) return "";
+    const width = 230, height = 92, left = 6, right = 6, top = 12, bottom = 16;
+    const levelOf = (t) => LEVELS.slice().reverse().find((l) => thresholds[l] !== undefined && t <= thresholds[l]) || "none";
+    const marks = LEVELS.filter((l) => thresholds[l] !== undefined).map((l) => thresholds[l]);
+    let parts = [], kind, lo, hi;
+    if (chance.member_minima_c && chance.member_minima_c.length) {
+      kind = "members";
+      const minima = chance.member_minima_c;
+      lo = Math.floor(Math.min(minima[0], ...marks) - 0.5);
+      hi = Math.ceil(Math.max(minima[minima.length - 1], ...marks) + 0.5);
+      const step = Math.max(1, Math.ceil((hi - lo) / 24));
+      const bins = [];
+      for (let at = lo; at < hi; at += step) bins.push({ from: at, to: at + step, count: 0 });
+      // Bins closed on the right, so that a member exactly at a threshold sits in that level's bar.
+      for (const value of minima) {
+        const bin = bins[Math.max(0, Math.min(bins.length - 1, Math.ceil((value - lo) / step) - 1))];
+        bin.count += 1;
+      }
+      hi = lo + bins.length * step;
+      const x = (t) => left + ((t - lo) / (hi - lo)) * (width - left - right);
+      const most = Math.max(1, ...bins.map((b) => b.count));
+      for (const bin of bins) {
+        const h = (bin.count / most) * (height - top - bottom);
+        parts.push(`<rect class="bin" data-from="${bin.from}" data-count="${bin.count}" x="${x(bin.from) + 0.5}" y="${height - bottom - h}" width="${Math.max(1, x(bin.to) - x(bin.from) - 1)}" height="${h}" fill="${COLOURS[levelOf(bin.to - step / 2)]}"/>`);
+      }
+      parts.push(`<text x="${width - right}" y="${top + 2}" text-anchor="end">${chance.members} members' minima</text>`);
+      parts.push(...marks.map((t) => `<line class="threshold" x1="${x(t)}" x2="${x(t)}" y1="${top}" y2="${height - bottom}"/>`));
+    } else if (chance.mean_c !== undefined && chance.spread_c !== undefined) {
+      kind = "normal";
+      const mean = chance.mean_c, spread = Math.max(0.2, chance.spread_c);
+      lo = Math.floor(Math.min(mean - 3.5 * spread, ...marks) - 0.5);
+      hi = Math.ceil(Math.max(mean + 3.5 * spread, ...marks) + 0.5);
+      const x = (t) => left + ((t - lo) / (hi - lo)) * (width - left - right);
+      const density = (t) => Math.exp(-0.5 * ((t - mean) / spread) ** 2);
+      const y = (d) => height - bottom - d * (height - top - bottom);
+      // The area at or below each threshold in its level's colour, then the curve.
+      const edges = [lo, ...marks.slice().sort((a, b) => a - b).filter((t) => t > lo && t < hi), hi];
+      for (let i = 0; i + 1 < edges.length; i++) {
+        const points = [];
+        for (let k = 0; k <= 24; k++) { const t = edges[i] + ((edges[i + 1] - edges[i]) * k) / 24; points.push(`${x(t)},${y(density(t))}`); }
+        parts.push(`<polygon class="area" points="${x(edges[i])},${y(0)} ${points.join(" ")} ${x(edges[i + 1])},${y(0)}" fill="${COLOURS[levelOf((edges[i] + edges[i + 1]) / 2)]}"/>`);
+      }
+      const curve = [];
+      for (let k = 0; k <= 96; k++) { const t = lo + ((hi - lo) * k) / 96; curve.push(`${x(t)},${y(density(t))}`); }
+      parts.push(`<polyline class="curve" points="${curve.join(" ")}"/>`);
+      parts.push(`<text x="${width - right}" y="${top + 2}" text-anchor="end">mean ${celsius(chance.mean_c)}, spread ${celsius(chance.spread_c)}</text>`);
+      parts.push(...marks.map((t) => `<line class="threshold" x1="${x(t)}" x2="${x(t)}" y1="${top}" y2="${height - bottom}"/>`));
+    } else {
+      return "";
+    }
+    parts.push(`<text x="${left}" y="${height - 4}">${celsius(lo)}</text><text x="${width - right}" y="${height - 4}" text-anchor="end">${celsius(hi)}</text>`);
+    return `<svg class="distribution" data-night="${escapeHTML(night.night)}" data-kind="${kind}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${parts.join("")}</svg>`;
+  }
+
+  /// The pinned box's nights with their distributions, once `/admin/status/boxes/{key}` answered.
+  function detailLines(d) {
+    const detail = state.detail;
+    if (!detail || detail.key !== d.key) return [state.pinned && state.pinned.data === d ? "Loading the chance of frost…" : "Tap for the chance of frost in detail."];
+    const data = detail.data;
+    if (!data.chance) return ["No ensemble cached for this box: its alerts follow the verdict."];
+    const charts = data.nights.filter((n) => n.chance).slice(0, 2)
+      .map((night) => `<figure>${distribution(night, data.thresholds_c)}<figcaption>Night of ${escapeHTML(night.night)}</figcaption></figure>`);
+    return [`Chance from ${escapeHTML(data.chance.model)}, fetched ${age(data.chance.age_s)} ago`, `<div class="charts">${charts.join("")}</div>`];
   }
 
   function details(item) {
@@ -233,6 +357,12 @@
         `Forecast age: ${age(d.forecast_age_s)}`,
         `Map: <span class="swatch" style="background:${COLOURS[d.class]}"></span> ${escapeHTML(LABELS[d.class])}`,
       ];
+      const level = chanceLevel();
+      if (level) {
+        const p = boxChance(d, level);
+        lines.push(`Chance of ${escapeHTML(levelWords(level))}: <span class="swatch" style="background:${CHANCE_COLOURS[chanceBin(p)]}"></span> ${p === null ? "no ensemble" : percent(p)}`);
+      }
+      if (d.chance || (state.detail && state.detail.key === d.key)) lines.push(...detailLines(d));
       if (d.fetch_failure) lines.push(`Fetch failing since ${time(d.failing_since)}: ${escapeHTML(d.fetch_failure)}`);
       return lines.join("<br>");
     }
@@ -247,6 +377,7 @@
 
   function showTooltip(item) {
     tooltip.innerHTML = details(item);
+    tooltip.classList.toggle("wide", tooltip.querySelector(".charts") !== null);
     tooltip.hidden = false;
     const { width, height } = size();
     const left = Math.min(item.x + 14, width - tooltip.offsetWidth - 6);
@@ -295,6 +426,7 @@
       state.pinned = item;
       if (item) showTooltip(item);
       else tooltip.hidden = true;
+      if (item && item.kind === "box") loadDetail(item.data.key);
     } else {
       scheduleBoxes();
     }
@@ -359,10 +491,43 @@
     }
   }
 
+  async function loadDetail(key) {
+    try {
+      const data = await getJSON(`/admin/status/boxes/${key}`);
+      if (!state.pinned || state.pinned.data.key !== key) return;
+      state.detail = { key, data };
+      state.detailLoads += 1;
+      showTooltip(state.pinned);
+    } catch (error) {
+      showProblem(error.message);
+    }
+  }
+
   function renderLegend(data) {
-    $("#legend").innerHTML = CLASSES.map((c) => `<li data-class="${c}"><span class="swatch" style="background:${COLOURS[c]}"></span>${escapeHTML(LABELS[c])} <b>${number(data.classes[c] || 0)}</b></li>`).join("");
+    const level = chanceLevel();
+    $("#colour-by").value = state.colourBy;
+    if (level) {
+      const counts = {};
+      for (const box of data.boxes) { const bin = chanceBin(boxChance(box, level)); counts[bin] = (counts[bin] || 0) + 1; }
+      $("#legend").innerHTML = `<li class="legend-title">Chance of ${escapeHTML(levelWords(level))}, tonight or tomorrow night:</li>`
+        + [...CHANCE_BINS.map((b) => [b.id, b.label]), ["unknown", "no ensemble"]]
+          .map(([id, label]) => `<li data-chance="${id}"><span class="swatch" style="background:${CHANCE_COLOURS[id]}"></span>${escapeHTML(label)} <b>${number(counts[id] || 0)}</b></li>`).join("");
+    } else {
+      renderClassLegend(data);
+    }
     const detail = data.mode === "boxes" ? "single 0.05° boxes" : `cells of ${data.cell_degrees.toFixed(2)}°`;
-    $("#map-info").textContent = `${number(data.boxes_in_view)} of ${number(data.total_boxes)} boxes in view, drawn as ${detail}. Drag to pan, wheel or double-click to zoom, hover or tap a marker for details.`;
+    $("#map-info").textContent = `${number(data.boxes_in_view)} of ${number(data.total_boxes)} boxes in view, drawn as ${detail}. Drag to pan, wheel or double-click to zoom, hover a marker for details, tap a box for its chance of frost.`;
+  }
+
+  function renderClassLegend(data) {
+    $("#legend").innerHTML = CLASSES.map((c) => `<li data-class="${c}"><span class="swatch" style="background:${COLOURS[c]}"></span>${escapeHTML(LABELS[c])} <b>${number(data.classes[c] || 0)}</b></li>`).join("");
+  }
+
+  $("#colour-by").addEventListener("change", (event) => setColourBy(event.target.value));
+  function setColourBy(value) {
+    state.colourBy = value;
+    if (state.boxes) renderLegend(state.boxes);
+    draw();
   }
 
   async function loadSummary() {
@@ -520,12 +685,16 @@
   // Hooks for the browser test and for poking at the page from the console.
   window.frostboxStatus = {
     colours: COLOURS,
+    chanceColours: CHANCE_COLOURS,
     project,
     setView,
+    setColourBy,
+    get chanceLevel() { return chanceLevel(); },
+    get detail() { return state.detail; },
     get view() { return { ...state.view }; },
     get boxes() { return state.boxes; },
     get summary() { return state.summary; },
-    get loads() { return { boxes: state.boxLoads, summary: state.summaryLoads, land: state.land.length }; },
+    get loads() { return { boxes: state.boxLoads, summary: state.summaryLoads, land: state.land.length, detail: state.detailLoads }; },
     get items() { return state.items.map((i) => ({ kind: i.kind, x: i.x, y: i.y, class: i.data.class, key: i.data.key })); },
   };
 
