@@ -253,6 +253,10 @@ enum ConfigKeys {
             config.notifier.retentionSeconds = retention.components.seconds
         }
         if let nights = try r.int("notifier.nights_ahead", in: 0...7) { config.alertNightsAhead = nights }
+        if let keep = try r.bool("verification.enabled") { config.notifier.keepNights = keep }
+        if let retention = try r.duration("verification.retention", in: .seconds(7 * 86_400) ... .seconds(3_660 * 86_400)) {
+            config.notifier.nightRetentionSeconds = retention.components.seconds
+        }
         if config.notifier.maximumRetryBackoff < config.notifier.retryBackoff {
             throw r.fail("notifier.max_retry_backoff", "must not be shorter than notifier.retry_backoff")
         }

@@ -52,6 +52,13 @@ public final class InMemoryNotifierStore: NotifierStore {
         var fetches: [GeoBox: FetchState] = [:]
         var runs: [NotifyRunSummary] = []
         var nextRunID: Int64 = 1
+        /// Kept nights (issue #48) by box key and night.
+        var nights: [NightKey: NightRecord] = [:]
+    }
+
+    struct NightKey: Sendable, Hashable {
+        var box: Int64
+        var night: Int
     }
 
     let state: Mutex<State>

@@ -52,10 +52,13 @@ public actor Notifier {
         runEnded: @escaping @Sendable () -> Void = {},
         verification: DeviceVerificationStep? = nil, ensembles: (any EnsembleProvider)? = nil
     ) {
-        work = NotifyRun(
+        var work = NotifyRun(
             store: store, workQueue: workQueue, forecasts: forecasts, ensembles: ensembles, push: push, forecastCache: forecastCache, planner: planner,
             configuration: configuration,
             logger: logger, clock: clock, sleep: sleep, resent: resent, verification: verification)
+        // Both database stores keep nights; a store that cannot keeps none.
+        work.nightRecords = configuration.keepNights ? store as? any NightRecordStore : nil
+        self.work = work
         self.runLock = runLock
         self.runEnded = runEnded
     }

@@ -28,6 +28,11 @@ public struct NotifierSettings: Sendable, Hashable {
     public var outboxPageSize = 1000
     /// Finished outbox entries and alerted events are kept this long after their frost window, seconds.
     public var retentionSeconds: Int64 = 7 * 86_400
+    /// Keep each subscribed box's nights and the alerts sent for them, to be checked against
+    /// what happened (issue #48; `verification.enabled`).
+    public var keepNights = true
+    /// Kept nights are purged this long after their window ended, seconds (`verification.retention`).
+    public var nightRetentionSeconds: Int64 = 400 * 86_400
     /// How long the end of a run is tried again while the database is unavailable, so that it
     /// is recorded (not left `running`) once the database is back.
     public var endRetryWindow: Duration = .seconds(30)

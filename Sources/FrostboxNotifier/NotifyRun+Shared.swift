@@ -102,6 +102,7 @@ extension NotifyRun {
             if taken > 0 { try await retry(&work.delivery, summary: &summary, logger: logger) }
         }
         try await store.purge(before: clock() - configuration.retentionSeconds)
+        try await nightRecords?.purgeNights(endedBefore: clock() - configuration.nightRetentionSeconds)
         try await purgeUnsubscribedForecasts(logger: logger)
     }
 

@@ -34,6 +34,8 @@ struct NotifyRun: Sendable {
     let resent: @Sendable (Int) -> Void
     /// Proves pending devices real before forecasts are asked for; nil: every device counts.
     let verification: DeviceVerificationStep?
+    /// Where each box's nights are kept for the check (issue #48); nil: none are kept.
+    var nightRecords: (any NightRecordStore)? = nil
 
     func perform(runID: Int64, dryRun: Bool, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?) async -> NotifyRunSummary {
         var logger = self.logger
@@ -53,6 +55,7 @@ struct NotifyRun: Sendable {
                 try await retry(&delivery, summary: &summary, logger: logger)
                 summary.deliveryMilliseconds += Self.milliseconds(since: stopwatch)
                 try await store.purge(before: clock() - configuration.retentionSeconds)
+                try await nightRecords?.purgeNights(endedBefore: clock() - configuration.nightRetentionSeconds)
                 try await purgeUnsubscribedForecasts(logger: logger)
             }
         }
@@ -241,6 +244,7 @@ struct NotifyRun: Sendable {
         }
         stopwatch = ContinuousClock.now
         let stored = try await store.enqueue(entries, runID: runID)
+        try await keepNights(of: batch, ensembles: ensembles, stored: stored, now: runNow)
         summary.storeMilliseconds += Self.milliseconds(since: stopwatch)
         summary.alertsPlanned += stored.count
         Self.count(FrostboxMetrics.Name.alertsPlanned, stored)

@@ -23,6 +23,7 @@ enum PostgresMigrations {
         ("p6-device-verification", deviceVerification),
         ("p7-notify-windows", notifyWindows),
         ("p8-ensembles", ensembles),
+        ("p9-night-records", nightRecords),
     ]
 
     /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;

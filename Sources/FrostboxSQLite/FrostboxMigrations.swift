@@ -35,6 +35,7 @@ public enum FrostboxMigrations {
         ("v15-notify-windows", v15NotifyWindows),
         ("v16-outbox-by-box", v16OutboxByBox),
         ("v17-ensembles", v17Ensembles),
+        ("v18-night-records", v18NightRecords),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

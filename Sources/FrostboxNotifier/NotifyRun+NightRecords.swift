@@ -1,0 +1,34 @@
+import FrostboxCore
+
+extension NotifyRun {
+    /// Keeps each box's nights for the check against what happened (issue #48): the verdict
+    /// of every night not yet begun, by the configured rule, with its chance of frost — only
+    /// for boxes whose forecast or ensemble was fetched in this run (a cached one gives the
+    /// verdict already kept) — and the frost alerts and escalations just queued, one per box and night at
+    /// their highest level.
+    func keepNights(of batch: ForecastBatch, ensembles: [GeoBox: EnsembleForecast], stored: [OutboxEntry], now: Int64) async throws {
+        guard let nightRecords else { return }
+        let rule = planner.rules[planner.defaultRuleName] ?? .default
+        var verdicts: [KeptVerdict] = []
+        for (box, sourced) in batch.forecasts {
+            let ensemble = ensembles[box]
+            guard sourced.source == .fetched || (ensemble.map { $0.fetchedAt >= now } ?? false) else { continue }
+            let chances = ensemble.map { rule.probabilities(of: $0) } ?? []
+            verdicts += KeptVerdict.of(sourced.forecast, box: box, rule: rule, chances: chances, runs: sourced.forecast.runs, now: now)
+        }
+        try await nightRecords.keep(verdicts)
+        var alerts: [FrostEvent: NightAlert] = [:]
+        for entry in stored where entry.kind != .allClear {
+            let event = FrostEvent(box: entry.event.box, night: entry.event.night, level: .none)
+            guard alerts[event].map({ $0.level < entry.event.level }) ?? true else { continue }
+            // The box's local date now, by its forecast's offset at this hour.
+            let hours = batch.forecasts[event.box]?.forecast.hours ?? []
+            let offset =
+                hours.last { $0.time <= now }.map { $0.local.wallClockSeconds - $0.time } ?? Int64(batch.forecasts[event.box]?.forecast.utcOffsetSeconds ?? 0)
+            let today = LocalDateTime(wallClockSeconds: now + offset).date
+            alerts[event] = NightAlert(
+                box: event.box, night: event.night, level: entry.event.level, sentAt: now, lead: AlertLead(sent: today, night: event.night))
+        }
+        try await nightRecords.keep(Array(alerts.values))
+    }
+}
