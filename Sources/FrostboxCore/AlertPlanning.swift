@@ -89,7 +89,7 @@ public struct AlertPlanner: Sendable {
                 var chanceByNight: [LocalDate: NightProbability] = [:]
                 if let ensemble {
                     // Hours already over are left out, as the deterministic verdict leaves them out.
-                    for night in rule.probabilities(of: ensemble, from: now) where nights.contains(night.night) { chanceByNight[night.night] = night }
+                    for night in rule.probabilities(of: ensemble, from: now, only: nights) { chanceByNight[night.night] = night }
                 }
                 chances.append(chanceByNight)
                 ruleOfPlace.append(distinctRules.count - 1)

@@ -110,13 +110,15 @@ extension FrostRule {
     /// under a normal assumption; a spread of 0 is a certain forecast (1 at or below, else 0).
     ///
     /// With `now`, hours that have ended by then are left out, as `evaluate(_:from:)` leaves
-    /// them out of the verdict.
-    public func probabilities(of ensemble: EnsembleForecast, from now: Int64? = nil) -> [NightProbability] {
+    /// them out of the verdict; with `only`, nights not in it are not computed (the planner
+    /// asks for the two or three it alerts).
+    public func probabilities(of ensemble: EnsembleForecast, from now: Int64? = nil, only: [LocalDate]? = nil) -> [NightProbability] {
         var order: [LocalDate] = []
         var hoursOfNight: [LocalDate: [Int]] = [:]
         for (index, hour) in ensemble.hours.enumerated() {
             if let now, hour.hasEnded(at: now) { continue }
             guard let night = night(of: hour) else { continue }
+            if let only, !only.contains(night) { continue }
             if hoursOfNight[night] == nil { order.append(night) }
             hoursOfNight[night, default: []].append(index)
         }
@@ -144,17 +146,25 @@ extension FrostRule {
                 }
                 return NightProbability(night: night, byLevel: byLevel, members: minima.count, memberMinima: minima.sorted())
             case .spread(let mean, let spread):
-                let hours = indices.compactMap { index -> MeanAndSpread? in
-                    guard index < mean.count, index < spread.count, let m = mean[index], let s = spread[index], m.isFinite, s.isFinite
-                    else { return nil }
-                    return MeanAndSpread(mean: m, spread: max(0, s))
+                // One pass, no intermediate arrays: planning asks this of every box.
+                var highest = [0.0, 0.0, 0.0]
+                var likeliest: MeanAndSpread?
+                var likeliestFreeze = -1.0
+                for index in indices where index < mean.count && index < spread.count {
+                    guard let m = mean[index], let s = spread[index], m.isFinite, s.isFinite else { continue }
+                    let hour = MeanAndSpread(mean: m, spread: max(0, s))
+                    for (position, (_, threshold)) in levels.enumerated() {
+                        let p = hour.probability(atOrBelow: threshold)
+                        if p > highest[position] { highest[position] = p }
+                        if position == 1, p > likeliestFreeze {
+                            likeliestFreeze = p
+                            likeliest = hour
+                        }
+                    }
                 }
-                guard !hours.isEmpty else { return nil }
+                guard let likeliest else { return nil }
                 var byLevel: [FrostLevel: Double] = [:]
-                for (level, threshold) in levels {
-                    byLevel[level] = hours.map { $0.probability(atOrBelow: threshold) }.max() ?? 0
-                }
-                let likeliest = hours.max { $0.probability(atOrBelow: thresholds.freezeC) < $1.probability(atOrBelow: thresholds.freezeC) }
+                for (position, (level, _)) in levels.enumerated() { byLevel[level] = highest[position] }
                 return NightProbability(night: night, byLevel: byLevel, meanAndSpread: likeliest)
             }
         }

@@ -339,7 +339,8 @@ public final class MockOpenMeteo: Sendable {
             writer.location(
                 request: request, box: box, locationID: single || fault == .scramble ? nil : id,
                 timezone: request.timezone(for: id, box: box, scenario: scenario),
-                spot: scenario.frost.first(where: { $0.box == box }) ?? scenario.frostEverywhere, spread: scenario.ensembleSpreadC)
+                spot: scenario.frost.first(where: { $0.box == box }) ?? scenario.frostEverywhere, spread: scenario.ensembleSpreadC,
+                calm: scenario.calm)
         }
         if !single { writer.raw("]") }
         var bytes = writer.bytes

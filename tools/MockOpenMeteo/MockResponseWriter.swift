@@ -23,7 +23,8 @@ struct MockResponseWriter {
         integer(magnitude % 10)
     }
 
-    mutating func location(request: ForecastRequest, box: GeoBox, locationID: Int?, timezone: String, spot: FrostSpot?, spread: Double = 2) {
+    mutating func location(request: ForecastRequest, box: GeoBox, locationID: Int?, timezone: String, spot: FrostSpot?, spread: Double = 2, calm: Bool = false)
+    {
         let zone = TimeZone(identifier: timezone) ?? TimeZone(secondsFromGMT: 0)!
         let now = request.now
         // One offset for the whole answer, taken now: Open-Meteo's local ISO times keep it across DST.
@@ -84,6 +85,10 @@ struct MockResponseWriter {
             var hour = MockWeather.hour(box: box, time: time, local: local)
             if let spot {
                 hour = MockWeather.forced(hour, spot: spot, local: local, nightIndex: MockWeather.nightIndex(of: local, firstDate: firstDate))
+            }
+            if calm {
+                hour.cloudCover = 5
+                hour.windSpeed = 3
             }
             hours.append(hour)
         }

@@ -23,6 +23,10 @@ public struct MockScenario: Sendable, Codable, Hashable {
     /// of `n` is shifted by `ensembleSpreadC × (2i / (n − 1) − 1)`, evenly from −spread to
     /// +spread (`MockEnsembles`), so the share of members below a threshold is known exactly.
     public var ensembleSpreadC: Double = 2
+    /// Every hour clear and calm (cloud 5 %, wind 3 km/h), so that the frost-risk rule comes
+    /// down to the temperature alone, as the chance of frost does: a benchmark comparing
+    /// planning with and without it then plans the same alerts on both sides.
+    public var calm = false
 
     public init(
         frost: [FrostSpot] = [], frostEverywhere: FrostSpot? = nil, timezones: [ZoneSpot] = [], budgets: MockBudgets? = nil, faults: MockFaults = MockFaults(),
@@ -42,6 +46,7 @@ public struct MockScenario: Sendable, Codable, Hashable {
         case frostEverywhere = "frost_everywhere"
         case apiKey = "apikey"
         case ensembleSpreadC = "ensemble_spread_c"
+        case calm
     }
 
     public init(from decoder: any Decoder) throws {
@@ -54,6 +59,7 @@ public struct MockScenario: Sendable, Codable, Hashable {
         now = try c.decodeIfPresent(Int64.self, forKey: .now)
         apiKey = try c.decodeIfPresent(String.self, forKey: .apiKey)
         ensembleSpreadC = try c.decodeIfPresent(Double.self, forKey: .ensembleSpreadC) ?? 2
+        calm = try c.decodeIfPresent(Bool.self, forKey: .calm) ?? false
     }
 }
 

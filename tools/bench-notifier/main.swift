@@ -40,6 +40,9 @@ import _CryptoExtras
 //       each; the last line compares the size after the last run with the size after the
 //       first. With --no-trim, freed memory is not handed back to the system after each run
 //       (as before the fix, for a side-by-side comparison).
+//   bench-notifier plan --db FILE --now EPOCH [--repeats 3]
+//       Planning alone, with and without the chance of frost, on what a run left in the caches
+//       (PlanOnly.swift).
 //   bench-notifier run --database-url postgres://… --forecast-url URL --now EPOCH […]
 //       The same run on PostgreSQL (`database.url`), as a shared run: start this twice at once
 //       and the two processes share the run's boxes (each prints its own part).
@@ -284,7 +287,8 @@ do {
     switch all.count > 1 ? all[1] : "" {
     case "generate": try await generate(arguments)
     case "run": try await run(arguments)
-    default: throw BenchError("usage: bench-notifier generate|run --db FILE …")
+    case "plan": try await planOnly(arguments)
+    default: throw BenchError("usage: bench-notifier generate|run|plan --db FILE …")
     }
 } catch {
     FileHandle.standardError.write(Data("bench-notifier: \(error)\n".utf8))
