@@ -191,8 +191,9 @@ extension NotifyRun {
         let push = self.push
         let clock = self.clock
         // Outcomes the database refuses for a while (a failover) are kept and written again;
-        // meanwhile no more than `concurrency` answered pushes wait unrecorded, so a run that
-        // loses its database resends at most that many (plus those in flight) later.
+        // a push counts against `concurrency` from the moment it is handed out until its
+        // outcome is durable, so a run that loses its database (at any moment, in flight or
+        // answered) leaves at most that many sent and unrecorded for a later run to send again.
         let outcomes = OutcomeLog(store: store, outageWindow: configuration.endRetryWindow, sleep: sleep)
         let unrecordedBound = max(1, configuration.concurrency)
         var next = entries.startIndex
@@ -240,9 +241,10 @@ extension NotifyRun {
                         inFlight -= 1
                         for one in sent { round.take(one, logger: logger) }
                     }
-                    try await outcomes.waitForRoom(bound: unrecordedBound)
+                    try await outcomes.reserve(chunkSize, bound: unrecordedBound)
                     // Taken after waiting for room, so an auth failure just in holds the next chunk.
                     let chunk = nextChunk()
+                    outcomes.release(chunkSize - chunk.count)
                     guard !chunk.isEmpty else { continue }
                     group.addTask { try await Self.deliver(chunk, push: push, store: store, outcomes: outcomes, clock: clock) }
                     inFlight += 1
@@ -252,8 +254,9 @@ extension NotifyRun {
                 }
             }
         } catch {
-            // What was sent is still written before the error goes up.
-            try? await outcomes.finish()
+            // What was sent is still written before the error goes up; outcomes that cannot be
+            // written are the error that counts (it ends the run failed, never resumed).
+            try await outcomes.finish()
             throw error
         }
         try await outcomes.finish()
@@ -276,7 +279,7 @@ extension NotifyRun {
             guard taken.indices.contains(index), taken[index] == nil else { return }
             taken[index] = outcome
             if case .invalidToken = outcome { return }
-            outcomes.add(ids[index], recorded(outcome, at: clock()))
+            outcomes.add(ids[index], recorded(outcome, at: clock()), reserved: true)
         }
         var sent: [Sent] = []
         sent.reserveCapacity(chunk.count)
@@ -288,13 +291,14 @@ extension NotifyRun {
                 try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
                 let dead = PushOutcome.invalidToken(reason: reason, unregisteredAtMilliseconds: unregisteredAtMilliseconds)
                 let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: dead.pruneCutoff(sentAt: sentAt))
+                outcomes.release(1)
                 sent.append(Sent(entry: entry, outcome: dead, pruned: pruned))
             case .some(let outcome):
                 sent.append(Sent(entry: entry, outcome: outcome, pruned: false))
             case nil:
                 // A port must answer every push; one it did not is retried, as a lost answer would be.
                 let lost = PushOutcome.temporaryFailure(reason: "no answer from the push port")
-                outcomes.add(entry.id, recorded(lost, at: clock()))
+                outcomes.add(entry.id, recorded(lost, at: clock()), reserved: true)
                 sent.append(Sent(entry: entry, outcome: lost, pruned: false))
             }
         }
