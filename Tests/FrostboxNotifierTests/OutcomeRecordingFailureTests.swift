@@ -52,11 +52,14 @@ struct OutcomeRecordingFailureTests {
         #expect(resent <= Self.bound && resent == sent - store.recordedBeforeRecovery, "resent \(resent)")
     }
 
-    @Test("writes refused for a while after 100 outcomes: sending pauses at the bound and resumes, the run completes, each alert once, nothing pending")
+    @Test(
+        "writes refused for a while after 100 outcomes, pushes answered after a moment: sending pauses at the bound and resumes, the run completes, each alert once, nothing pending"
+    )
     func waitsAndResumes() async throws {
         let h = harness()
-        let store = FailingAfterStore(h.store, push: h.push, recordedFirst: 100, refusals: 4)
-        let summary = try await h.run(h.notifier(store: store))
+        let store = FailingAfterStore(h.store, push: h.push, recordedFirst: 100, refusals: 4, refusalTakes: .milliseconds(20))
+        // Answers take a moment, so pushes are in flight when a write is refused: they count too.
+        let summary = try await h.run(h.notifier(push: SlowPushSender(h.push), store: store))
         #expect(summary.status == .completed, "\(summary.status) \(summary.error ?? "")")
         #expect(summary.alertsDelivered == Self.devices)
         let byToken = Self.alerts(h)
@@ -64,6 +67,7 @@ struct OutcomeRecordingFailureTests {
         #expect(store.refused == 4)
         let sentAtFailure = try #require(store.sentAtFirstRefusal)
         #expect(try #require(store.sentAtRecovery) - sentAtFailure <= Self.bound, "handed out while writes were refused")
+        #expect(store.mostUnrecorded <= Self.bound, "sent and unrecorded at a refused write: \(store.mostUnrecorded)")
         #expect(try await h.store.pendingOutbox(after: 0, through: nil, limit: 10_000, dueBy: .max).isEmpty)
     }
 
@@ -88,7 +92,8 @@ struct OutcomeRecordingFailureTests {
 }
 
 /// The in-memory store taking the first `recordedFirst` outcomes, then refusing outcome writes
-/// as a lost primary would (`refusals` times, then taking them again); it notes how many pushes
+/// as a lost primary would (`refusals` times, each after `refusalTakes`, then taking them
+/// again); it notes how many pushes
 /// had been sent at the first refusal and at the first write taken after refusals.
 final class FailingAfterStore: ForwardingNotifierStore {
     struct State {
@@ -98,18 +103,22 @@ final class FailingAfterStore: ForwardingNotifierStore {
         var sentAtFirstRefusal: Int?
         var sentAtRecovery: Int?
         var recordedBeforeRecovery = 0
+        var mostUnrecorded = 0
     }
 
     let base: InMemoryNotifierStore
     let push: RecordingPushSender
     let recordedFirst: Int
+    /// How long a refused write takes to fail (a connection wait, a round trip).
+    let refusalTakes: Duration
     private let state: Mutex<State>
     static let down = StorageUnavailableError(.down, message: "the connection to the server failed (serverClosedConnection)")
 
-    init(_ base: InMemoryNotifierStore, push: RecordingPushSender, recordedFirst: Int, refusals: Int) {
+    init(_ base: InMemoryNotifierStore, push: RecordingPushSender, recordedFirst: Int, refusals: Int, refusalTakes: Duration = .zero) {
         self.base = base
         self.push = push
         self.recordedFirst = recordedFirst
+        self.refusalTakes = refusalTakes
         self.state = Mutex(State(refusalsLeft: refusals))
     }
 
@@ -117,6 +126,8 @@ final class FailingAfterStore: ForwardingNotifierStore {
     var refused: Int { state.withLock { $0.refused } }
     var sentAtFirstRefusal: Int? { state.withLock { $0.sentAtFirstRefusal } }
     var sentAtRecovery: Int? { state.withLock { $0.sentAtRecovery } }
+    /// The most pushes sent and not recorded at any refused write.
+    var mostUnrecorded: Int { state.withLock { $0.mostUnrecorded } }
     /// Outcomes taken before `recover()`.
     var recordedBeforeRecovery: Int { state.withLock { $0.recordedBeforeRecovery } }
 
@@ -139,9 +150,28 @@ final class FailingAfterStore: ForwardingNotifierStore {
             state.refusalsLeft -= 1
             state.refused += 1
             if state.sentAtFirstRefusal == nil { state.sentAtFirstRefusal = sent }
+            state.mostUnrecorded = max(state.mostUnrecorded, sent - state.recorded)
             return true
         }
-        if refuse { throw Self.down }
+        if refuse {
+            if refusalTakes > .zero { try await Task.sleep(for: refusalTakes) }
+            throw Self.down
+        }
         try await base.record(outcomes)
+    }
+}
+
+/// Answers through `inner` after a moment (2 ms), so that pushes are in flight for a while.
+struct SlowPushSender: PushSender {
+    let inner: RecordingPushSender
+
+    init(_ inner: RecordingPushSender) { self.inner = inner }
+
+    func send(_ batch: [PushNotification]) -> PushOutcomes {
+        let inner = self.inner
+        return PushOutcomes(grouped: { yieldAll in
+            try? await Task.sleep(for: .milliseconds(2))
+            for await outcome in inner.send(batch) { yieldAll([outcome]) }
+        })
     }
 }
