@@ -83,6 +83,13 @@ extension NotifyRun {
         }
     }
 
+    /// A round that ended with `error`, and what it had come to by then (counted into the run
+    /// before the error goes on: a failed run still says what it delivered).
+    struct CutRound: Error {
+        var round: Round
+        var error: any Error
+    }
+
     /// One send, as a chunk's task reports it (its outcome already stored).
     fileprivate struct Sent: Sendable {
         var entry: OutboxEntry
@@ -138,10 +145,16 @@ extension NotifyRun {
         delivery.notHeldByPlatform = [:]
     }
 
-    /// One send of each entry (`send`), taken into the run at once.
+    /// One send of each entry (`send`), taken into the run at once (a cut round too, before
+    /// its error goes on).
     func sendRound(_ entries: [OutboxEntry], delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
         guard !entries.isEmpty else { return }
-        apply(try await send(entries, blocked: delivery.blocked, logger: logger), to: &delivery, summary: &summary)
+        do {
+            apply(try await send(entries, blocked: delivery.blocked, logger: logger), to: &delivery, summary: &summary)
+        } catch let cut as CutRound {
+            apply(cut.round, to: &delivery, summary: &summary)
+            throw cut.error
+        }
     }
 
     /// Takes a round's outcomes into the summary, the metrics and what delivery carries on
@@ -180,7 +193,9 @@ extension NotifyRun {
     /// credentials are refused during the round). Outcomes are stored in grouped commits while
     /// sending goes on (`OutcomeLog`), all of them durable before the round returns; dead
     /// tokens are pruned; temporary failures come back for a retry. A cancelled round hands
-    /// over no further chunk and waits for the answers of those handed over.
+    /// over no further chunk and waits for the answers of those handed over. A round that
+    /// fails throws `CutRound`: what it had come to, and the error (the outcome log's first,
+    /// since that one leaves outcomes unrecorded).
     func send(_ entries: [OutboxEntry], blocked: Set<PushDestination>, logger: Logger) async throws -> Round {
         let started = ContinuousClock.now
         guard !entries.isEmpty else { return Round() }
@@ -256,11 +271,17 @@ extension NotifyRun {
         } catch {
             // What was sent is still written before the error goes up; outcomes that cannot be
             // written are the error that counts (it ends the run failed, never resumed).
-            try await outcomes.finish()
-            throw error
+            var failure = error
+            do { try await outcomes.finish() } catch { failure = error }
+            round.milliseconds = Self.milliseconds(since: started)
+            throw CutRound(round: round, error: failure)
         }
-        try await outcomes.finish()
         round.milliseconds = Self.milliseconds(since: started)
+        do {
+            try await outcomes.finish()
+        } catch {
+            throw CutRound(round: round, error: error)
+        }
         return round
     }
 

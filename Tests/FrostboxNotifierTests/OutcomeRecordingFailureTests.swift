@@ -40,6 +40,8 @@ struct OutcomeRecordingFailureTests {
         let sentAtFailure = try #require(store.sentAtFirstRefusal)
         #expect(sent - sentAtFailure <= Self.bound, "handed out after the first refused write: \(sent - sentAtFailure)")
         #expect(sent - store.recorded <= Self.bound, "sent and unrecorded: \(sent - store.recorded) (sent \(sent), recorded \(store.recorded))")
+        // A failed run still says what it delivered (all but the chunks whose answers were not in yet).
+        #expect(summary.alertsDelivered > 0 && summary.alertsDelivered >= store.recorded - Self.bound, "delivered=\(summary.alertsDelivered)")
 
         // The database is back: the next run sends what is pending; resends are what went unrecorded.
         store.recover()

@@ -111,6 +111,7 @@ struct NotifyRunFailoverTests {
         try await TestPostgresCluster.offThePool { try setup.cluster.setReadOnly(false) }
         let delivered = try Self.statuses(setup)["delivered", default: 0]
         #expect(sent - delivered <= Self.bound, "sent \(sent), recorded \(delivered)")
+        #expect(first.alertsDelivered > 0, "a failed run still says what it delivered")
 
         // The new primary: the next run sends what is pending, each device's alert once more at most.
         let second = try #require(try await Self.run(Self.notifier(setup, endRetryWindow: .seconds(30), at: Fixtures.afternoon + 600)))
