@@ -353,7 +353,8 @@ let package = Package(
         .testTarget(
             name: "FrostboxPostgresTests",
             dependencies: [
-                "FrostboxPostgres", "FrostboxCore", "TestPostgres", logging, .product(name: "PostgresNIO", package: "postgres-nio"),
+                "FrostboxPostgres", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "FrostboxNotifier", "TestPostgres", logging,
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         // One suite per port, parameterized by implementation (see ContractSuites.swift).

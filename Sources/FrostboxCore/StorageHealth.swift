@@ -2,15 +2,16 @@
 /// readiness probes: the state behind `/ready` and behind the one log line per change.
 /// A pure state machine: the caller passes the time (milliseconds on any monotonic clock).
 ///
-/// A failure makes the state `unavailable`. A read that works clears only a condition that
-/// stops reads too (down, no connection): under a read-only server reads keep working and
-/// must not announce it writable. A write that works, or a probe that finds the server
-/// writable, clears any condition — but a disk-full failure holds for `diskFullHold`, since
-/// only a write can tell that the disk has room again.
+/// A failure makes the state `unavailable`. The state changes back only on evidence that
+/// writes work: a write that worked, or a probe that found the server writable. A read that
+/// works clears nothing, whatever the condition: through a failover it may have reached a
+/// standby (or an old primary demoted to one), which answers reads and refuses every write
+/// with SQLSTATE 25006. A disk-full failure holds even against a probe for `diskFullHold`,
+/// since only a write can tell that the disk has room again.
 public struct StorageHealth: Sendable, Equatable {
     /// What was learnt about the database.
     public enum Outcome: Sendable, Equatable {
-        /// A statement worked; `wrote`: it changed data.
+        /// A statement worked; `wrote`: it changed data (only then is it evidence that writes work).
         case succeeded(wrote: Bool)
         /// A probe found the server up and accepting writes (not in recovery, not read-only).
         case writable
@@ -60,7 +61,7 @@ public struct StorageHealth: Sendable, Equatable {
             since = now
             return report(error, at: now, reminder: false)
         case .succeeded(let wrote):
-            guard let current = unavailable, wrote || !current.reason.refusesWritesOnly else { return nil }
+            guard unavailable != nil, wrote else { return nil }
             return recover(at: now)
         case .writable:
             guard let current = unavailable else { return nil }

@@ -83,6 +83,13 @@ extension NotifyRun {
         }
     }
 
+    /// A round that ended with `error`, and what it had come to by then (counted into the run
+    /// before the error goes on: a failed run still says what it delivered).
+    struct CutRound: Error {
+        var round: Round
+        var error: any Error
+    }
+
     /// One send, as a chunk's task reports it (its outcome already stored).
     fileprivate struct Sent: Sendable {
         var entry: OutboxEntry
@@ -138,10 +145,16 @@ extension NotifyRun {
         delivery.notHeldByPlatform = [:]
     }
 
-    /// One send of each entry (`send`), taken into the run at once.
+    /// One send of each entry (`send`), taken into the run at once (a cut round too, before
+    /// its error goes on).
     func sendRound(_ entries: [OutboxEntry], delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws {
         guard !entries.isEmpty else { return }
-        apply(try await send(entries, blocked: delivery.blocked, logger: logger), to: &delivery, summary: &summary)
+        do {
+            apply(try await send(entries, blocked: delivery.blocked, logger: logger), to: &delivery, summary: &summary)
+        } catch let cut as CutRound {
+            apply(cut.round, to: &delivery, summary: &summary)
+            throw cut.error
+        }
     }
 
     /// Takes a round's outcomes into the summary, the metrics and what delivery carries on
@@ -180,7 +193,9 @@ extension NotifyRun {
     /// credentials are refused during the round). Outcomes are stored in grouped commits while
     /// sending goes on (`OutcomeLog`), all of them durable before the round returns; dead
     /// tokens are pruned; temporary failures come back for a retry. A cancelled round hands
-    /// over no further chunk and waits for the answers of those handed over.
+    /// over no further chunk and waits for the answers of those handed over. A round that
+    /// fails throws `CutRound`: what it had come to, and the error (the outcome log's first,
+    /// since that one leaves outcomes unrecorded).
     func send(_ entries: [OutboxEntry], blocked: Set<PushDestination>, logger: Logger) async throws -> Round {
         let started = ContinuousClock.now
         guard !entries.isEmpty else { return Round() }
@@ -191,8 +206,9 @@ extension NotifyRun {
         let push = self.push
         let clock = self.clock
         // Outcomes the database refuses for a while (a failover) are kept and written again;
-        // meanwhile no more than `concurrency` answered pushes wait unrecorded, so a run that
-        // loses its database resends at most that many (plus those in flight) later.
+        // a push counts against `concurrency` from the moment it is handed out until its
+        // outcome is durable, so a run that loses its database (at any moment, in flight or
+        // answered) leaves at most that many sent and unrecorded for a later run to send again.
         let outcomes = OutcomeLog(store: store, outageWindow: configuration.endRetryWindow, sleep: sleep)
         let unrecordedBound = max(1, configuration.concurrency)
         var next = entries.startIndex
@@ -240,9 +256,10 @@ extension NotifyRun {
                         inFlight -= 1
                         for one in sent { round.take(one, logger: logger) }
                     }
-                    try await outcomes.waitForRoom(bound: unrecordedBound)
+                    try await outcomes.reserve(chunkSize, bound: unrecordedBound)
                     // Taken after waiting for room, so an auth failure just in holds the next chunk.
                     let chunk = nextChunk()
+                    outcomes.release(chunkSize - chunk.count)
                     guard !chunk.isEmpty else { continue }
                     group.addTask { try await Self.deliver(chunk, push: push, store: store, outcomes: outcomes, clock: clock) }
                     inFlight += 1
@@ -252,12 +269,19 @@ extension NotifyRun {
                 }
             }
         } catch {
-            // What was sent is still written before the error goes up.
-            try? await outcomes.finish()
-            throw error
+            // What was sent is still written before the error goes up; outcomes that cannot be
+            // written are the error that counts (it ends the run failed, never resumed).
+            var failure = error
+            do { try await outcomes.finish() } catch { failure = error }
+            round.milliseconds = Self.milliseconds(since: started)
+            throw CutRound(round: round, error: failure)
         }
-        try await outcomes.finish()
         round.milliseconds = Self.milliseconds(since: started)
+        do {
+            try await outcomes.finish()
+        } catch {
+            throw CutRound(round: round, error: error)
+        }
         return round
     }
 
@@ -276,7 +300,7 @@ extension NotifyRun {
             guard taken.indices.contains(index), taken[index] == nil else { return }
             taken[index] = outcome
             if case .invalidToken = outcome { return }
-            outcomes.add(ids[index], recorded(outcome, at: clock()))
+            outcomes.add(ids[index], recorded(outcome, at: clock()), reserved: true)
         }
         var sent: [Sent] = []
         sent.reserveCapacity(chunk.count)
@@ -288,13 +312,14 @@ extension NotifyRun {
                 try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
                 let dead = PushOutcome.invalidToken(reason: reason, unregisteredAtMilliseconds: unregisteredAtMilliseconds)
                 let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: dead.pruneCutoff(sentAt: sentAt))
+                outcomes.release(1)
                 sent.append(Sent(entry: entry, outcome: dead, pruned: pruned))
             case .some(let outcome):
                 sent.append(Sent(entry: entry, outcome: outcome, pruned: false))
             case nil:
                 // A port must answer every push; one it did not is retried, as a lost answer would be.
                 let lost = PushOutcome.temporaryFailure(reason: "no answer from the push port")
-                outcomes.add(entry.id, recorded(lost, at: clock()))
+                outcomes.add(entry.id, recorded(lost, at: clock()), reserved: true)
                 sent.append(Sent(entry: entry, outcome: lost, pruned: false))
             }
         }

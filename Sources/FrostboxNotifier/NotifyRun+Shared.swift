@@ -14,7 +14,9 @@ import Logging
 ///
 /// A heartbeat renews this worker's leases throughout. While the database is unavailable
 /// (`StorageUnavailableError`) the part waits, for `configuration.endRetryWindow` at most, and
-/// resumes where it stopped (`PartState`); only a longer outage ends it `failed`.
+/// resumes where it stopped (`PartState`); only a longer outage ends it `failed`, and so do
+/// outcomes of sent pushes that could not be recorded (`UnrecordedOutcomes`: the delivery
+/// already waited for the database as long), never resumed into a `completed` part.
 extension NotifyRun {
     func performShared(_ join: NotifyRunJoin, queue: any NotifyWorkQueue, verified: VerificationRound? = nil) async -> NotifyRunSummary {
         let logger = {

@@ -162,9 +162,15 @@ struct NotifyRun: Sendable {
         try await withThrowingTaskGroup(of: Round.self) { deliveries in
             /// Waits for the chunk being delivered, if any, and takes in its outcome.
             func settle() async throws {
-                guard let round = try await deliveries.next() else { return }
-                summary.deliveryMilliseconds += round.milliseconds
-                apply(round, to: &delivery, summary: &summary)
+                do {
+                    guard let round = try await deliveries.next() else { return }
+                    summary.deliveryMilliseconds += round.milliseconds
+                    apply(round, to: &delivery, summary: &summary)
+                } catch let cut as CutRound {
+                    summary.deliveryMilliseconds += cut.round.milliseconds
+                    apply(cut.round, to: &delivery, summary: &summary)
+                    throw cut.error
+                }
             }
             while true {
                 try Task.checkCancellation()

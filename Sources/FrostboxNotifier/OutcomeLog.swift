@@ -10,11 +10,13 @@ import Synchronization
 /// An outcome not yet written when the process dies leaves its entry pending: the next run
 /// sends it again with the same message id and bytes (a delivery), or the device stays
 /// pending (a verification push), so a kill resends only what was in flight or unwritten.
-/// A sender keeps that bounded with `waitForRoom(bound:)`: it hands out no more while
-/// `bound` outcomes are unwritten. A write refused because the database is unavailable
-/// (`StorageUnavailableError`: a failover, a restart) is tried again after a pause, its
-/// outcomes kept, for `outageWindow` at most; only then does the log fail. `finish()` waits
-/// for every added outcome to be durable and reports the first failed write.
+/// A sender keeps that bounded with `reserve(_:bound:)`: a push counts from the moment it is
+/// handed out until its outcome is durable, and no more are handed out while `bound` count
+/// so — answered or not, whatever the database does meanwhile. A write refused because the
+/// database is unavailable (`StorageUnavailableError`: a failover, a restart) is tried again
+/// after a pause, its outcomes kept, for `outageWindow` at most; only then does the log fail
+/// (`UnrecordedOutcomes`). `finish()` waits for every added outcome to be durable and reports
+/// the first failed write.
 final class OutcomeLog<Outcome: Sendable>: Sendable {
     private struct State {
         var gathered: [Outcome] = []
@@ -23,14 +25,33 @@ final class OutcomeLog<Outcome: Sendable>: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         /// Outcomes added and not yet durable (gathered, or in the write under way).
         var unwritten = 0
-        /// Senders waiting for fewer than `bound` unwritten outcomes.
-        var roomWaiters: [(bound: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Pushes reserved (handed out) whose outcome has not been added yet.
+        var reserved = 0
+        /// Senders waiting for room: `count` more may count at most `bound` (see `fits`).
+        var roomWaiters: [(count: Int, bound: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-        /// Takes the room waiters that may go on now (all of them once the log has failed).
+        /// Pushes handed out whose outcome is not durable yet.
+        var outstanding: Int { reserved + unwritten }
+
+        /// Whether `count` more fit under `bound` (any number does when nothing is outstanding,
+        /// so a chunk larger than the bound still goes, alone).
+        func fits(_ count: Int, bound: Int) -> Bool { outstanding == 0 || outstanding + count <= max(1, bound) }
+
+        /// Takes the room waiters that may go on now (all of them once the log has failed),
+        /// their pushes counted as reserved.
         mutating func admitted() -> [CheckedContinuation<Void, Never>] {
-            let ready = roomWaiters.filter { failure != nil || unwritten < $0.bound }
-            roomWaiters.removeAll { failure != nil || unwritten < $0.bound }
-            return ready.map(\.continuation)
+            var ready: [CheckedContinuation<Void, Never>] = []
+            var waiting: [(count: Int, bound: Int, continuation: CheckedContinuation<Void, Never>)] = []
+            for waiter in roomWaiters {
+                if failure != nil || fits(waiter.count, bound: waiter.bound) {
+                    reserved += waiter.count
+                    ready.append(waiter.continuation)
+                } else {
+                    waiting.append(waiter)
+                }
+            }
+            roomWaiters = waiting
+            return ready
         }
     }
 
@@ -54,11 +75,13 @@ final class OutcomeLog<Outcome: Sendable>: Sendable {
         self.sleep = sleep
     }
 
-    /// Adds an outcome; starts a write when none is under way.
-    func add(_ outcome: Outcome) {
+    /// Adds an outcome; starts a write when none is under way. `reserved`: the outcome of a
+    /// push counted by `reserve` (it goes on counting until it is durable).
+    func add(_ outcome: Outcome, reserved: Bool = false) {
         let start = state.withLock { state -> Bool in
             state.gathered.append(outcome)
             state.unwritten += 1
+            if reserved { state.reserved = max(0, state.reserved - 1) }
             guard !state.writing else { return false }
             state.writing = true
             return true
@@ -69,18 +92,38 @@ final class OutcomeLog<Outcome: Sendable>: Sendable {
     /// Outcomes added and not yet durable.
     var unwritten: Int { state.withLock { $0.unwritten } }
 
-    /// Waits until fewer than `bound` outcomes are unwritten; throws the log's failure, if
-    /// any (then nothing more should be sent: its outcomes could not be recorded).
-    func waitForRoom(bound: Int) async throws {
+    /// Pushes handed out whose outcome is not durable yet.
+    var outstanding: Int { state.withLock { $0.outstanding } }
+
+    /// Waits until `count` more pushes fit under `bound` outstanding (handed out, outcome not
+    /// durable), then counts them as handed out; throws the log's failure, if any (then
+    /// nothing more should be sent: its outcomes could not be recorded). A sender that takes
+    /// fewer than `count` gives the rest back with `release`.
+    func reserve(_ count: Int, bound: Int) async throws {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> Bool in
-                guard state.failure == nil, state.unwritten >= max(1, bound) else { return true }
-                state.roomWaiters.append((max(1, bound), continuation))
+                guard state.failure == nil else { return true }
+                guard !state.fits(count, bound: bound) else {
+                    state.reserved += count
+                    return true
+                }
+                state.roomWaiters.append((count, bound, continuation))
                 return false
             }
             if ready { continuation.resume() }
         }
         if let failure = state.withLock({ $0.failure }) { throw failure }
+    }
+
+    /// Gives back `count` reserved pushes whose outcome does not come through `add` (not sent
+    /// after all, or recorded by the sender itself).
+    func release(_ count: Int) {
+        guard count > 0 else { return }
+        let ready = state.withLock { state in
+            state.reserved = max(0, state.reserved - count)
+            return state.admitted()
+        }
+        for waiter in ready { waiter.resume() }
     }
 
     /// Waits until every added outcome is durable; throws the first write's error, if any.
@@ -148,7 +191,7 @@ final class OutcomeLog<Outcome: Sendable>: Sendable {
     /// lets every waiting sender go on to see the failure.
     private func fail(_ error: any Error, dropping count: Int) {
         let ready = state.withLock { state in
-            if state.failure == nil { state.failure = error }
+            if state.failure == nil { state.failure = UnrecordedOutcomes(count: count, error: error) }
             state.unwritten -= count
             return state.admitted()
         }
@@ -165,8 +208,23 @@ extension OutcomeLog where Outcome == (id: Int64, outcome: OutboxOutcome) {
         self.init(outageWindow: outageWindow, sleep: sleep) { group in try await store.record(group) }
     }
 
-    /// Adds an outbox entry's outcome.
-    func add(_ id: Int64, _ outcome: OutboxOutcome) {
-        add((id: id, outcome: outcome))
+    /// Adds an outbox entry's outcome (`reserved`: see `add(_:reserved:)`).
+    func add(_ id: Int64, _ outcome: OutboxOutcome, reserved: Bool = false) {
+        add((id: id, outcome: outcome), reserved: reserved)
+    }
+}
+
+/// Outcomes of pushes already sent that could not be recorded: the database refused them past
+/// the run's wait (`NotifierSettings.endRetryWindow`), or failed otherwise. Their entries stay
+/// pending and the next run sends them again (no more than the in-flight bound: see
+/// `OutcomeLog`). It ends the run, or this worker's part of a shared one, `failed`: a part
+/// resumed after it could end `completed` with outcomes unstored.
+struct UnrecordedOutcomes: Error, CustomStringConvertible {
+    /// Outcomes in the write that failed first.
+    let count: Int
+    let error: any Error
+
+    var description: String {
+        "could not record the outcomes of \(count) pushes already sent (their alerts stay pending: the next run sends them again): \(error)"
     }
 }

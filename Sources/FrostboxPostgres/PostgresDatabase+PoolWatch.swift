@@ -35,6 +35,10 @@ final class PoolWatch: Sendable {
     /// A statement gave its connection back.
     func returned() { state.withLock { $0.held = max(0, $0.held - 1) } }
 
+    /// Whether a statement holds a connection now (then a wait in vain may be the pool's
+    /// business, not the server's).
+    var isBusy: Bool { state.withLock { $0.held > 0 } }
+
     /// A statement gave up waiting for a connection.
     func foundNoConnection(at now: ContinuousClock.Instant = .now) {
         state.withLock { state in
@@ -80,14 +84,17 @@ extension PostgresDatabase {
     /// What a connection outside the pool found.
     enum DirectProbe {
         case connected
+        /// Connected, and asked: the server refuses writes (`checkingWrites` only).
+        case readOnly
         /// It failed; database trouble says why.
         case failed(StorageUnavailableError?)
         /// No answer within the wait (a server shutting down can accept and never start).
         case noAnswer
     }
 
-    /// One connection outside the pool, opened and closed, given at most `wait`.
-    func directProbe(within wait: Duration) async -> DirectProbe {
+    /// One connection outside the pool, opened and closed, given at most `wait`;
+    /// `checkingWrites`: it also asks whether the server takes writes (`readOnly` when not).
+    func directProbe(within wait: Duration, checkingWrites: Bool = false) async -> DirectProbe {
         let (settings, logger) = (settings, logger)
         let race = FirstOutcome<DirectProbe>()
         let probe = Task {
@@ -95,8 +102,14 @@ extension PostgresDatabase {
                 var configuration = try Self.connectionConfiguration(settings)
                 configuration.options.connectTimeout = TimeAmount(wait)
                 let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-                try? await connection.close()
-                race.settle(.success(.connected))
+                do {
+                    let readOnly = checkingWrites ? try await Self.refusesWrites(connection, logger: logger) : false
+                    try? await connection.close()
+                    race.settle(.success(readOnly ? .readOnly : .connected))
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
             } catch {
                 race.settle(.success(.failed(PostgresUnavailability.classify(error))))
             }

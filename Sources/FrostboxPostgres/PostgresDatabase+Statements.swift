@@ -61,8 +61,21 @@ extension PostgresDatabase {
             return value
         } catch {
             guard let unavailable = PostgresUnavailability.classify(error) else { throw error }
-            // A pool busy with other work says nothing about the server; the probe of `/ready` finds out.
-            if unavailable.reason != .noConnection { health.record(.failed(unavailable)) } else { poolWatch.foundNoConnection() }
+            guard unavailable.reason == .noConnection else {
+                health.record(.failed(unavailable))
+                throw unavailable
+            }
+            poolWatch.foundNoConnection()
+            // A pool busy with other work says nothing about the server (the probe of `/ready`
+            // finds out); one with no connection in use that handed out none in the whole wait
+            // has none to give: the server is out of reach, and `/ready` says so at once. (Not
+            // over a condition known already: its SQLSTATE says more, and the log stays quiet.)
+            if !poolWatch.isBusy, health.isAvailable {
+                health.record(
+                    .failed(
+                        StorageUnavailableError(
+                            .noConnection, message: "the pool has no connection to the server and opened none within \(wait ?? connectionWait)")))
+            }
             throw unavailable
         }
     }

@@ -214,11 +214,7 @@ public struct PostgresStoreError: Error, Sendable, CustomStringConvertible {
 
     static func wrapping(_ error: any Error, doing what: String) -> PostgresStoreError {
         if let error = error as? PostgresStoreError { return error }
-        if let error = error as? PSQLError {
-            let server = error.serverInfo?[.message].map { ": \($0)" } ?? ""
-            // Not the server's detail: it can quote row values (device tokens).
-            return PostgresStoreError("could not \(what): \(error.code)\(server)")
-        }
-        return PostgresStoreError("could not \(what): \(error)")
+        // Not the server's detail: it can quote row values (device tokens).
+        return PostgresStoreError("could not \(what): \(PostgresUnavailability.describe(error))")
     }
 }

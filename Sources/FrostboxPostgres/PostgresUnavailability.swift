@@ -37,13 +37,30 @@ enum PostgresUnavailability {
             return StorageUnavailableError(reason, code: state, message: message)
         // clientClosedConnection: the pool closed the connection under the statement (it broke).
         case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
-            let underlying = error.underlying.map { ": \($0)" } ?? ""
+            // The server's last word before the connection closed (57P01 at a shutdown, 25006 …)
+            // is the reason the log and the 503 give: its SQLSTATE and message.
+            if let last = error.underlying as? PSQLError, let state = last.serverInfo?[.sqlState] {
+                let message = last.serverInfo?[.message] ?? "(no message)"
+                return StorageUnavailableError(
+                    reason(sqlState: state) ?? .down, code: state, message: "the connection to the server closed (\(error.code)): \(message)")
+            }
+            let underlying = error.underlying.map { ": \(describe($0))" } ?? ""
             return StorageUnavailableError(.down, message: "the connection to the server failed (\(error.code))\(underlying)")
         case .poolClosed:
             return StorageUnavailableError(.down, message: "the connection pool is shut down")
         default:
             return nil
         }
+    }
+
+    /// A driver error as a log may show it. postgres-nio's `PSQLError` describes itself with a
+    /// generic sentence (its debug description holds the query and the server's detail, which
+    /// can quote row values): its code, and the server's SQLSTATE and message when it sent one.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        let underlying = error.underlying.map { " (\(describe($0)))" } ?? ""
+        guard let info = error.serverInfo, let state = info[.sqlState] else { return "\(error.code)\(underlying)" }
+        return "\(error.code) \(state): \(info[.message] ?? "(no message)")\(underlying)"
     }
 
     /// The condition a SQLSTATE names, for the states that say the server cannot take work now.

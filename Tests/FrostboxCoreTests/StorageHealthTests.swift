@@ -19,7 +19,7 @@ struct StorageHealthTests {
         #expect(reminder?.failures == 590)
         #expect(!health.isAvailable)
         #expect(health.record(.failed(Self.down), at: 62_000) == nil)
-        #expect(health.record(.succeeded(wrote: false), at: 63_000) == .init(unavailable: nil, failures: 1, isReminder: false))
+        #expect(health.record(.succeeded(wrote: true), at: 63_000) == .init(unavailable: nil, failures: 1, isReminder: false))
         #expect(health.isAvailable)
     }
 
@@ -44,11 +44,18 @@ struct StorageHealthTests {
         #expect(health.isAvailable)
     }
 
-    @Test("a read that works clears an outage")
-    func readClearsDown() {
+    /// Issue #50: through a switchover both instances logged "available again" from reads
+    /// that reached the demoted primary, then "unavailable … 25006" on the next write.
+    @Test("after an outage a read that works clears nothing (it may have reached a standby); the next write's 25006 is a change, a write that works clears it")
+    func readDoesNotClearDown() {
         var health = StorageHealth()
         _ = health.record(.failed(Self.down), at: 0)
-        #expect(health.record(.succeeded(wrote: false), at: 10)?.unavailable == nil)
+        #expect(health.record(.succeeded(wrote: false), at: 10) == nil)
+        #expect(health.unavailable == Self.down)
+        #expect(health.record(.failed(Self.readOnly), at: 20)?.unavailable == Self.readOnly)
+        #expect(health.record(.succeeded(wrote: false), at: 30) == nil)
+        #expect(health.record(.succeeded(wrote: true), at: 40) == .init(unavailable: nil, failures: 0, isReminder: false))
+        #expect(health.isAvailable)
     }
 
     @Test("disk full holds against probes for a while (only a write can tell), and yields to a write at once")

@@ -70,6 +70,35 @@ extension TestPostgresCluster {
         while kill(pid, 0) == 0 { usleep(20_000) }
     }
 
+    /// Stops (`SIGSTOP`) or continues (`SIGCONT`) the postmaster and every backend: the server
+    /// then takes connections (the kernel completes them) and answers nothing, as a proxy with
+    /// no primary behind it or a host cut off without a reset would.
+    public func freezeServer(_ frozen: Bool) throws {
+        let pidFile = (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8)) ?? ""
+        guard let line = pidFile.split(separator: "\n").first, let postmaster = pid_t(line) else {
+            throw StartError(description: "no postmaster.pid in \(directory)/data")
+        }
+        let signal = frozen ? SIGSTOP : SIGCONT
+        // The backends first when stopping (none is left to notice the postmaster stopped),
+        // the postmaster first when continuing.
+        if !frozen { kill(postmaster, signal) }
+        for child in Self.children(of: postmaster) { kill(child, signal) }
+        if frozen { kill(postmaster, signal) }
+    }
+
+    /// The processes whose parent is `parent`, from /proc.
+    static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8) else { return nil }
+            // "pid (comm) state ppid …": comm may hold spaces, so read after its closing parenthesis.
+            guard let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 1, pid_t(fields[1]) == parent else { return nil }
+            return pid
+        }
+    }
+
     /// Stops the server at once and deletes the cluster.
     public func remove() {
         stop()
