@@ -71,7 +71,8 @@ public struct AlertPlanner: Sendable {
         // One verdict per distinct effective rule, not per subscription.
         var distinctRules: [FrostRule] = []
         var verdicts: [[LocalDate: NightVerdict]] = []
-        var chances: [[LocalDate: NightProbability]] = []
+        // The chance of frost by rule and night, rule-major (`rule * nights.count + night`).
+        var chances: [NightChance?] = []
         var ruleOfPlace: [Int] = []
         var minimumOfPlace: [Double] = []
         ruleOfPlace.reserveCapacity(places.count)
@@ -86,12 +87,14 @@ public struct AlertPlanner: Sendable {
                 var byNight: [LocalDate: NightVerdict] = [:]
                 for night in verdict.nights where nights.contains(night.night) { byNight[night.night] = night }
                 verdicts.append(byNight)
-                var chanceByNight: [LocalDate: NightProbability] = [:]
+                var chanceByNight = [NightChance?](repeating: nil, count: nights.count)
                 if let ensemble {
                     // Hours already over are left out, as the deterministic verdict leaves them out.
-                    for night in rule.probabilities(of: ensemble, from: now, only: nights) { chanceByNight[night.night] = night }
+                    for night in rule.probabilities(of: ensemble, from: now, only: nights, keepingMinima: false) {
+                        if let index = nights.firstIndex(of: night.night) { chanceByNight[index] = NightChance(night) }
+                    }
                 }
-                chances.append(chanceByNight)
+                chances += chanceByNight
                 ruleOfPlace.append(distinctRules.count - 1)
             }
         }
@@ -119,10 +122,11 @@ public struct AlertPlanner: Sendable {
             var end = start + 1
             while end < order.count, places[order[end]].token == places[order[start]].token { end += 1 }
             let device = order[start..<end]
-            for night in nights {
+            for (nightIndex, night) in nights.enumerated() {
                 let context = NightContext(
                     box: box, night: night, places: places, device: device, ruleOfPlace: ruleOfPlace,
-                    verdicts: verdicts, chances: chances, minimumOfPlace: minimumOfPlace, rules: distinctRules,
+                    verdicts: verdicts, chances: chances, nightIndex: nightIndex, nightCount: nights.count, minimumOfPlace: minimumOfPlace,
+                    rules: distinctRules,
                     relative: RelativeNight(night: night, at: localNow))
                 if let planned = planNight(context, history: history[DeviceNight(token: places[order[start]].token, night: night)]) {
                     var alert = planned.alert
@@ -139,6 +143,36 @@ public struct AlertPlanner: Sendable {
     }
 
     // MARK: One device, one night
+
+    /// A night's chance of each level, kept inline (no dictionary to hash or copy): the
+    /// planner asks it of every place, night and device.
+    struct NightChance {
+        var frostRisk: Double
+        var freeze: Double
+        var hardFreeze: Double
+
+        init(_ night: NightProbability) {
+            frostRisk = night.probability(of: .frostRisk)
+            freeze = night.probability(of: .freeze)
+            hardFreeze = night.probability(of: .hardFreeze)
+        }
+
+        func probability(of level: FrostLevel) -> Double {
+            switch level {
+            case .none: 1
+            case .frostRisk: frostRisk
+            case .freeze: freeze
+            case .hardFreeze: hardFreeze
+            }
+        }
+
+        /// The highest level whose probability reaches `minimum` (`none` when no level does).
+        func level(reaching minimum: Double) -> FrostLevel {
+            if hardFreeze >= minimum { return .hardFreeze }
+            if freeze >= minimum { return .freeze }
+            return frostRisk >= minimum ? .frostRisk : .none
+        }
+    }
 
     private struct DeviceNight: Hashable {
         var token: DeviceToken
@@ -160,8 +194,11 @@ public struct AlertPlanner: Sendable {
         var device: ArraySlice<Int>
         var ruleOfPlace: [Int]
         var verdicts: [[LocalDate: NightVerdict]]
-        /// The chance of frost by rule and night (empty without an ensemble).
-        var chances: [[LocalDate: NightProbability]]
+        /// The chance of frost by rule and night, rule-major (nil where there is none).
+        var chances: [NightChance?]
+        /// This night's place among the nights planned, and how many there are.
+        var nightIndex: Int
+        var nightCount: Int
         /// Each place's minimum probability (0: judged by the deterministic verdict).
         var minimumOfPlace: [Double]
         var rules: [FrostRule]
@@ -170,9 +207,9 @@ public struct AlertPlanner: Sendable {
         func verdict(_ place: Int) -> NightVerdict? { verdicts[ruleOfPlace[place]][night] }
 
         /// The night's chance of frost for a place judged by probability, nil otherwise.
-        func chance(_ place: Int) -> NightProbability? {
+        func chance(_ place: Int) -> NightChance? {
             guard minimumOfPlace[place] > 0 else { return nil }
-            return chances[ruleOfPlace[place]][night]
+            return chances[ruleOfPlace[place] * nightCount + nightIndex]
         }
 
         /// The level a place reaches this night: by probability when it is judged so, else by the verdict.

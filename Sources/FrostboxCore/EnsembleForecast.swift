@@ -111,8 +111,11 @@ extension FrostRule {
     ///
     /// With `now`, hours that have ended by then are left out, as `evaluate(_:from:)` leaves
     /// them out of the verdict; with `only`, nights not in it are not computed (the planner
-    /// asks for the two or three it alerts).
-    public func probabilities(of ensemble: EnsembleForecast, from now: Int64? = nil, only: [LocalDate]? = nil) -> [NightProbability] {
+    /// asks for the two or three it alerts); with `keepingMinima` false, the members' minima
+    /// are counted but not kept (the planner needs the shares alone).
+    public func probabilities(
+        of ensemble: EnsembleForecast, from now: Int64? = nil, only: [LocalDate]? = nil, keepingMinima: Bool = true
+    ) -> [NightProbability] {
         var order: [LocalDate] = []
         var hoursOfNight: [LocalDate: [Int]] = [:]
         for (index, hour) in ensemble.hours.enumerated() {
@@ -131,20 +134,27 @@ extension FrostRule {
             case .members(let members):
                 // One pass per member, no intermediate arrays: planning asks this of every box.
                 var minima: [Double] = []
-                minima.reserveCapacity(members.count)
+                if keepingMinima { minima.reserveCapacity(members.count) }
+                var covered = 0
+                var atOrBelow = (0, 0, 0)
                 for member in members {
                     var low = Double.infinity
                     for index in indices where index < member.count {
                         if let value = member[index], value.isFinite, value < low { low = value }
                     }
-                    if low.isFinite { minima.append(low) }
+                    guard low.isFinite else { continue }
+                    covered += 1
+                    if low <= levels[0].1 { atOrBelow.0 += 1 }
+                    if low <= levels[1].1 { atOrBelow.1 += 1 }
+                    if low <= levels[2].1 { atOrBelow.2 += 1 }
+                    if keepingMinima { minima.append(low) }
                 }
-                guard !minima.isEmpty else { return nil }
-                var byLevel: [FrostLevel: Double] = [:]
-                for (level, threshold) in levels {
-                    byLevel[level] = Double(minima.count(where: { $0 <= threshold })) / Double(minima.count)
-                }
-                return NightProbability(night: night, byLevel: byLevel, members: minima.count, memberMinima: minima.sorted())
+                guard covered > 0 else { return nil }
+                let share = { (count: Int) in Double(count) / Double(covered) }
+                let byLevel: [FrostLevel: Double] = [
+                    levels[0].0: share(atOrBelow.0), levels[1].0: share(atOrBelow.1), levels[2].0: share(atOrBelow.2),
+                ]
+                return NightProbability(night: night, byLevel: byLevel, members: covered, memberMinima: minima.sorted())
             case .spread(let mean, let spread):
                 // One pass, no intermediate arrays: planning asks this of every box.
                 var highest = [0.0, 0.0, 0.0]

@@ -50,7 +50,6 @@ extension PlannedAlert {
     /// how likely: "Frost likely tonight: 70 % chance of −1 °C or lower at Home".
     public var text: (title: String, body: String) {
         let places = self.places.joined(separator: ", ")
-        let low = minimumC.map { unit.format(celsius: $0) }
         if let percent, let thresholdC {
             let threshold = unit.format(celsius: thresholdC)
             switch kind {
@@ -61,6 +60,7 @@ extension PlannedAlert {
                 return (kind == .escalation && !isFirstSeen ? "Colder than forecast" : levelTitle, body)
             }
         }
+        let low = minimumC.map { unit.format(celsius: $0) }
         switch kind {
         case .allClear:
             let body = "Frost no longer expected \(whenText) at \(places)" + (low.map { ": low now \($0)" } ?? "")
