@@ -47,8 +47,10 @@ struct PostgresHealthEvidenceTests {
         let ready = await database.isReady()
         let took = clock.now - started
         #expect(ready == false, "no server answers: not ready")
-        // The wait, and some slack for a loaded machine; before: 3 s, and then "ready".
-        #expect(took < Self.wait + .milliseconds(900), "answered in \(took)")
+        // Bounded by the wait, not by the statement deadline the hanging writes wait for; the
+        // slack is for two cores busy with the whole suite (2.5 s seen once there). Before the
+        // fix: "ready" after 3 s, which `ready == false` above refuses whatever the time.
+        #expect(took < Self.wait + .seconds(3), "answered in \(took)")
 
         try await TestPostgresCluster.offThePool { try cluster.freezeServer(false) }
         thawed = true
