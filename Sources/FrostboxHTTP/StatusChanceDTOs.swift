@@ -17,14 +17,14 @@ public struct StatusChance: Sendable, Encodable {
     /// leaves them out: 51 numbers a night for thousands of boxes would swamp it).
     public init(_ night: NightProbability, distribution: Bool) {
         byLevel = Dictionary(
-            uniqueKeysWithValues: FrostLevel.allCases.filter { $0 != .none }.map { ($0.description, Self.rounded(night.probability(of: $0), places: 1_000)) })
+            uniqueKeysWithValues: FrostLevel.allCases.filter { $0 != .none }.map {
+                ($0.description, StatusBoxMap.rounded(night.probability(of: $0), scale: 1_000))
+            })
         members = night.members
-        memberMinimaC = distribution && night.members != nil ? night.memberMinima.map { Self.rounded($0, places: 100) } : nil
-        meanC = night.meanAndSpread.map { Self.rounded($0.mean, places: 100) }
-        spreadC = night.meanAndSpread.map { Self.rounded($0.spread, places: 100) }
+        memberMinimaC = distribution && night.members != nil ? night.memberMinima.map { StatusBoxMap.rounded($0, scale: 100) } : nil
+        meanC = night.meanAndSpread.map { StatusBoxMap.rounded($0.mean, scale: 100) }
+        spreadC = night.meanAndSpread.map { StatusBoxMap.rounded($0.spread, scale: 100) }
     }
-
-    static func rounded(_ value: Double, places: Double) -> Double { (value * places).rounded() / places }
 }
 
 /// Where a box's chances came from: the ensemble model, its age and runs.

@@ -230,8 +230,8 @@ public struct StatusBoxMap: Sendable, Encodable {
         Dictionary(uniqueKeysWithValues: BoxMapClass.allCases.map { ($0.rawValue, counts[$0] ?? 0) })
     }
 
-    /// Coordinates rounded to what a 0.05° grid needs, so the JSON stays small.
-    static func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
+    /// Rounded to `1 / scale` (coordinates: to what a 0.05° grid needs), so the JSON stays small.
+    static func rounded(_ value: Double, scale: Double = 10_000) -> Double { (value * scale).rounded() / scale }
 
     /// One night's level and minimum, and its chance of frost when an ensemble covers it.
     public struct Night: Sendable, Encodable {

@@ -8,7 +8,7 @@ extension NotifyRun {
     /// their highest level.
     func keepNights(of batch: ForecastBatch, ensembles: [GeoBox: EnsembleForecast], stored: [OutboxEntry], now: Int64) async throws {
         guard let nightRecords else { return }
-        let rule = planner.rules[planner.defaultRuleName] ?? .default
+        let rule = planner.rule(for: .default)
         var verdicts: [KeptVerdict] = []
         for (box, sourced) in batch.forecasts {
             let ensemble = ensembles[box]
@@ -21,11 +21,9 @@ extension NotifyRun {
         for entry in stored where entry.kind != .allClear {
             let event = FrostEvent(box: entry.event.box, night: entry.event.night, level: .none)
             guard alerts[event].map({ $0.level < entry.event.level }) ?? true else { continue }
-            // The box's local date now, by its forecast's offset at this hour.
-            let hours = batch.forecasts[event.box]?.forecast.hours ?? []
-            let offset =
-                hours.last { $0.time <= now }.map { $0.local.wallClockSeconds - $0.time } ?? Int64(batch.forecasts[event.box]?.forecast.utcOffsetSeconds ?? 0)
-            let today = LocalDateTime(wallClockSeconds: now + offset).date
+            // The box's local date now, as the planner reads the wall clock.
+            guard let forecast = batch.forecasts[event.box]?.forecast else { continue }
+            let today = AlertPlanner.localTime(at: now, in: forecast).date
             alerts[event] = NightAlert(
                 box: event.box, night: event.night, level: entry.event.level, sentAt: now, lead: AlertLead(sent: today, night: event.night))
         }

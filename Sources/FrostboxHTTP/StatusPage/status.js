@@ -284,6 +284,8 @@
     const levelOf = (t) => LEVELS.slice().reverse().find((l) => thresholds[l] !== undefined && t <= thresholds[l]) || "none";
     const marks = LEVELS.filter((l) => thresholds[l] !== undefined).map((l) => thresholds[l]);
     let parts = [], kind, lo, hi;
+    // The x of a temperature, once the branch below has set the range.
+    const x = (t) => left + ((t - lo) / (hi - lo)) * (width - left - right);
     if (chance.member_minima_c && chance.member_minima_c.length) {
       kind = "members";
       const minima = chance.member_minima_c;
@@ -298,20 +300,17 @@
         bin.count += 1;
       }
       hi = lo + bins.length * step;
-      const x = (t) => left + ((t - lo) / (hi - lo)) * (width - left - right);
       const most = Math.max(1, ...bins.map((b) => b.count));
       for (const bin of bins) {
         const h = (bin.count / most) * (height - top - bottom);
         parts.push(`<rect class="bin" data-from="${bin.from}" data-count="${bin.count}" x="${x(bin.from) + 0.5}" y="${height - bottom - h}" width="${Math.max(1, x(bin.to) - x(bin.from) - 1)}" height="${h}" fill="${COLOURS[levelOf(bin.to - step / 2)]}"/>`);
       }
       parts.push(`<text x="${width - right}" y="${top + 2}" text-anchor="end">${chance.members} members' minima</text>`);
-      parts.push(...marks.map((t) => `<line class="threshold" x1="${x(t)}" x2="${x(t)}" y1="${top}" y2="${height - bottom}"/>`));
     } else if (chance.mean_c !== undefined && chance.spread_c !== undefined) {
       kind = "normal";
       const mean = chance.mean_c, spread = Math.max(0.2, chance.spread_c);
       lo = Math.floor(Math.min(mean - 3.5 * spread, ...marks) - 0.5);
       hi = Math.ceil(Math.max(mean + 3.5 * spread, ...marks) + 0.5);
-      const x = (t) => left + ((t - lo) / (hi - lo)) * (width - left - right);
       const density = (t) => Math.exp(-0.5 * ((t - mean) / spread) ** 2);
       const y = (d) => height - bottom - d * (height - top - bottom);
       // The area at or below each threshold in its level's colour, then the curve.
@@ -325,10 +324,10 @@
       for (let k = 0; k <= 96; k++) { const t = lo + ((hi - lo) * k) / 96; curve.push(`${x(t)},${y(density(t))}`); }
       parts.push(`<polyline class="curve" points="${curve.join(" ")}"/>`);
       parts.push(`<text x="${width - right}" y="${top + 2}" text-anchor="end">mean ${celsius(chance.mean_c)}, spread ${celsius(chance.spread_c)}</text>`);
-      parts.push(...marks.map((t) => `<line class="threshold" x1="${x(t)}" x2="${x(t)}" y1="${top}" y2="${height - bottom}"/>`));
     } else {
       return "";
     }
+    parts.push(...marks.map((t) => `<line class="threshold" x1="${x(t)}" x2="${x(t)}" y1="${top}" y2="${height - bottom}"/>`));
     parts.push(`<text x="${left}" y="${height - 4}">${celsius(lo)}</text><text x="${width - right}" y="${height - 4}" text-anchor="end">${celsius(hi)}</text>`);
     return `<svg class="distribution" data-night="${escapeHTML(night.night)}" data-kind="${kind}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${parts.join("")}</svg>`;
   }
