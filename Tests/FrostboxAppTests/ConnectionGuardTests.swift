@@ -70,11 +70,13 @@ struct ConnectionGuardTests {
     @Test("a connection whose request head is not complete within the header timeout is closed")
     func headerTimeout() async throws {
         try await GracefulShutdownTests.withServer(configure: { $0.headerTimeout = .seconds(1) }) { port, _, group in
-            let slow = try LoopbackConnection(port: port, source: Self.flooder, readTimeout: 20)
+            // The reads wait up to 120 s: a loaded test run can keep this in-process server from
+            // running its timer for tens of seconds; a connection never closed still fails.
+            let slow = try LoopbackConnection(port: port, source: Self.flooder, readTimeout: 120)
             try slow.send("GET /health HTTP/1.1\r\nHost: x\r\n")
             let outcome = await slow.readUntilClosed()
             #expect(outcome.closed && outcome.text.isEmpty, "\(outcome)")
-            let silent = try LoopbackConnection(port: port, source: Self.flooder, readTimeout: 20)
+            let silent = try LoopbackConnection(port: port, source: Self.flooder, readTimeout: 120)
             #expect(await silent.readUntilClosed().closed)
             await group.triggerGracefulShutdown()
         }
@@ -83,7 +85,7 @@ struct ConnectionGuardTests {
     @Test("a kept-alive connection that sends nothing after its answer is closed at the idle timeout")
     func idleTimeout() async throws {
         try await GracefulShutdownTests.withServer(configure: { $0.idleTimeout = .seconds(1) }) { port, _, group in
-            let connection = try LoopbackConnection(port: port, source: Self.client, readTimeout: 20)
+            let connection = try LoopbackConnection(port: port, source: Self.client, readTimeout: 120)
             try connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
             let outcome = await connection.readUntilClosed()
             #expect(outcome.closed && outcome.text.hasPrefix("HTTP/1.1 200"), "\(outcome)")
