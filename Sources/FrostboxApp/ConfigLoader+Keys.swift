@@ -257,10 +257,31 @@ enum ConfigKeys {
         if let retention = try r.duration("verification.retention", in: .seconds(7 * 86_400) ... .seconds(3_660 * 86_400)) {
             config.notifier.nightRetentionSeconds = retention.components.seconds
         }
+        try readVerification(&r, into: &config.verification)
         if config.notifier.maximumRetryBackoff < config.notifier.retryBackoff {
             throw r.fail("notifier.max_retry_backoff", "must not be shorter than notifier.retry_backoff")
         }
         if let rule = try r.choice("forecast.rule", FrostRule.presetNames) { config.alertRule = rule }
+    }
+
+    /// The check of kept nights against the archive (issue #48).
+    static func readVerification(_ r: inout ConfigLoader.Reader, into verification: inout VerificationSettings) throws(ConfigurationError) {
+        if let url = try r.string("verification.url"), !url.isEmpty {
+            guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+                throw r.fail("verification.url", "must be an http or https URL (got \"\(url)\")")
+            }
+            verification.url = url
+        }
+        if let model = try r.string("verification.model") {
+            let name = model.trimmingCharacters(in: .whitespaces)
+            guard name.isEmpty || ModelWatchList.isModelName(name) else {
+                throw r.fail("verification.model", "must be one Open-Meteo archive model name such as ecmwf_ifs or era5 (got \"\(model)\")")
+            }
+            verification.model = name
+        }
+        if let days = try r.int("verification.after_days", in: 1...30) { verification.afterDays = days }
+        if let share = try r.double("verification.budget_share", in: 0...1) { verification.budgetShare = share }
+        if let sample = try r.int("verification.sample_per_region", in: 0...10_000) { verification.samplePerRegion = sample }
     }
 
     /// A bearer token given inline (`key`) or in a file (`file`, mode 600), not both; nil when

@@ -83,6 +83,8 @@ public struct FrostboxSettings: Sendable {
     /// Schedule, concurrency, retries and batching of notify runs (interval 1 h, first run
     /// 10 s after start, 32 pushes in flight, 3 sends per run).
     public var notifier = NotifierSettings()
+    /// The check of kept nights against what happened (issue #48).
+    public var verification = VerificationSettings()
     /// Frost rule preset for subscriptions that name none (`default`, `legacy`).
     public var alertRule = FrostRule.default.name
     /// Nights after tonight that are alerted (1: tomorrow night too; from midnight to noon the

@@ -38,7 +38,9 @@ public protocol ObservationFetcher: Sendable {
     func weightPerLocation(days: Int) -> Double
     /// The hours of UTC dates `first` through `last` for `boxes`, in their order, or the
     /// failure of the whole batch. `gate` is consulted around every attempt.
-    func observations(for boxes: [GeoBox], from first: LocalDate, through last: LocalDate, gate: (any RequestGate)?) async -> Result<
+    func observations(
+        for boxes: [GeoBox], from first: LocalDate, through last: LocalDate, gate: (any RequestGate)?
+    ) async -> Result<
         [ObservedHours], ForecastFailure
     >
 }

@@ -36,10 +36,34 @@ public struct QuotaCharge: Sendable, Hashable, Codable {
     public var at: Int64
     /// Its weight.
     public var weight: Double
+    /// What it was spent on when a share of the budgets was set aside for it (`QuotaShare`);
+    /// nil: forecasts.
+    public var purpose: String?
 
-    public init(at: Int64, weight: Double) {
+    public init(at: Int64, weight: Double, purpose: String? = nil) {
         self.at = at
         self.weight = weight
+        self.purpose = purpose
+    }
+}
+
+/// A part of the budgets one purpose may use at most (issue #48: checking nights against the
+/// archive never takes more than `verification.budget_share` of the forecast budget). Its
+/// charges count against the whole budgets like any other, and against the share on their own.
+public struct QuotaShare: Sendable, Hashable {
+    /// The name its charges carry (`verification`).
+    public var purpose: String
+    /// The share of every window's budget, 0…1.
+    public var fraction: Double
+
+    public init(purpose: String, fraction: Double) {
+        self.purpose = purpose
+        self.fraction = min(max(fraction, 0), 1)
+    }
+
+    /// The budgets scaled to the share.
+    public func budgets(of whole: QuotaBudgets) -> QuotaBudgets {
+        QuotaBudgets(perMinute: whole.perMinute * fraction, perHour: whole.perHour * fraction, perDay: whole.perDay * fraction)
     }
 }
 
@@ -98,6 +122,22 @@ extension QuotaBudgets {
         }
         if fitting >= minimum { return .fits(units: fitting) }
         return .exhausted(retryAfter: retryAfter(weight: Double(minimum) * weightPerUnit, charges: charges, at: now))
+    }
+
+    /// `decide` for a request charged to `share` (when set): it must fit the whole budgets
+    /// with every charge, and the share's budgets with the share's charges alone.
+    public func decide(
+        units: Int, weightPerUnit: Double, minimumUnits: Int = 1, charges: [QuotaCharge], at now: Int64, share: QuotaShare?
+    ) -> QuotaDecision {
+        let whole = decide(units: units, weightPerUnit: weightPerUnit, minimumUnits: minimumUnits, charges: charges, at: now)
+        guard let share else { return whole }
+        let own = share.budgets(of: self).decide(
+            units: units, weightPerUnit: weightPerUnit, minimumUnits: minimumUnits, charges: charges.filter { $0.purpose == share.purpose }, at: now)
+        switch (whole, own) {
+        case (.fits(let a), .fits(let b)): return .fits(units: min(a, b))
+        case (.exhausted(let a), .exhausted(let b)): return .exhausted(retryAfter: a.flatMap { a in b.map { max(a, $0) } })
+        case (.exhausted(let retry), _), (_, .exhausted(let retry)): return .exhausted(retryAfter: retry)
+        }
     }
 
     /// The first second at or after `now` when `weight` fits every window, or nil when it
@@ -177,6 +217,9 @@ public protocol QuotaLedger: Sendable {
     /// Atomically: when no hold is active and at least `minimumUnits` of `units` locations
     /// fit every budget at `now`, charges as many as fit (up to `units`) and grants them.
     func reserve(units: Int, weightPerUnit: Double, minimumUnits: Int, at now: Int64) async throws -> QuotaGrant
+    /// `reserve` charged to `share`: what is granted also fits the share's budgets against
+    /// the share's own charges, and the charge carries the share's purpose.
+    func reserve(units: Int, weightPerUnit: Double, minimumUnits: Int, at now: Int64, share: QuotaShare?) async throws -> QuotaGrant
     /// Replaces a reservation's weight by what the request really cost (a weight below 0 is 0);
     /// a reservation the ledger does not know is ignored.
     func settle(_ reservation: QuotaReservation, weight: Double) async throws
@@ -186,4 +229,10 @@ public protocol QuotaLedger: Sendable {
     func hold(_ hold: QuotaHold, at now: Int64) async throws
     /// The pause in force at `now`, if any.
     func activeHold(at now: Int64) async throws -> QuotaHold?
+}
+
+extension QuotaLedger {
+    public func reserve(units: Int, weightPerUnit: Double, minimumUnits: Int, at now: Int64) async throws -> QuotaGrant {
+        try await reserve(units: units, weightPerUnit: weightPerUnit, minimumUnits: minimumUnits, at: now, share: nil)
+    }
 }

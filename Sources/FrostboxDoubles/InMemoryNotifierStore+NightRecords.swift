@@ -45,6 +45,7 @@ extension InMemoryNotifierStore: NightRecordStore {
         state.withLock { state in
             let before = state.nights.count
             state.nights = state.nights.filter { $0.value.verdict.windowEnd >= endedBefore }
+            state.nightChecks = state.nightChecks.filter { state.nights[$0.key] != nil }
             return before - state.nights.count
         }
     }

@@ -54,6 +54,10 @@ public final class InMemoryNotifierStore: NotifierStore {
         var nextRunID: Int64 = 1
         /// Kept nights (issue #48) by box key and night.
         var nights: [NightKey: NightRecord] = [:]
+        /// Their checks against what happened, once chosen or skipped.
+        var nightChecks: [NightKey: NightCheckRow] = [:]
+        /// The check's lease: who holds it until when.
+        var nightCheckLease: (owner: String, until: Int64)?
     }
 
     struct NightKey: Sendable, Hashable {

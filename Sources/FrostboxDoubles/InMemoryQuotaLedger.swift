@@ -22,18 +22,18 @@ public final class InMemoryQuotaLedger: QuotaLedger {
         }
     }
 
-    public func reserve(units: Int, weightPerUnit: Double, minimumUnits: Int, at now: Int64) async throws -> QuotaGrant {
+    public func reserve(units: Int, weightPerUnit: Double, minimumUnits: Int, at now: Int64, share: QuotaShare?) async throws -> QuotaGrant {
         state.withLock { state in
             if let hold = state.hold, hold.until > now { return .held(hold) }
             let charges = state.charges.values.map(\.charge)
-            switch budgets.decide(units: units, weightPerUnit: weightPerUnit, minimumUnits: minimumUnits, charges: charges, at: now) {
+            switch budgets.decide(units: units, weightPerUnit: weightPerUnit, minimumUnits: minimumUnits, charges: charges, at: now, share: share) {
             case .exhausted(let retryAfter):
                 return .exhausted(retryAfter: retryAfter)
             case .fits(let count):
                 let id = state.nextID
                 state.nextID += 1
                 let weight = Double(count) * weightPerUnit
-                state.charges[id] = (QuotaCharge(at: now, weight: weight), false)
+                state.charges[id] = (QuotaCharge(at: now, weight: weight, purpose: share?.purpose), false)
                 return .granted(QuotaReservation(id: id, units: count, weight: weight, at: now))
             }
         }
@@ -43,7 +43,7 @@ public final class InMemoryQuotaLedger: QuotaLedger {
         state.withLock { state in
             guard let entry = state.charges[reservation.id] else { return }
             // As the SQLite ledger does: a weight below zero is no weight.
-            state.charges[reservation.id] = (QuotaCharge(at: entry.charge.at, weight: max(0, weight)), true)
+            state.charges[reservation.id] = (QuotaCharge(at: entry.charge.at, weight: max(0, weight), purpose: entry.charge.purpose), true)
         }
     }
 

@@ -297,13 +297,16 @@ actor LedgerGate: RequestGate {
     /// Waits until the first second (caller's frame) from the second; false when not allowed.
     let wait: @Sendable (Int64, Int64) async -> Bool
     let logger: Logger
+    /// The share of the budgets retries are charged to, when the batch's reservation was.
+    let share: QuotaShare?
     var reserved: QuotaReservation?
     var current: QuotaReservation?
 
     init(
         ledger: any QuotaLedger, reserved: QuotaReservation, weightPerUnit: Double, clock: RunClock, tally: RunTally,
-        wait: @escaping @Sendable (Int64, Int64) async -> Bool, logger: Logger
+        wait: @escaping @Sendable (Int64, Int64) async -> Bool, logger: Logger, share: QuotaShare? = nil
     ) {
+        self.share = share
         self.ledger = ledger
         self.reserved = reserved
         self.weightPerUnit = weightPerUnit
@@ -322,7 +325,7 @@ actor LedgerGate: RequestGate {
         do {
             while true {
                 let at = clock.current()
-                switch try await ledger.reserve(units: locations, weightPerUnit: weightPerUnit, minimumUnits: locations, at: at) {
+                switch try await ledger.reserve(units: locations, weightPerUnit: weightPerUnit, minimumUnits: locations, at: at, share: share) {
                 case .granted(let reservation):
                     current = reservation
                     return nil

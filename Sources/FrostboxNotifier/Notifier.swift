@@ -42,6 +42,7 @@ public actor Notifier {
     ///     reads must then leave out devices not yet verified); nil: every device counts.
     ///   - ensembles: the chance of frost from ensembles for subscriptions alerted by
     ///     probability (issue #47); nil: every subscription by the deterministic verdict.
+    ///   - nightCheck: checks kept nights against what happened after each run (issue #48).
     public init(
         store: any NotifierStore, forecasts: any ForecastProvider, push: any PushSender, forecastCache: (any ForecastCache)? = nil,
         planner: AlertPlanner = AlertPlanner(), configuration: NotifierSettings = NotifierSettings(),
@@ -50,7 +51,7 @@ public actor Notifier {
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         resent: @escaping @Sendable (Int) -> Void = { _ in },
         runEnded: @escaping @Sendable () -> Void = {},
-        verification: DeviceVerificationStep? = nil, ensembles: (any EnsembleProvider)? = nil
+        verification: DeviceVerificationStep? = nil, ensembles: (any EnsembleProvider)? = nil, nightCheck: (any NightChecking)? = nil
     ) {
         var work = NotifyRun(
             store: store, workQueue: workQueue, forecasts: forecasts, ensembles: ensembles, push: push, forecastCache: forecastCache, planner: planner,
@@ -58,6 +59,7 @@ public actor Notifier {
             logger: logger, clock: clock, sleep: sleep, resent: resent, verification: verification)
         // Both database stores keep nights; a store that cannot keeps none.
         work.nightRecords = configuration.keepNights ? store as? any NightRecordStore : nil
+        work.nightCheck = configuration.keepNights ? nightCheck : nil
         self.work = work
         self.runLock = runLock
         self.runEnded = runEnded

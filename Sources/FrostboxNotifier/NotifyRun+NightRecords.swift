@@ -1,4 +1,5 @@
 import FrostboxCore
+import Logging
 
 extension NotifyRun {
     /// Keeps each box's nights for the check against what happened (issue #48): the verdict
@@ -28,5 +29,17 @@ extension NotifyRun {
                 box: event.box, night: event.night, level: entry.event.level, sentAt: now, lead: AlertLead(sent: today, night: event.night))
         }
         try await nightRecords.keep(Array(alerts.values))
+    }
+
+    /// Checks the nights now due against what happened (issue #48). Its trouble never fails
+    /// the run: the alerts are out; what is left waits for the next run.
+    func checkNights(logger: Logger) async {
+        guard let nightCheck else { return }
+        do {
+            let summary = try await nightCheck.check(now: clock())
+            logger.info("\(summary.line)")
+        } catch {
+            logger.warning("night check failed; it goes on at the next run", metadata: ["error": "\(error)"])
+        }
     }
 }

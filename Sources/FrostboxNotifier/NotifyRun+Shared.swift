@@ -106,6 +106,7 @@ extension NotifyRun {
         try await store.purge(before: clock() - configuration.retentionSeconds)
         try await nightRecords?.purgeNights(endedBefore: clock() - configuration.nightRetentionSeconds)
         try await purgeUnsubscribedForecasts(logger: logger)
+        await checkNights(logger: logger)
     }
 
     /// Claims pending entries nobody holds, page by page, and sends them; how many.

@@ -36,6 +36,8 @@ struct NotifyRun: Sendable {
     let verification: DeviceVerificationStep?
     /// Where each box's nights are kept for the check (issue #48); nil: none are kept.
     var nightRecords: (any NightRecordStore)? = nil
+    /// Checks kept nights against what happened after each run (issue #48); nil: no check.
+    var nightCheck: (any NightChecking)? = nil
 
     func perform(runID: Int64, dryRun: Bool, onPlanned: (@Sendable ([OutboxEntry]) async -> Void)?) async -> NotifyRunSummary {
         var logger = self.logger
@@ -57,6 +59,7 @@ struct NotifyRun: Sendable {
                 try await store.purge(before: clock() - configuration.retentionSeconds)
                 try await nightRecords?.purgeNights(endedBefore: clock() - configuration.nightRetentionSeconds)
                 try await purgeUnsubscribedForecasts(logger: logger)
+                await checkNights(logger: logger)
             }
         }
         if !dryRun {

@@ -25,4 +25,24 @@ extension PostgresMigrations {
         """,
         "CREATE INDEX night_record_window_end ON night_record (window_end)",
     ]
+
+    /// The check of kept nights against what happened, as SQLite's `v19-night-checks`.
+    static let nightChecks: [String] = [
+        "ALTER TABLE night_record ADD COLUMN check_state SMALLINT CHECK (check_state BETWEEN 1 AND 4)",
+        "ALTER TABLE night_record ADD COLUMN region TEXT",
+        "ALTER TABLE night_record ADD COLUMN stratum TEXT",
+        "ALTER TABLE night_record ADD COLUMN weight DOUBLE PRECISION CHECK (weight >= 0)",
+        "ALTER TABLE night_record ADD COLUMN observed_min_c DOUBLE PRECISION",
+        "ALTER TABLE night_record ADD COLUMN checked_at BIGINT",
+        "CREATE INDEX night_record_chosen ON night_record (box) WHERE check_state = 1",
+        "CREATE INDEX night_record_pending ON night_record (window_end) WHERE check_state IS NULL",
+        """
+        CREATE TABLE night_check_lease (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            owner TEXT NOT NULL,
+            until BIGINT NOT NULL
+        )
+        """,
+        "ALTER TABLE quota_charge ADD COLUMN purpose TEXT",
+    ]
 }

@@ -24,6 +24,7 @@ enum PostgresMigrations {
         ("p7-notify-windows", notifyWindows),
         ("p8-ensembles", ensembles),
         ("p9-night-records", nightRecords),
+        ("p10-night-checks", nightChecks),
     ]
 
     /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;

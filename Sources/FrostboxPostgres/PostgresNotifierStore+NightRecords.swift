@@ -84,27 +84,37 @@ extension PostgresNotifierStore: NightRecordStore {
     public func nightRecords(in boxes: [GeoBox]) async throws -> [NightRecord] {
         let keys = Array(Set(boxes.map(\.key)))
         guard !keys.isEmpty else { return [] }
-        let rows = try await database.query(
-            """
-            SELECT box, night, window_start, window_end, utc_offset_seconds, level, coalesce(minimum_c, 'NaN'),
-                   coalesce(p_frost_risk, 'NaN'), coalesce(p_freeze, 'NaN'), coalesce(p_hard_freeze, 'NaN'), runs, judged_at,
-                   alerted_level, coalesce(first_alert_at, -1), coalesce(lead, '')
-            FROM night_record WHERE box = ANY(\(keys)) ORDER BY box, night
-            """)
+        let rows = try await database.query("SELECT \(unescaped: Self.nightColumns) FROM night_record WHERE box = ANY(\(keys)) ORDER BY box, night")
         var records: [NightRecord] = []
         for try await row in rows {
-            let c = try row.decode((Int64, Int, Int64, Int64, Int, Int16, Double, Double, Double, Double, String, Int64, Int16, Int64, String).self)
-            guard let box = GeoBox(key: c.0), let night = LocalDate(compactNumber: c.1), let level = FrostLevel(rawValue: Int(c.5)),
-                let alerted = FrostLevel(rawValue: Int(c.12))
-            else { continue }
-            var probabilities: [FrostLevel: Double] = [:]
-            for (value, level) in [(c.7, FrostLevel.frostRisk), (c.8, .freeze), (c.9, .hardFreeze)] where !value.isNaN { probabilities[level] = value }
-            let verdict = KeptVerdict(
-                box: box, night: night, windowStart: c.2, windowEnd: c.3, utcOffsetSeconds: c.4, level: level,
-                minimumC: c.6.isNaN ? nil : c.6, probabilities: probabilities, runs: ModelRunsCodec.decode(c.10) ?? [], judgedAt: c.11)
-            records.append(NightRecord(verdict: verdict, alertedLevel: alerted, firstAlertAt: c.13 < 0 ? nil : c.13, lead: AlertLead(rawValue: c.14)))
+            if let record = try Self.nightRecord(row) { records.append(record) }
         }
         return records
+    }
+
+    /// The night record's columns, NULLs as NaN, -1 and '' (`nightRecord` turns them back).
+    static let nightColumns = """
+        box, night, window_start, window_end, utc_offset_seconds, level, coalesce(minimum_c, 'NaN'),
+        coalesce(p_frost_risk, 'NaN'), coalesce(p_freeze, 'NaN'), coalesce(p_hard_freeze, 'NaN'), runs, judged_at,
+        alerted_level, coalesce(first_alert_at, -1), coalesce(lead, '')
+        """
+    typealias NightColumns = (Int64, Int, Int64, Int64, Int, Int16, Double, Double, Double, Double, String, Int64, Int16, Int64, String)
+
+    /// A row starting with `nightColumns` as a record; nil when it names no box, night or level.
+    static func nightRecord(_ row: PostgresRow) throws -> NightRecord? {
+        try nightRecord(row.decode(NightColumns.self))
+    }
+
+    static func nightRecord(_ c: NightColumns) -> NightRecord? {
+        guard let box = GeoBox(key: c.0), let night = LocalDate(compactNumber: c.1), let level = FrostLevel(rawValue: Int(c.5)),
+            let alerted = FrostLevel(rawValue: Int(c.12))
+        else { return nil }
+        var probabilities: [FrostLevel: Double] = [:]
+        for (value, level) in [(c.7, FrostLevel.frostRisk), (c.8, .freeze), (c.9, .hardFreeze)] where !value.isNaN { probabilities[level] = value }
+        let verdict = KeptVerdict(
+            box: box, night: night, windowStart: c.2, windowEnd: c.3, utcOffsetSeconds: c.4, level: level,
+            minimumC: c.6.isNaN ? nil : c.6, probabilities: probabilities, runs: ModelRunsCodec.decode(c.10) ?? [], judgedAt: c.11)
+        return NightRecord(verdict: verdict, alertedLevel: alerted, firstAlertAt: c.13 < 0 ? nil : c.13, lead: AlertLead(rawValue: c.14))
     }
 
     @discardableResult

@@ -16,7 +16,7 @@ public struct PostgresQuotaLedger: QuotaLedger {
         self.budgets = budgets
     }
 
-    public func reserve(units: Int, weightPerUnit: Double, minimumUnits: Int, at now: Int64) async throws -> QuotaGrant {
+    public func reserve(units: Int, weightPerUnit: Double, minimumUnits: Int, at now: Int64, share: QuotaShare?) async throws -> QuotaGrant {
         let budgets = budgets
         let logger = database.logger
         return try await database.transaction { connection in
@@ -28,13 +28,13 @@ public struct PostgresQuotaLedger: QuotaLedger {
             try await connection.query(
                 "DELETE FROM quota_charge WHERE at <= \(now - 2 * QuotaBudgets.longestWindowSeconds)", logger: logger)
             let charges = try await Self.recentCharges(connection, at: now, logger: logger)
-            switch budgets.decide(units: units, weightPerUnit: weightPerUnit, minimumUnits: minimumUnits, charges: charges, at: now) {
+            switch budgets.decide(units: units, weightPerUnit: weightPerUnit, minimumUnits: minimumUnits, charges: charges, at: now, share: share) {
             case .exhausted(let retryAfter):
                 return .exhausted(retryAfter: retryAfter)
             case .fits(let count):
                 let weight = Double(count) * weightPerUnit
                 let rows = try await connection.query(
-                    "INSERT INTO quota_charge (at, weight, locations) VALUES (\(now), \(weight), \(count)) RETURNING id",
+                    "INSERT INTO quota_charge (at, weight, locations, purpose) VALUES (\(now), \(weight), \(count), \(share?.purpose)) RETURNING id",
                     logger: logger)
                 var id: Int64 = 0
                 for try await value in rows.decode(Int64.self) { id = value }
@@ -80,10 +80,12 @@ public struct PostgresQuotaLedger: QuotaLedger {
 
     static func recentCharges(_ connection: PostgresConnection, at now: Int64, logger: Logger) async throws -> [QuotaCharge] {
         let rows = try await connection.query(
-            "SELECT at, weight FROM quota_charge WHERE at > \(now - QuotaBudgets.longestWindowSeconds) ORDER BY at, id",
+            "SELECT at, weight, purpose FROM quota_charge WHERE at > \(now - QuotaBudgets.longestWindowSeconds) ORDER BY at, id",
             logger: logger)
         var charges: [QuotaCharge] = []
-        for try await (at, weight) in rows.decode((Int64, Double).self) { charges.append(QuotaCharge(at: at, weight: weight)) }
+        for try await (at, weight, purpose) in rows.decode((Int64, Double, String?).self) {
+            charges.append(QuotaCharge(at: at, weight: weight, purpose: purpose))
+        }
         return charges
     }
 }

@@ -29,4 +29,28 @@ extension FrostboxMigrations {
                 CREATE INDEX night_record_window_end ON night_record(window_end);
                 """)
     }
+
+    /// The check of kept nights against what happened (issue #48): which nights were chosen
+    /// (every alerted one, a sample of the others per region and night with the weight each
+    /// stands for), what was observed and when; the lease that keeps the check to one process
+    /// at a time; and the purpose of a quota charge, so the check's share of the budget is its own.
+    static func v19NightChecks(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE night_record ADD COLUMN check_state INTEGER CHECK (check_state BETWEEN 1 AND 4);
+                ALTER TABLE night_record ADD COLUMN region TEXT;
+                ALTER TABLE night_record ADD COLUMN stratum TEXT;
+                ALTER TABLE night_record ADD COLUMN weight REAL CHECK (weight >= 0);
+                ALTER TABLE night_record ADD COLUMN observed_min_c REAL;
+                ALTER TABLE night_record ADD COLUMN checked_at INTEGER;
+                CREATE INDEX night_record_chosen ON night_record(box) WHERE check_state = 1;
+                CREATE INDEX night_record_pending ON night_record(window_end) WHERE check_state IS NULL;
+                CREATE TABLE night_check_lease (
+                    id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+                    owner TEXT NOT NULL,
+                    until INTEGER NOT NULL
+                );
+                ALTER TABLE quota_charge ADD COLUMN purpose TEXT;
+                """)
+    }
 }

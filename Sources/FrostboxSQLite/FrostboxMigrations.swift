@@ -36,6 +36,7 @@ public enum FrostboxMigrations {
         ("v16-outbox-by-box", v16OutboxByBox),
         ("v17-ensembles", v17Ensembles),
         ("v18-night-records", v18NightRecords),
+        ("v19-night-checks", v19NightChecks),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

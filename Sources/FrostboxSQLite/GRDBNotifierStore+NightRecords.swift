@@ -80,6 +80,8 @@ enum NightRecordColumns {
         box, night, window_start, window_end, utc_offset_seconds, level, minimum_c, p_frost_risk, p_freeze, p_hard_freeze, runs,
         judged_at, alerted_level, first_alert_at, lead
         """
+    /// How many columns `select` lists: the columns a statement adds after them start here.
+    static let count = 15
 
     static func arguments(of verdict: KeptVerdict) -> StatementArguments {
         [

@@ -15,7 +15,7 @@ public struct GRDBQuotaLedger: QuotaLedger {
         self.budgets = budgets
     }
 
-    public func reserve(units: Int, weightPerUnit: Double, minimumUnits: Int, at now: Int64) async throws -> QuotaGrant {
+    public func reserve(units: Int, weightPerUnit: Double, minimumUnits: Int, at now: Int64, share: QuotaShare?) async throws -> QuotaGrant {
         let budgets = budgets
         return try await database.write { db in
             if let hold = try QuotaHoldRecord.fetchOne(db, key: 1), hold.until > now {
@@ -26,12 +26,12 @@ public struct GRDBQuotaLedger: QuotaLedger {
                 .filter(QuotaChargeRecord.Columns.at <= now - 2 * QuotaBudgets.longestWindowSeconds)
                 .deleteAll(db)
             let charges = try Self.recentCharges(db, at: now)
-            switch budgets.decide(units: units, weightPerUnit: weightPerUnit, minimumUnits: minimumUnits, charges: charges, at: now) {
+            switch budgets.decide(units: units, weightPerUnit: weightPerUnit, minimumUnits: minimumUnits, charges: charges, at: now, share: share) {
             case .exhausted(let retryAfter):
                 return .exhausted(retryAfter: retryAfter)
             case .fits(let count):
                 var record = QuotaChargeRecord(
-                    id: nil, at: now, weight: Double(count) * weightPerUnit, locations: count, settled: false)
+                    id: nil, at: now, weight: Double(count) * weightPerUnit, locations: count, settled: false, purpose: share?.purpose)
                 try record.insert(db)
                 return .granted(QuotaReservation(id: record.id ?? 0, units: count, weight: record.weight, at: now))
             }

@@ -12,6 +12,8 @@ struct QuotaChargeRecord: Codable, FetchableRecord, MutablePersistableRecord {
     /// Whether the weight is final (false: reserved for a request still running, or one
     /// whose process died; it then keeps counting at its full reserved weight).
     var settled: Bool
+    /// What a share of the budgets was spent on (`QuotaShare.purpose`); nil: forecasts.
+    var purpose: String?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -24,7 +26,7 @@ struct QuotaChargeRecord: Codable, FetchableRecord, MutablePersistableRecord {
         id = inserted.rowID
     }
 
-    var charge: QuotaCharge { QuotaCharge(at: at, weight: weight) }
+    var charge: QuotaCharge { QuotaCharge(at: at, weight: weight, purpose: purpose) }
 }
 
 /// Row of the `quota_hold` table (at most one): a pause the forecast source asked for.

@@ -132,4 +132,25 @@ struct QuotaLedgerContract {
         #expect(reservation.weight == 0)
         #expect(try await ledger.usage(at: Self.now).lastDay == 0)
     }
+
+    @Test(
+        "a share's reservations fit its own budgets against its own charges, kept across reads, and count in the whole",
+        arguments: QuotaLedgerImplementation.available)
+    func share(_ implementation: QuotaLedgerImplementation) async throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try await implementation.make(Self.small, in: directory)
+        let share = QuotaShare(purpose: "verification", fraction: 0.1)
+        // The share's minute is 10.
+        let first = try #require(Self.granted(try await ledger.reserve(units: 50, weightPerUnit: 1, minimumUnits: 1, at: Self.now, share: share)))
+        #expect(first.units == 10)
+        #expect(try await ledger.reserve(units: 1, weightPerUnit: 1, minimumUnits: 1, at: Self.now + 1, share: share) == .exhausted(retryAfter: Self.now + 60))
+        // Forecasts have the rest of the minute: 90.
+        let forecasts = try #require(Self.granted(try await ledger.reserve(units: 500, weightPerUnit: 1, minimumUnits: 1, at: Self.now + 1)))
+        #expect(forecasts.units == 90)
+        // A settled share charge keeps its purpose: a minute on, the share's hour (100) has 90 left.
+        try await ledger.settle(first, weight: 10)
+        let later = try #require(Self.granted(try await ledger.reserve(units: 500, weightPerUnit: 1, minimumUnits: 1, at: Self.now + 3_000, share: share)))
+        #expect(later.units == 10)
+        #expect(try await ledger.usage(at: Self.now + 3_000).lastHour == 110)
+    }
 }

@@ -16,6 +16,8 @@ struct Harness {
     /// Sends of entries sent before, as the notifier reports them.
     let resends = SendCount()
     var configuration = NotifierSettings()
+    /// The check of kept nights each run ends with (issue #48); nil: none.
+    var nightCheck: (any NightChecking)?
 
     init(
         store: InMemoryNotifierStore = InMemoryNotifierStore(), forecasts: ScriptedForecastProvider = ScriptedForecastProvider(),
@@ -33,7 +35,7 @@ struct Harness {
         return Notifier(
             store: store ?? self.store, forecasts: forecasts, push: push ?? self.push, configuration: configuration,
             runLock: lock, logger: Logger(label: "test"),
-            clock: { clock.now }, sleep: { try await sleeper.sleep($0) }, resent: { count in resends.add(count) })
+            clock: { clock.now }, sleep: { try await sleeper.sleep($0) }, resent: { count in resends.add(count) }, nightCheck: nightCheck)
     }
 
     func run(_ notifier: Notifier? = nil) async throws -> NotifyRunSummary {
