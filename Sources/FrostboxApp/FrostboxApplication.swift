@@ -141,7 +141,8 @@ public enum FrostboxApplication {
                             database: database, places: components.placesInUse, runs: { try await components.notifier.store.recentRuns(limit: 10) },
                             workQueue: components.notifier.workQueue, verification: components.notifier.verification),
                         notify: components.notifier.trigger, pushSender: components.push,
-                        reloadPlaces: placesReload(components.placesReloader), pendingDevices: components.notifier.verification))
+                        reloadPlaces: placesReload(components.placesReloader), pendingDevices: components.notifier.verification,
+                        verification: components.notifier.overview))
                 + statusRoutes(components),
             requestTimeout: components.operations.requestTimeout,
             middlewares: operationsMiddlewares(components.operations))

@@ -18,6 +18,10 @@ public struct NotifierComponents: Sendable {
     public let configuration: NotifierSettings
     /// Where devices wait to be proven real; nil when every device counts as verified.
     public let verification: (any DeviceVerificationStore)?
+    /// Where kept nights are checked and scored (issue #48); nil when none are kept.
+    public let nightChecks: (any NightCheckStore)?
+    /// The thresholds nights are scored against: the configured rule's.
+    public let thresholds: FrostThresholds
 
     /// Gateway reasons of a failed verification push that say the device cannot be pushed to:
     /// the token belongs to another app (APNs' 400 `DeviceTokenNotForTopic`), or every push to
@@ -30,7 +34,8 @@ public struct NotifierComponents: Sendable {
     /// Wires the notifier over `database` with the given forecast and push capabilities.
     public init(
         database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
-        ensembles: (any EnsembleProvider)? = nil, resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
+        ensembles: (any EnsembleProvider)? = nil, nightCheck: @Sendable (any NightCheckStore) -> (any NightChecking)? = { _ in nil },
+        resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) {
         let (store, runLock, workQueue) = database.notifier(
             leaseSeconds: config.notifier.leaseSeconds, verifiedDevicesOnly: config.verifiesDevices)
@@ -40,17 +45,28 @@ public struct NotifierComponents: Sendable {
             logger.info("notify runs shared with the cluster's other instances", metadata: ["worker": "\(queue.worker)"])
         }
         configuration = config.notifier
+        let planner = AlertPlanner(
+            defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead, defaultMinProbability: config.forecasts.defaultMinProbability)
+        let nightChecks = config.notifier.keepNights ? store as? any NightCheckStore : nil
+        self.nightChecks = nightChecks
+        thresholds = planner.rule(for: .default).thresholds
         notifier = Notifier(
             store: store, forecasts: forecasts, push: push, forecastCache: database.forecastCache,
-            planner: AlertPlanner(
-                defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead, defaultMinProbability: config.forecasts.defaultMinProbability),
+            planner: planner,
             configuration: config.notifier,
             runLock: runLock, workQueue: workQueue,
             logger: logger, clock: clock, resent: resent, runEnded: { ProcessMemory.releaseFree() },
             verification: config.verifiesDevices
                 ? DeviceVerificationStep(store: store, removingReasons: Self.removingReasons, pendingTTL: config.pendingDeviceTTLSeconds) : nil,
-            ensembles: ensembles)
+            ensembles: ensembles, nightCheck: nightChecks.flatMap { nightCheck($0) })
         verification = config.verifiesDevices ? store : nil
+    }
+
+    /// The scores of the checked nights since a date (`GET /admin/verification`, `frostbox verify`).
+    public var overview: (@Sendable (LocalDate?) async throws -> VerificationOverview)? {
+        guard let nightChecks else { return nil }
+        let thresholds = thresholds
+        return { since in try await VerificationOverview.load(from: nightChecks, since: since, thresholds: thresholds) }
     }
 
     /// The scheduled runs, as a service of `frostbox serve`.

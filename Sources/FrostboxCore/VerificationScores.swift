@@ -102,7 +102,8 @@ public struct VerificationScores: Sendable, Hashable {
     /// The weighted count of nights where `holds`, with its 95 % interval under stratified
     /// sampling: `Var = Σ_s N_s² (1 − n_s / N_s) S_s² / n_s` (N_s the nights a stratum stands
     /// for, n_s those checked, S_s² the sample variance of the indicator). A census stratum
-    /// (every night checked) adds nothing; a stratum of one sampled night adds nothing it can measure.
+    /// (every night checked) adds nothing; a stratum of one sampled night widens the interval
+    /// to everything its undrawn nights could be.
     static func estimate(_ nights: [VerifiedNight], where holds: (VerifiedNight) -> Bool) -> Estimate {
         struct Stratum {
             var n = 0
@@ -123,15 +124,25 @@ public struct VerificationScores: Sendable, Hashable {
             }
         }
         var variance = 0.0
-        for stratum in strata.values where stratum.n > 1 && stratum.population > Double(stratum.n) {
+        // A stratum of one sampled night standing for more has no variance to estimate: its
+        // nights not drawn may be all yes or all no, and the interval says so.
+        var below = 0.0
+        var above = 0.0
+        for stratum in strata.values where stratum.population > Double(stratum.n) + 1e-9 {
             let n = Double(stratum.n)
+            guard stratum.n > 1 else {
+                let estimate = stratum.population * Double(stratum.yes)
+                below += estimate - Double(stratum.yes)
+                above += stratum.population - n + Double(stratum.yes) - estimate
+                continue
+            }
             let share = Double(stratum.yes) / n
             let sampleVariance = share * (1 - share) * n / (n - 1)
             variance += stratum.population * stratum.population * (1 - n / stratum.population) * sampleVariance / n
         }
         let margin = z * variance.squareRoot()
         let ceiling = nights.reduce(0) { $0 + $1.weight } - Double(nights.count) + Double(observed)
-        return Estimate(value: total, low: max(Double(observed), total - margin), high: min(ceiling, total + margin))
+        return Estimate(value: total, low: max(Double(observed), total - margin - below), high: min(ceiling, total + margin + above))
     }
 
     /// A score that is a ratio of sums of the cells, with its interval from the cells'

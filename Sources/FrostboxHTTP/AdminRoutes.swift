@@ -32,14 +32,19 @@ public struct AdminRoutes: Sendable {
         /// Devices waiting to be proven real (`/admin/devices/pending`); nil when devices
         /// need no proving.
         public var pendingDevices: (any DeviceVerificationStore)?
+        /// The checked nights' scores since a date (`GET /admin/verification`); nil when no
+        /// nights are kept (`verification.enabled: false`).
+        public var verification: (@Sendable (LocalDate?) async throws -> VerificationOverview)?
 
         public init(
             stats: @escaping @Sendable () async throws -> AdminStats,
             notify: @escaping @Sendable () async throws -> NotifyTrigger = { .unavailable },
             pushSender: (any PushSender)? = nil,
             reloadPlaces: @escaping @Sendable () async -> PlacesReload = { PlacesReload(result: "unchanged", generation: nil, switchedAt: nil) },
-            pendingDevices: (any DeviceVerificationStore)? = nil
+            pendingDevices: (any DeviceVerificationStore)? = nil,
+            verification: (@Sendable (LocalDate?) async throws -> VerificationOverview)? = nil
         ) {
+            self.verification = verification
             self.stats = stats
             self.notify = notify
             self.pushSender = pushSender
@@ -58,6 +63,7 @@ public struct AdminRoutes: Sendable {
 
     public func add(to routes: RouteBuilder) {
         addPendingDevices(to: routes)
+        addVerification(to: routes)
         routes.on(.get, "/admin/stats") { request, context in
             try authorize(request, context)
             return JSONResponse(.ok, try await operations.stats())
