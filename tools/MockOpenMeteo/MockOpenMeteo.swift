@@ -134,6 +134,7 @@ public final class MockOpenMeteo: Sendable {
             return Response(status: .noContent)
         }
         runs.routes(router)
+        archiveRoutes(router)
         router.post("/mock/reset") { _, _ in
             self.reset()
             return Response(status: .noContent)
