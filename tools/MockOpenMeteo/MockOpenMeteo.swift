@@ -18,7 +18,8 @@ import Synchronization
 ///
 /// Also serves `GET /mock/counters`, `PUT /mock/faults` (a `MockFaults` JSON) and
 /// `POST /mock/reset` (counters and budgets back to zero), and the models' `meta.json`
-/// with its controls (`MockModelRuns`: `POST /mock/runs`, `PUT /mock/meta-faults`).
+/// with its controls (`MockModelRuns`: `POST /mock/runs`, `PUT /mock/meta-faults`),
+/// `/v1/ensemble` (`MockEnsembles`) and `/v1/archive` (`MockArchive.swift`).
 public final class MockOpenMeteo: Sendable {
     struct State {
         var scenario: MockScenario
