@@ -142,6 +142,23 @@ struct ArchiveClientTests {
         }
     }
 
+    @Test("the scenario's observed keys decode and encode back; absent, they keep their defaults")
+    func scenarioKeys() throws {
+        let json = #"""
+            {"observed": [{"latitude": 60.19, "longitude": 25.01, "minimum_c": -6.5, "nights": ["2026-11-27"]}, {"latitude": 1, "longitude": 2}],
+             "observed_missing_after": 1795831200}
+            """#
+        let scenario = try JSONDecoder().decode(MockScenario.self, from: Data(json.utf8))
+        #expect(scenario.observed == [Self.spot, ObservedSpot(latitude: 1, longitude: 2, minimumC: -4, nights: nil)])
+        #expect(scenario.observedMissingAfter == 1_795_831_200)
+        #expect(try JSONDecoder().decode(MockScenario.self, from: JSONEncoder().encode(scenario)) == scenario)
+        let empty = try JSONDecoder().decode(MockScenario.self, from: Data("{}".utf8))
+        #expect(empty.observed.isEmpty && empty.observedMissingAfter == nil && empty.ensembleSpreadC == 2)
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(MockScenario.self, from: Data(#"{"observed": [{"latitude": 1, "longitude": 2, "nights": ["28.11.2026"]}]}"#.utf8))
+        }
+    }
+
     @Test("the mock refuses what Open-Meteo refuses: more than 366 days, a bad date, an end before the start, another time zone")
     func refusals() async throws {
         try await MockHarness.run(Self.scenario) { h in
