@@ -21,7 +21,7 @@ public struct OpenMeteoClient: Sendable {
     let makeHTTPClient: @Sendable () -> HTTPClient
     var httpClient: HTTPClient { makeHTTPClient() }
     /// How this client talks to its server.
-    public let configuration: OpenMeteoSettings
+    public private(set) var configuration: OpenMeteoSettings
     let clock: any ForecastClock
     let logger: Logger
     /// Set once a server refused a form-encoded POST (404/405/415/501): long lists then go as GETs.
@@ -44,6 +44,14 @@ public struct OpenMeteoClient: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
+    }
+
+    /// This client with other settings, sharing its HTTP client, clock, logger and what it
+    /// learnt of the server (a refused POST).
+    func with(_ settings: OpenMeteoSettings) -> OpenMeteoClient {
+        var copy = self
+        copy.configuration = settings
+        return copy
     }
 
     /// The charge per location of this client's requests.
@@ -237,10 +245,15 @@ public struct OpenMeteoClient: Sendable {
             "latitude=" + boxes.map { Self.degrees(index: $0.latitudeIndex) }.joined(separator: ","),
             "longitude=" + boxes.map { Self.degrees(index: $0.longitudeIndex) }.joined(separator: ","),
             "hourly=" + configuration.hourlyVariables.joined(separator: ","),
-            "timezone=auto",
-            "forecast_days=\(configuration.forecastDays)",
-            "timeformat=unixtime",
+            "timezone=" + Self.formEscape(configuration.timezone),
         ]
+        if let dates = configuration.dateRange {
+            parts.append("start_date=\(dates.lowerBound)")
+            parts.append("end_date=\(dates.upperBound)")
+        } else {
+            parts.append("forecast_days=\(configuration.forecastDays)")
+        }
+        parts.append("timeformat=unixtime")
         if !configuration.models.isEmpty { parts.append("models=" + configuration.models.map(Self.formEscape).joined(separator: ",")) }
         if let key = configuration.apiKey, !key.isEmpty { parts.append("apikey=" + Self.formEscape(key)) }
         return parts.joined(separator: "&")

@@ -1,3 +1,5 @@
+import FrostboxCore
+
 /// How the Open-Meteo client talks to its server.
 public struct OpenMeteoSettings: Sendable, Hashable {
     /// Scheme and host (and optional path prefix) of the API: the free
@@ -43,10 +45,17 @@ public struct OpenMeteoSettings: Sendable, Hashable {
     public var metaTimeoutSeconds: Double
     /// Largest model metadata body accepted, bytes.
     public var maximumMetaBodyBytes: Int
-    /// The API's path under the base URL: `/v1/forecast`, or `/v1/ensemble` for ensembles.
+    /// The API's path under the base URL: `/v1/forecast`, `/v1/ensemble` for ensembles, or
+    /// `/v1/archive` for what happened.
     public var path: String = Self.forecastPath
     /// The hourly variables asked for (`hourly=`).
     public var hourlyVariables: [String] = Self.hourlyVariables
+    /// The `timezone=` sent: `auto` (each location's own zone) for forecasts, `GMT` for the
+    /// archive, whose dates are UTC days.
+    public var timezone: String = "auto"
+    /// The days asked for (`start_date` and `end_date`, both included) instead of
+    /// `forecast_days`; nil: `forecast_days`. Dates are days of `timezone`.
+    public var dateRange: ClosedRange<LocalDate>?
 
     public init(
         baseURL: String = "https://api.open-meteo.com", apiKey: String? = nil, forecastDays: Int = 3, batchSize: Int = 1_000,
@@ -90,13 +99,21 @@ public struct OpenMeteoSettings: Sendable, Hashable {
 
     /// The charge per location of this configuration's requests.
     public var weightPerLocation: Double {
-        Self.weightPerLocation(variables: hourlyVariables.count * max(1, models.count), days: forecastDays)
+        Self.weightPerLocation(variables: hourlyVariables.count * max(1, models.count), days: days)
+    }
+
+    /// The days one request covers: its date range's, else `forecastDays`.
+    public var days: Int {
+        guard let dateRange else { return forecastDays }
+        return Int(dateRange.upperBound.daysSinceEpoch - dateRange.lowerBound.daysSinceEpoch) + 1
     }
 
     /// The forecast API's path.
     public static let forecastPath = "/v1/forecast"
     /// The ensemble API's path.
     public static let ensemblePath = "/v1/ensemble"
+    /// The historical weather (archive) API's path.
+    public static let archivePath = "/v1/archive"
 
     /// The server's root: the base URL without a trailing `/` or the API's path.
     public var serverRoot: String {

@@ -48,10 +48,15 @@ struct ForecastRequest: Sendable {
     /// model asked for counting the variables again.
     var weight: Double {
         guard ensemble else {
-            return Double(boxes.count) * max(1, Double(variables.count * max(1, models.count)) / 10 * max(1, Double(forecastDays) / 14))
+            return Double(boxes.count) * Self.weightPerLocation(variables: variables.count * max(1, models.count), days: forecastDays)
         }
         let members = (models.isEmpty ? [MockEnsembles.defaultModel] : models).map(MockEnsembles.members(of:)).reduce(0, +)
-        return Double(boxes.count) * max(1, Double(variables.count * members) / 10 * max(1, Double(forecastDays) / 14))
+        return Double(boxes.count) * Self.weightPerLocation(variables: variables.count * members, days: forecastDays)
+    }
+
+    /// Open-Meteo's charge per location: max(1, variables / 10 × max(1, days / 14)).
+    static func weightPerLocation(variables: Int, days: Int) -> Double {
+        max(1, Double(variables) / 10 * max(1, Double(days) / 14))
     }
 
     /// The suffix of each model's series: none for `best_match` or one model, `_<model>` for
@@ -66,37 +71,12 @@ struct ForecastRequest: Sendable {
     }
 
     static func parse(_ p: [String: String], scenario: MockScenario, ensemble: Bool = false) -> Result<ForecastRequest, Invalid> {
-        func list(_ key: String) -> [String] {
-            (p[key] ?? "").split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        }
-        guard p["latitude"] != nil, p["longitude"] != nil else {
-            return .failure(Invalid(reason: "Parameter 'latitude' and 'longitude' are required"))
-        }
-        let latitudes = list("latitude")
-        let longitudes = list("longitude")
-        guard latitudes.count == longitudes.count else {
-            return .failure(Invalid(reason: "Parameter 'latitude' and 'longitude' must have the same number of elements"))
-        }
-        guard latitudes.count <= 1_000 else {
-            return .failure(Invalid(reason: "Only up to 1000 locations can be requested at once"))
-        }
-        var coordinates: [(Double, Double)] = []
-        var boxes: [GeoBox] = []
-        for (latText, lonText) in zip(latitudes, longitudes) {
-            guard let lat = Double(latText), lat.isFinite else {
-                return .failure(Invalid(reason: "Value of type 'Float' required for key 'latitude'."))
-            }
-            guard let lon = Double(lonText), lon.isFinite else {
-                return .failure(Invalid(reason: "Value of type 'Float' required for key 'longitude'."))
-            }
-            guard (-90...90).contains(lat) else {
-                return .failure(Invalid(reason: "Latitude must be in range of -90 to 90°. Given: \(lat)."))
-            }
-            guard (-180...180).contains(lon) else {
-                return .failure(Invalid(reason: "Longitude must be in range of -180 to 180°. Given: \(lon)."))
-            }
-            coordinates.append((lat, lon))
-            boxes.append(Coordinate(uncheckedLatitude: lat, longitude: lon).box)
+        func list(_ key: String) -> [String] { Self.list(p, key) }
+        let coordinates: [(latitude: Double, longitude: Double)]
+        let boxes: [GeoBox]
+        switch locations(p) {
+        case .failure(let invalid): return .failure(invalid)
+        case .success(let parsed): (coordinates, boxes) = parsed
         }
         let variables = p["hourly"].map { _ in list("hourly").filter { !$0.isEmpty } } ?? []
         if let unknown = variables.first(where: { !(ensemble ? ["temperature_2m", "temperature_2m_spread"] : known).contains($0) }) {
@@ -130,6 +110,46 @@ struct ForecastRequest: Sendable {
                 boxes: boxes, coordinates: coordinates, variables: variables, timezones: timezones, forecastDays: days,
                 unixTime: timeformat == "unixtime", fahrenheit: temperatureUnit == "fahrenheit", windUnit: wind, models: models,
                 ensemble: ensemble))
+    }
+
+    /// The comma-separated `latitude` / `longitude` lists (up to 1,000), as every endpoint reads them.
+    static func locations(_ p: [String: String]) -> Result<(coordinates: [(latitude: Double, longitude: Double)], boxes: [GeoBox]), Invalid> {
+        func list(_ key: String) -> [String] { Self.list(p, key) }
+        guard p["latitude"] != nil, p["longitude"] != nil else {
+            return .failure(Invalid(reason: "Parameter 'latitude' and 'longitude' are required"))
+        }
+        let latitudes = list("latitude")
+        let longitudes = list("longitude")
+        guard latitudes.count == longitudes.count else {
+            return .failure(Invalid(reason: "Parameter 'latitude' and 'longitude' must have the same number of elements"))
+        }
+        guard latitudes.count <= 1_000 else {
+            return .failure(Invalid(reason: "Only up to 1000 locations can be requested at once"))
+        }
+        var coordinates: [(latitude: Double, longitude: Double)] = []
+        var boxes: [GeoBox] = []
+        for (latText, lonText) in zip(latitudes, longitudes) {
+            guard let lat = Double(latText), lat.isFinite else {
+                return .failure(Invalid(reason: "Value of type 'Float' required for key 'latitude'."))
+            }
+            guard let lon = Double(lonText), lon.isFinite else {
+                return .failure(Invalid(reason: "Value of type 'Float' required for key 'longitude'."))
+            }
+            guard (-90...90).contains(lat) else {
+                return .failure(Invalid(reason: "Latitude must be in range of -90 to 90°. Given: \(lat)."))
+            }
+            guard (-180...180).contains(lon) else {
+                return .failure(Invalid(reason: "Longitude must be in range of -180 to 180°. Given: \(lon)."))
+            }
+            coordinates.append((lat, lon))
+            boxes.append(Coordinate(uncheckedLatitude: lat, longitude: lon).box)
+        }
+        return .success((coordinates, boxes))
+    }
+
+    /// A comma-separated parameter's values, trimmed, empty ones kept.
+    static func list(_ p: [String: String], _ key: String) -> [String] {
+        (p[key] ?? "").split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     /// The IANA zone of location `index`.

@@ -18,7 +18,8 @@ import Synchronization
 ///
 /// Also serves `GET /mock/counters`, `PUT /mock/faults` (a `MockFaults` JSON) and
 /// `POST /mock/reset` (counters and budgets back to zero), and the models' `meta.json`
-/// with its controls (`MockModelRuns`: `POST /mock/runs`, `PUT /mock/meta-faults`).
+/// with its controls (`MockModelRuns`: `POST /mock/runs`, `PUT /mock/meta-faults`),
+/// `/v1/ensemble` (`MockEnsembles`) and `/v1/archive` (`MockArchive.swift`).
 public final class MockOpenMeteo: Sendable {
     struct State {
         var scenario: MockScenario
@@ -47,7 +48,7 @@ public final class MockOpenMeteo: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
     let logger: Logger
     /// The models' runs, as `meta.json` announces them.
     public let runs = MockModelRuns()
@@ -134,6 +135,7 @@ public final class MockOpenMeteo: Sendable {
             return Response(status: .noContent)
         }
         runs.routes(router)
+        archiveRoutes(router)
         router.post("/mock/reset") { _, _ in
             self.reset()
             return Response(status: .noContent)
@@ -203,14 +205,7 @@ public final class MockOpenMeteo: Sendable {
             response = Self.error(reason, status: HTTPResponse.Status(code: status))
             state.withLock { self.charge(&$0, weight: 1) }
         case .forecast(let request, let fault):
-            if case .hang(let milliseconds) = fault {
-                // Processed and charged (in `decide`), but the answer comes after the client gave up.
-                let clock = ContinuousClock()
-                let until = clock.now + .milliseconds(milliseconds)
-                while clock.now < until, !state.withLock({ $0.hangsReleased }) {
-                    try? await Task.sleep(for: .milliseconds(20))
-                }
-            }
+            await hang(fault)
             response = render(request, fault: fault)
         }
         state.withLock { $0.counters.statuses["\(response.status.code)", default: 0] += 1 }
@@ -247,49 +242,13 @@ public final class MockOpenMeteo: Sendable {
     func decide(_ state: inout State, parameters: [String: String], ensemble: Bool = false) -> Decision {
         let latency = state.scenario.faults.latencyMilliseconds
         func fail(_ status: Int, _ reason: String) -> Decision { Decision(kind: .error(status: status, reason: reason), latencyMilliseconds: latency) }
-        if let required = state.scenario.apiKey {
-            guard let given = parameters["apikey"] else { return fail(401, "API key required. Please add &apikey= to the URL.") }
-            guard given == required else { return fail(400, "The supplied API key is invalid.") }
-        }
+        if let refusal = keyRefusal(state, parameters: parameters) { return fail(refusal.status, refusal.reason) }
         let request: ForecastRequest
         switch ForecastRequest.parse(parameters, scenario: state.scenario, ensemble: ensemble) {
         case .failure(let error): return fail(400, error.reason)
         case .success(let parsed): request = parsed
         }
-        if !state.scenario.faults.nextRateLimits.isEmpty {
-            let name = state.scenario.faults.nextRateLimits.removeFirst()
-            let reason: String =
-                switch name {
-                case "minute": Window.minute.reason
-                case "hour": Window.hour.reason
-                case "day": Window.day.reason
-                default: name
-                }
-            return fail(429, reason)
-        }
-        if !state.scenario.faults.nextStatuses.isEmpty {
-            let status = state.scenario.faults.nextStatuses.removeFirst()
-            if status != 200 {
-                return fail(status, status == 429 ? Window.minute.reason : "Injected failure \(status)")
-            }
-        } else if state.scenario.faults.serverErrorRate > 0, state.random.unit() < state.scenario.faults.serverErrorRate {
-            return fail(state.scenario.faults.serverErrorStatus, "Injected failure \(state.scenario.faults.serverErrorStatus)")
-        }
-        // Budgets: refused when a window is already used up, as Open-Meteo does; charged once served.
-        let now = state.scenario.now ?? Int64(Date().timeIntervalSince1970)
-        if let budgets = state.scenario.budgets {
-            for window in Window.allCases {
-                let key = now / window.seconds
-                if state.used[window]?.key != key { state.used[window] = (key, 0) }
-                let limit: Double? =
-                    switch window {
-                    case .minute: budgets.minute
-                    case .hour: budgets.hour
-                    case .day: budgets.day
-                    }
-                if let limit, state.used[window]!.weight >= limit { return fail(429, window.reason) }
-            }
-        }
+        if let refusal = refusal(&state) { return fail(refusal.status, refusal.reason) }
         let weight = request.weight
         charge(&state, weight: weight)
         if ensemble {
@@ -300,29 +259,9 @@ public final class MockOpenMeteo: Sendable {
             state.counters.weight += weight
             state.counters.batchSizes.append(request.boxes.count)
         }
-        var fault = Fault.none
-        let hang = Fault.hang(milliseconds: state.scenario.faults.hangMilliseconds)
-        if state.scenario.faults.hangNext > 0 {
-            state.scenario.faults.hangNext -= 1
-            fault = hang
-            state.counters.hung += 1
-        } else if state.scenario.faults.hangRate > 0, state.random.unit() < state.scenario.faults.hangRate {
-            fault = hang
-            state.counters.hung += 1
-        } else if state.scenario.faults.truncateNext > 0 {
-            state.scenario.faults.truncateNext -= 1
-            fault = .truncate
-        } else if state.scenario.faults.dropLocationNext > 0 {
-            state.scenario.faults.dropLocationNext -= 1
-            fault = .dropLocation
-        } else if state.scenario.faults.scrambleNext > 0 {
-            state.scenario.faults.scrambleNext -= 1
-            fault = .scramble
-        } else if state.scenario.faults.truncateRate > 0, state.random.unit() < state.scenario.faults.truncateRate {
-            fault = .truncate
-        }
+        let fault = servedFault(&state)
         var dated = request
-        dated.now = now
+        dated.now = state.scenario.now ?? Int64(Date().timeIntervalSince1970)
         return Decision(kind: .forecast(dated, fault), latencyMilliseconds: latency)
     }
 

@@ -27,11 +27,19 @@ public struct MockScenario: Sendable, Codable, Hashable {
     /// down to the temperature alone, as the chance of frost does: a benchmark comparing
     /// planning with and without it then plans the same alerts on both sides.
     public var calm = false
+    /// Boxes whose nights `/v1/archive` reports as having followed a frost spot's curve
+    /// (issue #48); every other hour is the base weather (frost spots play no part there).
+    public var observed: [ObservedSpot] = []
+    /// `/v1/archive` answers null for hours at or after this UTC epoch second (not analysed
+    /// yet); nil: every hour has a value.
+    public var observedMissingAfter: Int64?
 
     public init(
         frost: [FrostSpot] = [], frostEverywhere: FrostSpot? = nil, timezones: [ZoneSpot] = [], budgets: MockBudgets? = nil, faults: MockFaults = MockFaults(),
-        now: Int64? = nil, apiKey: String? = nil
+        now: Int64? = nil, apiKey: String? = nil, observed: [ObservedSpot] = [], observedMissingAfter: Int64? = nil
     ) {
+        self.observed = observed
+        self.observedMissingAfter = observedMissingAfter
         self.frost = frost
         self.frostEverywhere = frostEverywhere
         self.timezones = timezones
@@ -46,7 +54,8 @@ public struct MockScenario: Sendable, Codable, Hashable {
         case frostEverywhere = "frost_everywhere"
         case apiKey = "apikey"
         case ensembleSpreadC = "ensemble_spread_c"
-        case calm
+        case calm, observed
+        case observedMissingAfter = "observed_missing_after"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -60,7 +69,58 @@ public struct MockScenario: Sendable, Codable, Hashable {
         apiKey = try c.decodeIfPresent(String.self, forKey: .apiKey)
         ensembleSpreadC = try c.decodeIfPresent(Double.self, forKey: .ensembleSpreadC) ?? 2
         calm = try c.decodeIfPresent(Bool.self, forKey: .calm) ?? false
+        observed = try c.decodeIfPresent([ObservedSpot].self, forKey: .observed) ?? []
+        observedMissingAfter = try c.decodeIfPresent(Int64.self, forKey: .observedMissingAfter)
     }
+}
+
+/// A box whose nights (local 18:00 to 10:00 the next morning, in the zone `timezone=auto`
+/// gives it) were observed to follow a frost spot's curve exactly: `minimumC` at 05:00 local,
+/// 0.6 °C more for each hour away, whether colder or warmer than the base weather.
+public struct ObservedSpot: Sendable, Codable, Hashable {
+    public var latitude: Double
+    public var longitude: Double
+    /// Lowest temperature of each of its nights, °C.
+    public var minimumC: Double
+    /// Which nights, by the date of their evening; nil: every night.
+    public var nights: [LocalDate]?
+
+    public init(latitude: Double, longitude: Double, minimumC: Double = -4, nights: [LocalDate]? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.minimumC = minimumC
+        self.nights = nights
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case latitude, longitude, nights
+        case minimumC = "minimum_c"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        latitude = try c.decode(Double.self, forKey: .latitude)
+        longitude = try c.decode(Double.self, forKey: .longitude)
+        minimumC = try c.decodeIfPresent(Double.self, forKey: .minimumC) ?? -4
+        nights = try c.decodeIfPresent([String].self, forKey: .nights).map { texts in
+            try texts.map { text in
+                guard let date = LocalDate(text: text) else {
+                    throw DecodingError.dataCorruptedError(forKey: .nights, in: c, debugDescription: "night \(text) is not YYYY-MM-DD")
+                }
+                return date
+            }
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(latitude, forKey: .latitude)
+        try c.encode(longitude, forKey: .longitude)
+        try c.encode(minimumC, forKey: .minimumC)
+        try c.encodeIfPresent(nights?.map(\.description), forKey: .nights)
+    }
+
+    var box: GeoBox { Coordinate(uncheckedLatitude: latitude, longitude: longitude).box }
 }
 
 /// A box whose nights (local 18:00–10:00) are forced cold: the temperature falls to
@@ -247,6 +307,11 @@ public struct MockCounters: Sendable, Codable, Hashable {
     public var ensembleRequests = 0
     public var ensembleLocations = 0
     public var ensembleWeight = 0.0
+    /// Requests to `/v1/archive` (not in `requests`), their locations answered and weight
+    /// processed (not in `locations` and `weight`; `chargedWeight` counts them too).
+    public var archiveRequests = 0
+    public var archiveLocations = 0
+    public var archiveWeight = 0.0
 
     public init() {}
 
@@ -255,6 +320,9 @@ public struct MockCounters: Sendable, Codable, Hashable {
         case ensembleRequests = "ensemble_requests"
         case ensembleLocations = "ensemble_locations"
         case ensembleWeight = "ensemble_weight"
+        case archiveRequests = "archive_requests"
+        case archiveLocations = "archive_locations"
+        case archiveWeight = "archive_weight"
         case getRequests = "get_requests"
         case postRequests = "post_requests"
         case batchSizes = "batch_sizes"

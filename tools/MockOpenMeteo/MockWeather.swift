@@ -33,25 +33,29 @@ enum MockWeather {
     /// `hour` forced cold by a frost spot during its nights (local 18:00–10:00).
     static func forced(_ hour: Hour, spot: FrostSpot, local: LocalDateTime, nightIndex: Int?) -> Hour {
         guard let nightIndex, spot.nights.map({ $0.contains(nightIndex) }) ?? true else { return hour }
-        // Falls toward the minimum at 05:00, 0.6 °C an hour away from it.
-        let fromDawn = local.hour >= 18 ? Double(29 - local.hour) : Double(abs(local.hour - 5))
-        let cold = round1(spot.minimumC + 0.6 * fromDawn)
+        let cold = nightCurve(minimumC: spot.minimumC, local: local)
         return Hour(
             temperature: min(hour.temperature, cold), dewPoint: min(hour.dewPoint, cold - 1),
             cloudCover: spot.cloudCover, windSpeed: spot.windSpeed)
     }
 
+    /// A forced night's temperature at a local hour: falling toward `minimumC` at 05:00, 0.6 °C
+    /// an hour away from it.
+    static func nightCurve(minimumC: Double, local: LocalDateTime) -> Double {
+        let fromDawn = local.hour >= 18 ? Double(29 - local.hour) : Double(abs(local.hour - 5))
+        return round1(minimumC + 0.6 * fromDawn)
+    }
+
     /// The night (counted from the answer's first evening) a local hour belongs to, or nil by day.
     static func nightIndex(of local: LocalDateTime, firstDate: LocalDate) -> Int? {
-        let night: LocalDate
-        if local.hour >= 18 {
-            night = local.date
-        } else if local.hour < 10 {
-            night = local.date.previous
-        } else {
-            return nil
-        }
-        return Int(night.daysSinceEpoch - firstDate.daysSinceEpoch)
+        nightDate(of: local).map { Int($0.daysSinceEpoch - firstDate.daysSinceEpoch) }
+    }
+
+    /// The date of the evening (local 18:00–10:00 the next morning) a local hour belongs to, or nil by day.
+    static func nightDate(of local: LocalDateTime) -> LocalDate? {
+        if local.hour >= 18 { return local.date }
+        if local.hour < 10 { return local.date.previous }
+        return nil
     }
 
     /// Grid cell an answer reports for a box: the nearest 0.1°, as a model grid would.

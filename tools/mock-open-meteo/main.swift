@@ -6,7 +6,7 @@ import MockOpenMeteo
 /// `mock-open-meteo`: the local Open-Meteo stand-in. Prints the bound port on its own line.
 struct MockOpenMeteoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "mock-open-meteo", abstract: "A local Open-Meteo /v1/forecast double for tests and benchmarks.")
+        commandName: "mock-open-meteo", abstract: "A local Open-Meteo double (/v1/forecast, /v1/ensemble, /v1/archive) for tests and benchmarks.")
 
     @Option(help: "Address to bind.") var host = "127.0.0.1"
     @Option(help: "Port to bind (0 picks a free one, printed on stdout).") var port = 0
