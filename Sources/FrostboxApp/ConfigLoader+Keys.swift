@@ -266,11 +266,11 @@ enum ConfigKeys {
 
     /// The check of kept nights against the archive (issue #48).
     static func readVerification(_ r: inout ConfigLoader.Reader, into verification: inout VerificationSettings) throws(ConfigurationError) {
-        if let url = try r.string("verification.url"), !url.isEmpty {
-            guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
-                throw r.fail("verification.url", "must be an http or https URL (got \"\(url)\")")
+        if let url = try r.string("verification.url") {
+            guard url.isEmpty || url.hasPrefix("http://") || url.hasPrefix("https://") else {
+                throw r.fail("verification.url", "must be an http or https URL, or empty for the forecast server's archive (got \"\(url)\")")
             }
-            verification.url = url
+            verification.url = url.isEmpty ? nil : url
         }
         if let model = try r.string("verification.model") {
             let name = model.trimmingCharacters(in: .whitespaces)

@@ -74,6 +74,15 @@ public struct ForecastComponents: Sendable {
             settings: tuning, runAwareness: runAwareness, logger: logger)
     }
 
+    /// The archive client of the night check (issue #48): the forecast client's settings (API
+    /// key, deadlines, body cap, attempts) on the archive's host, with its model.
+    public func archive(_ verification: VerificationSettings) -> OpenMeteoArchiveClient {
+        var configuration = settings.clientConfiguration
+        configuration.baseURL = verification.url ?? settings.archiveBaseURL
+        configuration.models = verification.model.isEmpty ? [] : [verification.model]
+        return OpenMeteoArchiveClient(client: client, configuration: configuration)
+    }
+
     /// Shuts the HTTP client down; call once, on exit.
     public func shutdown() async throws {
         try await httpClient.shutdown()

@@ -74,14 +74,22 @@ public struct ForecastSettings: Sendable, Hashable {
     /// The ensemble host: as configured, else Open-Meteo's ensemble host beside its forecast
     /// host, else the forecast host (a self-hosted Open-Meteo serves both).
     public var ensembleBaseURL: String {
-        if let ensembleURL { return ensembleURL }
-        let known = [
-            "https://api.open-meteo.com": "https://ensemble-api.open-meteo.com",
-            "https://customer-api.open-meteo.com": "https://customer-ensemble-api.open-meteo.com",
-        ]
+        ensembleURL ?? host(beside: "ensemble")
+    }
+
+    /// The archive's host beside the forecast host (issue #48), as for ensembles.
+    public var archiveBaseURL: String { host(beside: "archive") }
+
+    /// Open-Meteo's `<product>-api` host beside its forecast host (free or commercial); any
+    /// other server (self-hosted, a stand-in) serves every product itself.
+    func host(beside product: String) -> String {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
-        return known[base] ?? base
+        switch base {
+        case "https://api.open-meteo.com": return "https://\(product)-api.open-meteo.com"
+        case "https://customer-api.open-meteo.com": return "https://customer-\(product)-api.open-meteo.com"
+        default: return base
+        }
     }
 
     /// The Open-Meteo configuration of ensemble requests: the forecast client's, on the

@@ -120,6 +120,10 @@ public enum FrostboxApplication {
                 forecasts: operations.metered(forecastSource, ledger: forecasts.ledger), push: push,
                 // The demo's scenario has no ensembles: its verdicts are the scenario's.
                 ensembles: config.demo ? nil : forecasts.ensembles,
+                // The demo's nights never happened: nothing to check them against.
+                nightCheck: { [forecasts, placesInUse] store in
+                    config.demo ? nil : forecasts.nightChecker(store, config: config, places: placesInUse, logger: logger)
+                },
                 resent: { [report = operations.report] count in report.resent(count) }, logger: logger)
         }
     }

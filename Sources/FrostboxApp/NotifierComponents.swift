@@ -1,5 +1,6 @@
 import Foundation
 import FrostboxCore
+import FrostboxForecasting
 import FrostboxHTTP
 import FrostboxNotifier
 import FrostboxSQLite
@@ -90,14 +91,31 @@ extension FrostboxApplication {
     /// APNs, or the log-only sink when no app is configured).
     static func makeNotifier(
         database: DeviceDatabase, clock: @escaping @Sendable () -> Int64, config: FrostboxSettings, forecasts: any ForecastProvider, push: any PushSender,
-        ensembles: (any EnsembleProvider)? = nil, resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
+        ensembles: (any EnsembleProvider)? = nil, nightCheck: @Sendable (any NightCheckStore) -> (any NightChecking)? = { _ in nil },
+        resent: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) -> NotifierComponents {
         var config = config
         let batch = max(1, config.forecasts.batchSize)
         let chunk = max(config.notifier.boxesPerChunk, batch)
         config.notifier.boxesPerChunk = (chunk + batch - 1) / batch * batch
         return NotifierComponents(
-            database: database, clock: clock, config: config, forecasts: forecasts, push: push, ensembles: ensembles, resent: resent,
-            logger: logger)
+            database: database, clock: clock, config: config, forecasts: forecasts, push: push, ensembles: ensembles, nightCheck: nightCheck,
+            resent: resent, logger: logger)
+    }
+}
+
+extension ForecastComponents {
+    /// The night check of `config` over `store` (issue #48): the archive beside the forecast
+    /// server, the forecasts' quota ledger under the check's share, regions from the places in use.
+    func nightChecker(
+        _ store: any NightCheckStore, config: FrostboxSettings, places: PlacesInUse, logger: Logger
+    ) -> NightChecker {
+        var settings = NightChecker.Settings()
+        settings.afterDays = config.verification.afterDays
+        settings.budgetShare = config.verification.budgetShare
+        settings.samplePerStratum = config.verification.samplePerRegion
+        return NightChecker(
+            store: store, fetcher: archive(config.verification), ledger: ledger, regions: GRDBRegionLocator(places: places), settings: settings,
+            owner: "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)", logger: logger)
     }
 }

@@ -39,6 +39,13 @@ public enum FrostboxMetrics {
         /// Counter: quota weight charged for ensembles (also in `frostbox_forecast_weight_total`'s run totals).
         public static let ensembleWeight = "frostbox_ensemble_weight_total"
 
+        // Verification (issue #48)
+        /// Counter: kept nights the check moved on, by `state` (`chosen`, `skipped`, `observed`, `unavailable`).
+        public static let verificationNights = "frostbox_verification_nights_total"
+        /// Counter: archive requests of the night check, and the quota weight they cost (within its share).
+        public static let verificationRequests = "frostbox_verification_requests_total"
+        public static let verificationWeight = "frostbox_verification_weight_total"
+
         // Alerts and push
         /// Counter: alerts planned by a notify run, by `level` (the alert class).
         public static let alertsPlanned = "frostbox_alerts_planned_total"
@@ -98,6 +105,7 @@ public enum FrostboxMetrics {
         public static let window = "window"
         public static let model = "model"
         public static let platform = "platform"
+        public static let state = "state"
     }
 
     /// The route label used for requests that matched no route, so unknown paths never become
@@ -122,6 +130,9 @@ public enum FrostboxMetrics {
         Name.forecastModelRuns: "New weather model runs seen, by model.",
         Name.ensembleBoxes: "Boxes wanting a chance of frost, by source: cache, fetched, or fallback (no ensemble: judged by the forecast).",
         Name.ensembleWeight: "Quota weight charged for ensemble forecasts.",
+        Name.verificationNights: "Kept nights the check against what happened moved on, by state: chosen, skipped, observed, unavailable.",
+        Name.verificationRequests: "Archive requests of the night check.",
+        Name.verificationWeight: "Quota weight charged for the night check (within verification.budget_share).",
         Name.alertsPlanned: "Alerts planned by notify runs, by level.",
         Name.alertsDelivered: "Alerts the push gateways accepted, by level.",
         Name.alertsFailed: "Alerts that failed, by level and failure class.",

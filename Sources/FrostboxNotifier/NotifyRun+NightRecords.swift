@@ -1,5 +1,6 @@
 import FrostboxCore
 import Logging
+import Metrics
 
 extension NotifyRun {
     /// Keeps each box's nights for the check against what happened (issue #48): the verdict
@@ -38,6 +39,13 @@ extension NotifyRun {
         do {
             let summary = try await nightCheck.check(now: clock())
             logger.info("\(summary.line)")
+            for (state, count) in [
+                ("chosen", summary.chosen), ("skipped", summary.skipped), ("observed", summary.observed), ("unavailable", summary.unavailable),
+            ] where count > 0 {
+                Counter(label: FrostboxMetrics.Name.verificationNights, dimensions: [(FrostboxMetrics.Label.state, state)]).increment(by: count)
+            }
+            if summary.requests > 0 { Counter(label: FrostboxMetrics.Name.verificationRequests).increment(by: summary.requests) }
+            if summary.weight > 0 { FloatingPointCounter(label: FrostboxMetrics.Name.verificationWeight).increment(by: summary.weight) }
         } catch {
             logger.warning("night check failed; it goes on at the next run", metadata: ["error": "\(error)"])
         }

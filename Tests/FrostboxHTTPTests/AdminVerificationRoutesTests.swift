@@ -28,11 +28,12 @@ struct AdminVerificationRoutesTests {
             })
         try await store.keep(
             boxes.prefix(2).map { NightAlert(box: $0, night: night, level: .freeze, sentAt: start - 3_600, lead: .nextNight) } as [NightAlert])
-        let choices = [
-            NightChoice(box: boxes[0], night: night, region: region, stratum: NightSampler.censusStratum, weight: 1, chosen: true),
-            NightChoice(box: boxes[1], night: night, region: region, stratum: NightSampler.censusStratum, weight: 1, chosen: true),
-            NightChoice(box: boxes[2], night: night, region: region, stratum: "s", weight: 4, chosen: true),
-        ] + boxes[3...].map { NightChoice(box: $0, night: night, region: region, stratum: "s", weight: 0, chosen: false) }
+        let choices =
+            [
+                NightChoice(box: boxes[0], night: night, region: region, stratum: NightSampler.censusStratum, weight: 1, chosen: true),
+                NightChoice(box: boxes[1], night: night, region: region, stratum: NightSampler.censusStratum, weight: 1, chosen: true),
+                NightChoice(box: boxes[2], night: night, region: region, stratum: "s", weight: 4, chosen: true),
+            ] + boxes[3...].map { NightChoice(box: $0, night: night, region: region, stratum: "s", weight: 0, chosen: false) }
         try await store.keep(choices)
         try await store.keep(
             [
