@@ -114,6 +114,7 @@ extension ForecastComponents {
         settings.afterDays = config.verification.afterDays
         settings.budgetShare = config.verification.budgetShare
         settings.samplePerStratum = config.verification.samplePerRegion
+        settings.leaseSeconds = config.notifier.leaseSeconds
         return NightChecker(
             store: store, fetcher: archive(config.verification), ledger: ledger, regions: GRDBRegionLocator(places: places), settings: settings,
             owner: "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)", logger: logger)

@@ -26,8 +26,9 @@ public struct NightChecker: NightChecking {
         /// Due nights read (and chosen) per pass; chosen nights asked per check.
         public var chooseChunk: Int = 50_000
         public var maximumChosenPerCheck: Int = 200_000
-        /// How long the lease is held at most (a process that dies lets it go after this).
-        public var leaseSeconds: Int64 = 3_600
+        /// How long the lease is held without renewal: it is renewed before each request, and a
+        /// process that dies lets it go after this (`notifier.lease`).
+        public var leaseSeconds: Int64 = 60
 
         public init() {}
     }
@@ -114,6 +115,12 @@ public struct NightChecker: NightChecking {
         let runClock = RunClock(now: now, clock: clock)
         let tally = RunTally()
         while !remaining.isEmpty {
+            // Renewed before each request: a check that outlives its lease may have been taken over.
+            let at = runClock.current()
+            guard try await store.claimNightCheck(owner: owner, at: at, until: at + settings.leaseSeconds) else {
+                summary.stoppedBy = "lease taken over"
+                break
+            }
             let batch = Self.batch(remaining, size: fetcher.batchSize, maximumSpanDays: settings.maximumSpanDays)
             let first = batch.map(\.first).min()!
             let last = batch.map(\.last).max()!
