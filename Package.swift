@@ -265,8 +265,8 @@ let package = Package(
         .executableTarget(
             name: "bench-notifier",
             dependencies: [
-                "FrostboxAPNs", "FrostboxFCM", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite", "FrostboxPostgres", grdb,
-                logging, .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "FrostboxAPNs", "FrostboxFCM", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite", "FrostboxPostgres",
+                "FrostboxForecasting", "FrostboxOpenMeteo", grdb, logging, asyncHTTPClient, .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "tools/bench-notifier"
         ),

@@ -48,8 +48,10 @@ public struct NightChoice: Sendable, Hashable {
 /// Draws the nights to check (issue #48). Every alerted night is checked (a census: its false
 /// alarms and hits are counted, not estimated). A miss is only seen among the nights that were
 /// not alerted, so of those a sample is drawn per stratum — one region's boxes on one night —
-/// and each drawn night stands for `N / n` of its stratum. The draw is by a hash of box and
-/// night, so drawing again gives the same sample.
+/// and each drawn night stands for `N / n` of its stratum. The draw ranks boxes by a hash of
+/// the box alone, so drawing again gives the same sample, and a region's drawn boxes are the
+/// same night after night (a panel): a box's chosen nights then go to the archive as one
+/// location, which Open-Meteo charges as one whatever the days (up to 14 at one variable).
 public enum NightSampler {
     /// The stratum of every alerted night.
     public static let censusStratum = "alerted"
@@ -82,9 +84,9 @@ public enum NightSampler {
         return choices
     }
 
-    /// A night's place in the draw.
+    /// A night's place in the draw: its box's.
     static func rank(_ night: DueNight) -> UInt64 {
-        var generator = SplitMix64(seed: UInt64(bitPattern: night.box.key) &* 0x1_0000_0001 ^ UInt64(night.night.compactNumber))
+        var generator = SplitMix64(seed: UInt64(bitPattern: night.box.key))
         return generator.next()
     }
 }

@@ -36,6 +36,10 @@ struct NightSamplerTests {
         // Drawing again draws the same nights, whatever the order they came in.
         let again = NightSampler.choose(due.reversed(), regions: regions, perStratum: 10)
         #expect(Set(again.filter(\.chosen).map(\.box)) == Set(choices.filter(\.chosen).map(\.box)))
+        // Another night draws the same boxes (a panel), so their nights share a location.
+        let tomorrow = NightSampler.choose(
+            finnish.map { DueNight(box: $0, night: Self.night.next, alertedLevel: .none) }, regions: regions, perStratum: 10)
+        #expect(Set(tomorrow.filter(\.chosen).map(\.box)) == Set(fiDrawn.map(\.box)))
         // A box with no region known is drawn in the unknown region's stratum.
         let lost = NightSampler.choose([DueNight(box: finnish[0], night: Self.night, alertedLevel: .none)], regions: [:], perStratum: 1)
         #expect(lost.first?.region == .unknown && lost.first?.chosen == true)

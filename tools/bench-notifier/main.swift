@@ -43,6 +43,9 @@ import _CryptoExtras
 //   bench-notifier plan --db FILE --now EPOCH [--repeats 3]
 //       Planning alone, with and without the chance of frost, on what a run left in the caches
 //       (PlanOnly.swift).
+//   bench-notifier check --db FILE --forecast-url URL [--boxes 100000] [--alerted-percent 5] [--sample 30] [--nights 1]
+//       The night check of issue #48 alone (CheckOnly.swift): kept nights of that many boxes,
+//       checked against the mock's /v1/archive; time, requests, weight and memory.
 //   bench-notifier run --database-url postgres://… --forecast-url URL --now EPOCH […]
 //       The same run on PostgreSQL (`database.url`), as a shared run: start this twice at once
 //       and the two processes share the run's boxes (each prints its own part).
@@ -288,7 +291,8 @@ do {
     case "generate": try await generate(arguments)
     case "run": try await run(arguments)
     case "plan": try await planOnly(arguments)
-    default: throw BenchError("usage: bench-notifier generate|run|plan --db FILE …")
+    case "check": try await checkOnly(arguments)
+    default: throw BenchError("usage: bench-notifier generate|run|plan|check --db FILE …")
     }
 } catch {
     FileHandle.standardError.write(Data("bench-notifier: \(error)\n".utf8))
