@@ -19,8 +19,10 @@ public struct NightChecker: NightChecking {
         public var samplePerStratum: Int = 30
         /// The check's share of each quota window (`verification.budget_share`).
         public var budgetShare: Double = 0.1
-        /// Longest span of days one request asks for.
-        public var maximumSpanDays: Int = 14
+        /// Longest span of days one request asks for: a month of one hourly variable is still
+        /// charged as one a location (Open-Meteo counts days past 14 at a tenth per variable),
+        /// and its answer stays small (about 5 MB for 1,000 locations).
+        public var maximumSpanDays: Int = 31
         /// Days after its end a night the archive still lacks is given up.
         public var giveUpDays: Int = 14
         /// Due nights read (and chosen) per pass; chosen nights asked per check.

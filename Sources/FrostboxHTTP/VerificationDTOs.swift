@@ -1,3 +1,4 @@
+import Foundation
 import FrostboxCore
 
 /// `GET /admin/verification` and `frostbox verify --json` (issue #48): the scores of the
@@ -134,7 +135,8 @@ public struct VerificationBody: Encodable, Sendable {
     }
 
     public init(_ overview: VerificationOverview) {
-        since = overview.since?.description
+        // RFC 3339's full-date: four digits of year, whatever the year.
+        since = overview.since.map { String(format: "%04d-%02d-%02d", $0.year, $0.month, $0.day) }
         let t = overview.thresholds
         thresholdsC = Thresholds(frostRisk: t.frostRiskC, freeze: t.freezeC, hardFreeze: t.hardFreezeC)
         let p = overview.progress

@@ -8,10 +8,11 @@ import FrostboxSQLite
 import Logging
 
 /// `bench-notifier check --db FILE --forecast-url URL [--boxes 100000] [--alerted-percent 5]
-/// [--sample 30] [--nights 1]`: the night check of issue #48 on its own. A fresh database keeps
+/// [--sample 30] [--nights 1] [--region-degrees 1]`: the night check of issue #48 on its own. A fresh database keeps
 /// `nights` nights (ended four days before now) for `boxes` boxes on the generator's grid,
-/// `alerted-percent` % of them alerted; regions are the 1° cells (about 375 on the grid), so
-/// the sample is `sample` boxes a cell. One `NightChecker.check` then chooses, asks the archive
+/// `alerted-percent` % of them alerted; regions are cells of `region-degrees` (1: about 375 on
+/// the grid; 5: 15, as many as a country has first-level divisions), so the sample is `sample`
+/// boxes a cell and night. One `NightChecker.check` then chooses, asks the archive
 /// at `--forecast-url` (the mock Open-Meteo's `/v1/archive`) under an ample budget share, and
 /// keeps what it answered. Prints the choosing and fetching time, requests, weight, and the
 /// process's resident size before and after.
@@ -54,7 +55,8 @@ func checkOnly(_ arguments: Arguments) async throws {
     settings.samplePerStratum = arguments.int("sample", 30)
     let ledger = GRDBQuotaLedger(database: database, budgets: QuotaBudgets(perMinute: 1e9, perHour: 1e9, perDay: 1e9))
     let checker = NightChecker(
-        store: store, fetcher: archive, ledger: ledger, regions: CellRegions(), settings: settings, owner: "bench", logger: logger)
+        store: store, fetcher: archive, ledger: ledger, regions: CellRegions(degrees: Double(max(1, arguments.int("region-degrees", 1)))), settings: settings,
+        owner: "bench", logger: logger)
     ProcessMemory.releaseFree()
     let before = ProcessMemory.residentBytes() ?? 0
     let started = ContinuousClock.now
@@ -64,17 +66,21 @@ func checkOnly(_ arguments: Arguments) async throws {
     try await http.shutdown()
     let counts = try await store.nightCheckCounts()
     print(
-        "check: boxes=\(boxCount) nights=\(nights) alerted=\(alertedPercent)% chosen=\(summary.chosen) skipped=\(summary.skipped) "
+        "check: boxes=\(boxCount) nights=\(nights) region_degrees=\(arguments.int("region-degrees", 1)) alerted=\(alertedPercent)% chosen=\(summary.chosen) skipped=\(summary.skipped) "
             + "observed=\(summary.observed) requests=\(summary.requests) weight=\(summary.weight) seconds=\(elapsed.seconds) "
             + "rss_before_mb=\(before >> 20) rss_after_mb=\(after >> 20) state=\(counts)")
 }
 
-/// Regions for the benchmark: the 1° cell of a box.
+/// Regions for the benchmark: the cell of `degrees` a box lies in.
 struct CellRegions: RegionLocator {
+    let degrees: Double
+
     func regions(of boxes: [GeoBox]) async throws -> [GeoBox: VerificationRegion] {
         Dictionary(
-            uniqueKeysWithValues: boxes.map {
-                ($0, VerificationRegion(countryCode: "XX", admin1Code: "\(Int($0.latitude.rounded(.down))).\(Int($0.longitude.rounded(.down)))"))
+            uniqueKeysWithValues: boxes.map { box in
+                let row = Int((box.latitude / degrees).rounded(.down))
+                let column = Int((box.longitude / degrees).rounded(.down))
+                return (box, VerificationRegion(countryCode: "XX", admin1Code: "\(row).\(column)"))
             })
     }
 }
