@@ -103,7 +103,8 @@ public final class FrostboxDatabase: Sendable {
 
     /// Readiness (`/ready`): every migration applied and the file taking writes. While the last
     /// writes went through, that is all it asks; once a write failed for lack of space or
-    /// permission, each call makes a probe write (one page of data inserted and deleted, committed)
+    /// permission, each call makes a probe write (a page more than the file's free pages, up to
+    /// 17, inserted and deleted, committed)
     /// and answers from its outcome: the file is ready again when the probe commits (after a
     /// disk-full failure, not before `health.diskFullHold` has passed) or a real write commits.
     public func isReady() async -> Bool {
@@ -112,7 +113,11 @@ public final class FrostboxDatabase: Sendable {
         do {
             try await pool.write { db in
                 let page = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096
-                try db.execute(sql: "INSERT INTO storage_probe (filler) VALUES (zeroblob(?))", arguments: [page])
+                // Free pages inside the file take a write without the file growing: the probe
+                // fills those there are (up to 16) and one more, so it commits only when the
+                // file can grow (or has room to spare).
+                let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+                try db.execute(sql: "INSERT INTO storage_probe (filler) VALUES (zeroblob(?))", arguments: [page * (min(free, 16) + 1)])
                 try db.execute(sql: "DELETE FROM storage_probe")
             }
             health.record(.writable)
