@@ -158,10 +158,12 @@ public protocol NightCheckStore: NightRecordStore {
     func dueNights(endedBefore: Int64, limit: Int) async throws -> [DueNight]
     /// Keeps the choices, each only where its night has no check state yet.
     func keep(_ choices: [NightChoice]) async throws
-    /// Up to `limit` chosen nights not yet observed, oldest window first.
-    func chosenNights(limit: Int) async throws -> [NightRecord]
+    /// Up to `limit` chosen nights not yet observed and not asked since `askedBefore` (a night
+    /// the archive did not have whole is asked again only later), oldest window first.
+    func chosenNights(limit: Int, askedBefore: Int64) async throws -> [NightRecord]
     /// Keeps what was observed (only for chosen nights); a night without a whole observation
-    /// stays chosen unless its window ended before `givingUpBefore`, when it becomes unavailable.
+    /// stays chosen, stamped as asked at `now`, unless its window ended before
+    /// `givingUpBefore`, when it becomes unavailable.
     func keep(_ observations: [NightObservation], at now: Int64, givingUpBefore: Int64) async throws
     /// The observed nights whose night is on or after `since` (nil: all), as scored.
     func verifiedNights(since: LocalDate?) async throws -> [VerifiedNight]

@@ -32,13 +32,16 @@ extension InMemoryNotifierStore: NightCheckStore {
         }
     }
 
-    public func chosenNights(limit: Int) async throws -> [NightRecord] {
+    public func chosenNights(limit: Int, askedBefore: Int64) async throws -> [NightRecord] {
         state.withLock { state in
-            state.nights.filter { state.nightChecks[$0.key]?.state == .chosen }
-                .map(\.value)
-                .sorted { ($0.verdict.windowEnd, $0.verdict.box.key) < ($1.verdict.windowEnd, $1.verdict.box.key) }
-                .prefix(limit)
-                .map { $0 }
+            state.nights.filter { night in
+                guard let check = state.nightChecks[night.key], check.state == .chosen else { return false }
+                return check.checkedAt.map { $0 < askedBefore } ?? true
+            }
+            .map(\.value)
+            .sorted { ($0.verdict.windowEnd, $0.verdict.box.key) < ($1.verdict.windowEnd, $1.verdict.box.key) }
+            .prefix(limit)
+            .map { $0 }
         }
     }
 
@@ -52,8 +55,6 @@ extension InMemoryNotifierStore: NightCheckStore {
                     check.observedMinimumC = low
                 } else if record.verdict.windowEnd < givingUpBefore {
                     check.state = .unavailable
-                } else {
-                    continue
                 }
                 check.checkedAt = now
                 state.nightChecks[key] = check

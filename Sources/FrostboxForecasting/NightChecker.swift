@@ -25,6 +25,8 @@ public struct NightChecker: NightChecking {
         public var maximumSpanDays: Int = 31
         /// Days after its end a night the archive still lacks is given up.
         public var giveUpDays: Int = 14
+        /// How long a night the archive did not have whole waits before it is asked again.
+        public var askAgainSeconds: Int64 = 6 * 3_600
         /// Due nights read (and chosen) per pass; chosen nights asked per check.
         public var chooseChunk: Int = 50_000
         public var maximumChosenPerCheck: Int = 200_000
@@ -112,7 +114,7 @@ public struct NightChecker: NightChecking {
 
     /// Asks the archive for the chosen nights, batch by batch, until done or the share is spent.
     func observe(now: Int64, summary: inout NightCheckSummary) async throws {
-        let chosen = try await store.chosenNights(limit: settings.maximumChosenPerCheck)
+        let chosen = try await store.chosenNights(limit: settings.maximumChosenPerCheck, askedBefore: now - settings.askAgainSeconds + 1)
         var remaining = Self.locations(chosen)[...]
         let runClock = RunClock(now: now, clock: clock)
         let tally = RunTally()

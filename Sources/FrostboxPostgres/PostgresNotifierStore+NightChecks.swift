@@ -37,11 +37,12 @@ extension PostgresNotifierStore: NightCheckStore {
         }
     }
 
-    public func chosenNights(limit: Int) async throws -> [NightRecord] {
+    public func chosenNights(limit: Int, askedBefore: Int64) async throws -> [NightRecord] {
         let rows = try await database.query(
             """
             SELECT \(unescaped: Self.nightColumns) FROM night_record
-            WHERE check_state = \(Int16(NightCheckState.chosen.rawValue)) ORDER BY window_end, box LIMIT \(limit)
+            WHERE check_state = \(Int16(NightCheckState.chosen.rawValue)) AND (checked_at IS NULL OR checked_at < \(askedBefore))
+            ORDER BY window_end, box LIMIT \(limit)
             """)
         var records: [NightRecord] = []
         for try await row in rows {
@@ -60,16 +61,16 @@ extension PostgresNotifierStore: NightCheckStore {
         try await database.transaction { connection in
             for start in stride(from: 0, to: sorted.count, by: Self.chunk) {
                 let chunk = sorted[start..<min(start + Self.chunk, sorted.count)]
-                // A night without a whole observation (NaN) stays chosen until it is given up.
+                // A night without a whole observation (NaN) stays chosen, stamped as asked, until it is given up.
                 try await connection.query(
                     """
                     UPDATE night_record AS r SET
-                        check_state = CASE WHEN u.low <> 'NaN' THEN \(observed) ELSE \(unavailable) END,
+                        check_state = CASE WHEN u.low <> 'NaN' THEN \(observed)
+                                           WHEN r.window_end < \(givingUpBefore) THEN \(unavailable) ELSE \(chosen) END,
                         observed_min_c = NULLIF(u.low, 'NaN'), checked_at = \(now)
                     FROM unnest(\(chunk.map(\.box.key)), \(chunk.map { $0.night.compactNumber }),
                                 \(chunk.map { $0.observedMinimumC ?? .nan })) AS u(box, night, low)
                     WHERE r.box = u.box AND r.night = u.night AND r.check_state = \(chosen)
-                      AND (u.low <> 'NaN' OR r.window_end < \(givingUpBefore))
                     """, logger: logger)
             }
         }

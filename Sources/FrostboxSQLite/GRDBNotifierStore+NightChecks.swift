@@ -37,14 +37,15 @@ extension GRDBNotifierStore: NightCheckStore {
         }
     }
 
-    public func chosenNights(limit: Int) async throws -> [NightRecord] {
+    public func chosenNights(limit: Int, askedBefore: Int64) async throws -> [NightRecord] {
         try await database.pool.read { db in
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT \(NightRecordColumns.select) FROM night_record
-                    WHERE check_state = \(NightCheckState.chosen.rawValue) ORDER BY window_end, box LIMIT ?
-                    """, arguments: [limit])
+                    WHERE check_state = \(NightCheckState.chosen.rawValue) AND (checked_at IS NULL OR checked_at < ?)
+                    ORDER BY window_end, box LIMIT ?
+                    """, arguments: [askedBefore, limit])
             var records: [NightRecord] = []
             while let row = try rows.next() {
                 if let record = NightRecordColumns.record(row) { records.append(record) }
@@ -63,8 +64,9 @@ extension GRDBNotifierStore: NightCheckStore {
                     """)
             let missing = try db.cachedStatement(
                 sql: """
-                    UPDATE night_record SET check_state = \(NightCheckState.unavailable.rawValue), checked_at = ?
-                    WHERE box = ? AND night = ? AND check_state = \(NightCheckState.chosen.rawValue) AND window_end < ?
+                    UPDATE night_record SET checked_at = ?1,
+                        check_state = CASE WHEN window_end < ?4 THEN \(NightCheckState.unavailable.rawValue) ELSE check_state END
+                    WHERE box = ?2 AND night = ?3 AND check_state = \(NightCheckState.chosen.rawValue)
                     """)
             for observation in observations {
                 if let low = observation.observedMinimumC {

@@ -65,7 +65,7 @@ struct NightCheckContract {
             })
         #expect(try await store.dueNights(endedBefore: .max, limit: 10).isEmpty)
         #expect(try await store.nightCheckCounts() == NightCheckCounts(chosen: 2, skipped: 2))
-        let chosen = try await store.chosenNights(limit: 10)
+        let chosen = try await store.chosenNights(limit: 10, askedBefore: 0)
         #expect(chosen.map(\.verdict.box) == [Self.boxes[0], Self.boxes[1]] && chosen.first?.alertedLevel == .freeze)
         // A night the archive lacks stays chosen until it is given up; a skipped night is never observed.
         let now = NightRecordContract.end + 3 * 86_400
@@ -76,6 +76,9 @@ struct NightCheckContract {
                 NightObservation(box: Self.boxes[2], night: Self.night, observedMinimumC: -9),
             ], at: now, givingUpBefore: NightRecordContract.end)
         #expect(try await store.nightCheckCounts() == NightCheckCounts(chosen: 1, skipped: 2, observed: 1))
+        // The night the archive lacked is not asked again until later.
+        #expect(try await store.chosenNights(limit: 10, askedBefore: now).isEmpty)
+        #expect(try await store.chosenNights(limit: 10, askedBefore: now + 1).map(\.verdict.box) == [Self.boxes[1]])
         // Observed twice (a resumed batch): the first stands.
         try await store.keep([NightObservation(box: Self.boxes[0], night: Self.night, observedMinimumC: 5)], at: now + 1, givingUpBefore: 0)
         let verified = try await store.verifiedNights(since: nil)

@@ -161,4 +161,30 @@ struct NightCheckNotifierTests {
         #expect(archive.requests.isEmpty)
         #expect(try await h.store.nightCheckCounts().chosen == 0)
     }
+
+    @Test("a night the archive has only in part is asked again six hours later, not at every run; then kept")
+    func askedAgainLater() async throws {
+        let analysed = Mutex(false)
+        let archive = ScriptedObservationFetcher { box, time in
+            // Until analysed, the archive lacks the last hours of every night.
+            let local = LocalDateTime(wallClockSeconds: time + Fixtures.offset)
+            if !analysed.withLock({ $0 }), local.hour >= 6, local.hour < 10 { return nil }
+            return Self.temperature(lows: Self.observedLows[box] ?? [:], local: local)
+        }
+        let h = Self.harness(archive: archive, ledger: InMemoryQuotaLedger())
+        try await Self.runDays(h, through: 3)
+        #expect(archive.requests.count == 1)
+        #expect(try await h.store.nightCheckCounts().chosen == 3)
+        // An hour later: not asked again.
+        h.clock.advance(3_600)
+        _ = try await h.run()
+        #expect(archive.requests.count == 1)
+        // Six hours after it was asked: asked again, and kept once whole.
+        analysed.withLock { $0 = true }
+        h.clock.advance(5 * 3_600)
+        _ = try await h.run()
+        #expect(archive.requests.count == 2)
+        let counts = try await h.store.nightCheckCounts()
+        #expect(counts.chosen == 0 && counts.observed == 3)
+    }
 }
