@@ -59,7 +59,6 @@ struct NotifyRun: Sendable {
                 try await store.purge(before: clock() - configuration.retentionSeconds)
                 try await nightRecords?.purgeNights(endedBefore: clock() - configuration.nightRetentionSeconds)
                 try await purgeUnsubscribedForecasts(logger: logger)
-                await checkNights(logger: logger)
             }
         }
         if !dryRun {
@@ -67,6 +66,8 @@ struct NotifyRun: Sendable {
             _ = await storeEnd("the run summary", logger: logger) { try await store.finishRun(summary) }
         }
         report(summary, logger: logger)
+        // Its own step once the run is recorded: the run's figures and duration leave it out.
+        if !dryRun, summary.status != .failed { await checkNights(logger: logger) }
         return summary
     }
 
