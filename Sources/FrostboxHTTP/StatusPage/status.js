@@ -455,6 +455,8 @@
 
   let boxTimer = null;
   function scheduleBoxes() {
+    // An answer still on its way is for the view left behind: drop it, not draw it.
+    state.boxRequest += 1;
     clearTimeout(boxTimer);
     boxTimer = setTimeout(loadBoxes, 200);
   }
