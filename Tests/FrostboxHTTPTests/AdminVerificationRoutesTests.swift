@@ -83,6 +83,9 @@ struct AdminVerificationRoutesTests {
             #expect(leads.map { $0["key"] as? String } == ["next-night"] && leads.allSatisfy { $0["latitude"] == nil && $0["longitude"] == nil })
             let later = try await client.send(.get, "/admin/verification?since=2026-11-21", headers: bearer(AdminRoutesTests.secret))
             #expect((later.json["overall"] as? [String: Any])?["nights"] as? Int == 0 && later.json["since"] as? String == "2026-11-21")
+            // A year before 1000 is answered as it was asked, four digits and all (a `date` in the document's sense).
+            let early = try await client.send(.get, "/admin/verification?since=0104-01-11", headers: bearer(AdminRoutesTests.secret))
+            #expect(early.status == .ok && early.json["since"] as? String == "0104-01-11")
             for bad in ["2026-02-30", "yesterday", "2026-1-01", ""] {
                 let refused = try await client.send(.get, "/admin/verification?since=\(bad)", headers: bearer(AdminRoutesTests.secret))
                 #expect(refused.status == .badRequest && refused.errorCode == "invalid_field", "\(bad)")
