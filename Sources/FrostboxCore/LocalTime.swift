@@ -10,9 +10,11 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.day = day
     }
 
-    /// `YYYY-MM-DD`.
+    /// `YYYY-MM-DD`, the year of four digits at least (`0104-01-11`, as `init(text:)` reads it).
     public var description: String {
-        "\(year)-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
+        let digits = String(abs(year))
+        let yearText = (year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        return "\(yearText)-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
     }
 
     /// Parses `YYYY-MM-DD`.

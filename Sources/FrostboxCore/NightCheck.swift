@@ -138,7 +138,8 @@ extension NightRecord {
     public func verified(region: VerificationRegion, observedMinimumC: Double, weight: Double, stratum: String) -> VerifiedNight {
         VerifiedNight(
             night: verdict.night, region: region, alertedLevel: alertedLevel, forecastMinimumC: verdict.minimumC,
-            probabilities: verdict.probabilities, lead: lead, observedMinimumC: observedMinimumC, weight: weight, stratum: stratum)
+            probabilities: verdict.probabilities, lead: lead, observedMinimumC: observedMinimumC, weight: weight, stratum: stratum,
+            box: verdict.box)
     }
 }
 

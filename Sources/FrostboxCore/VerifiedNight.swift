@@ -62,10 +62,13 @@ public struct VerifiedNight: Sendable, Hashable {
     /// The sampling stratum: nights of one stratum were drawn at one rate (census strata,
     /// where every night was checked, add no sampling error).
     public var stratum: String
+    /// The box the night was forecast for, when known: it places the night's region on a map.
+    public var box: GeoBox?
 
     public init(
         night: LocalDate, region: VerificationRegion, alertedLevel: FrostLevel, forecastMinimumC: Double? = nil,
-        probabilities: [FrostLevel: Double] = [:], lead: AlertLead? = nil, observedMinimumC: Double, weight: Double = 1, stratum: String = "all"
+        probabilities: [FrostLevel: Double] = [:], lead: AlertLead? = nil, observedMinimumC: Double, weight: Double = 1, stratum: String = "all",
+        box: GeoBox? = nil
     ) {
         self.night = night
         self.region = region
@@ -76,6 +79,7 @@ public struct VerifiedNight: Sendable, Hashable {
         self.observedMinimumC = observedMinimumC
         self.weight = weight
         self.stratum = stratum
+        self.box = box
     }
 
     /// Whether the level was forecast (alerted at it or at a colder one).

@@ -106,6 +106,17 @@ public struct VerificationBody: Encodable, Sendable {
     public struct Group: Encodable, Sendable {
         let key: String
         let scores: Scores
+        /// Where a region or country lies (the mean centre of its checked boxes); absent for
+        /// leads and months, and when no checked night carries its box.
+        let latitude: Double?
+        let longitude: Double?
+
+        init(_ group: VerificationReport.Group) {
+            key = group.key
+            scores = Scores(group.scores)
+            latitude = group.latitude.map { StatusBoxMap.rounded($0, scale: 10_000) }
+            longitude = group.longitude.map { StatusBoxMap.rounded($0, scale: 10_000) }
+        }
     }
 
     public struct Thresholds: Encodable, Sendable {
@@ -143,7 +154,7 @@ public struct VerificationBody: Encodable, Sendable {
         progress = Progress(pending: p.pending, chosen: p.chosen, skipped: p.skipped, observed: p.observed, unavailable: p.unavailable)
         let report = overview.report
         overall = Scores(report.overall)
-        func groups(_ list: [VerificationReport.Group]) -> [Group] { list.map { Group(key: $0.key, scores: Scores($0.scores)) } }
+        func groups(_ list: [VerificationReport.Group]) -> [Group] { list.map(Group.init) }
         countries = groups(report.countries)
         regions = groups(report.regions)
         leads = groups(report.leads)

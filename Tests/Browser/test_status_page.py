@@ -7,17 +7,13 @@ database (tools/status-page/seed.py). Run by .ci/run after `swift test`:
 FROSTBOX_BIN names the binary (default .build/debug/frostbox); STATUS_SCREENSHOT, when set,
 is where a screenshot of the page is written.
 """
-import base64
 import os
 import re
-import shutil
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
@@ -28,18 +24,12 @@ sys.path.insert(0, str(ROOT / "tools" / "status-page"))
 sys.path.insert(0, str(ROOT / "Tests" / "Support"))
 import seed  # noqa: E402
 from frostbox_server import running_server  # noqa: E402
+from status_browser import status_page  # noqa: E402
 
 TOKEN = "browser-test-admin-token-0123456789"
 SUBSCRIPTIONS = int(os.environ.get("STATUS_SUBSCRIPTIONS", "12000"))
 LABELS = {"none": "No frost", "frost-risk": "Frost risk", "freeze": "Freeze", "hard-freeze": "Hard freeze",
           "no-forecast": "No forecast yet", "fetch-failing": "Fetch failing"}
-
-
-def executable(name):
-    path = shutil.which(name)
-    if not path:
-        pytest.fail(f"{name} is not installed (apt-get install chromium chromium-driver)")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -55,22 +45,8 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser(server):
-    options = webdriver.ChromeOptions()
-    options.binary_location = executable("chromium")
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1300", "--force-device-scale-factor=1", "--disable-gpu"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable("chromedriver")), options=options)
-    try:
-        # The browser logs in with HTTP Basic, the token as password, on every request it makes.
-        credentials = base64.b64encode(f"operator:{TOKEN}".encode()).decode()
-        driver.execute_cdp_cmd("Network.enable", {})
-        driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Authorization": f"Basic {credentials}"}})
-        driver.get(server["url"] + "/status")
-        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return document.body.dataset.ready === '1'"))
+    with status_page(server["url"], TOKEN) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def wait_for_boxes(driver, previous, zoom=None):
@@ -268,6 +244,81 @@ def test_runs_chart_and_panels_show_the_seeded_runs(browser, server):
     statuses = browser.execute_script(
         "return Array.from(document.querySelectorAll('#runs-table tbody td[class^=status-]')).map(td => td.className);")
     assert "status-degraded" in statuses and "status-failed" in statuses, statuses
+
+
+def box_centre(degrees):
+    return seed.box_index(degrees) * seed.BOX
+
+
+# The freeze row of the seeded checked nights, counted by hand in seed.VERIFIED: hits 4, misses
+# 2, false alarms 1, correct negatives 5 nights standing for 9; CSI 4/7, POD 4/6, FAR 1/5, bias 5/6.
+FREEZE_ROW = {"hits": "4", "misses": "2", "false-alarms": "1", "correct-negatives": "9", "pod": "0.67", "far": "0.20", "csi": "0.57", "bias": "0.83"}
+# Each region's freeze CSI bin: 0.75, 1/3, none.
+REGION_BINS = {"FI.15": "c3", "SE.25": "c1", "NO.18": "none"}
+
+
+def test_verification_panel_scores_the_checked_nights(browser, server):
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script("return window.frostboxStatus.verificationLoads") > 0)
+    browser.execute_script("window.frostboxStatus.setVerificationLevel('freeze')")
+    assert browser.find_element(By.ID, "verification-body").is_displayed()
+    assert browser.find_element(By.ID, "verification-level").get_attribute("value") == "freeze"
+    row = browser.execute_script(
+        "const r = {}; document.querySelectorAll(\"#verification-levels tr[data-level='freeze'] td\").forEach(td => { r[td.dataset.score] = td.innerText.trim(); }); return r;")
+    for score, shown in FREEZE_ROW.items():
+        assert row[score] == shown, (score, row)
+    # Five nights of the freeze diagram had a chance: the number with one, and its Brier score.
+    assert row["probability-nights"] == "10" and re.fullmatch(r"0\.\d{3}", row["brier"]), row
+    facts = browser.execute_script(
+        "const r = {}; document.querySelectorAll('#verification-facts dd').forEach(dd => { r[dd.dataset.fact] = dd.innerText.trim(); }); return r;")
+    assert facts["nights"] == f"{len(seed.VERIFIED)}, standing for 16 box-nights", facts
+    assert facts["observed"] == str(len(seed.VERIFIED)) and facts["chosen"] == "0" and facts["pending"] == "0", facts
+    # Forecast minus observed low, weighted: (sum of the differences, the sampled ones counting three times) / 16.
+    error = sum(w * (f - o) for _, _, _, _, f, _, o, w, _ in seed.VERIFIED) / 16
+    served = browser.execute_script("return window.frostboxStatus.verification.overall.mean_error_c")
+    assert abs(served - error) < 0.006, (served, error)
+    assert facts["error"] == f"+{served:.1f} °C (forecasts too warm), over {len(seed.VERIFIED)} nights", (facts, error)
+    # One point per tenth of chance the freeze chances fell in (0.0, 0.2, 0.4, 0.8, 0.9), sized by its nights.
+    points = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#reliability circle.reliability-point')).map(c => [Number(c.dataset.lower), Number(c.dataset.nights)]);")
+    assert sorted(map(tuple, points)) == [(0.0, 2), (0.2, 2), (0.4, 1), (0.8, 3), (0.9, 2)], points
+    assert browser.execute_script("return document.querySelectorAll('#reliability line.diagonal').length") == 1
+    # The regions listed with their CSI's colour.
+    listed = browser.execute_script(
+        "const r = {}; document.querySelectorAll('#verification-regions li').forEach(li => { r[li.dataset.region] = [li.dataset.csiBin, li.innerText]; }); return r;")
+    assert {key: value[0] for key, value in listed.items()} == REGION_BINS, listed
+    assert "CSI 0.75" in listed["FI.15"][1] and "CSI 0.33" in listed["SE.25"][1] and "CSI –" in listed["NO.18"][1], listed
+
+
+def test_checked_regions_on_the_map_take_their_csi_colour(browser, server):
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script("return window.frostboxStatus.verificationLoads") > 0)
+    browser.execute_script("window.frostboxStatus.setVerificationLevel('freeze')")
+    loads = browser.execute_script("return window.frostboxStatus.loads.boxes")
+    browser.execute_script("window.frostboxStatus.setView(22, 65, 5)")
+    wait_for_boxes(browser, loads, 5)
+    csi_colours = browser.execute_script("return window.frostboxStatus.csiColours")
+    regions = {r["key"]: r for r in browser.execute_script("return window.frostboxStatus.verification.regions")}
+    items = {i["key"]: i for i in browser.execute_script("return window.frostboxStatus.items") if i["kind"] == "region"}
+    assert set(items) == set(REGION_BINS), items
+    for key, bin_id in REGION_BINS.items():
+        # Placed at the mean centre of the region's checked boxes.
+        boxes = [(box_centre(lat), box_centre(lon)) for region, lat, lon, *_ in seed.VERIFIED if region == key]
+        assert abs(regions[key]["latitude"] - sum(b[0] for b in boxes) / len(boxes)) < 1e-3, regions[key]
+        assert abs(regions[key]["longitude"] - sum(b[1] for b in boxes) / len(boxes)) < 1e-3, regions[key]
+        point = browser.execute_script("return window.frostboxStatus.project(arguments[0], arguments[1])", regions[key]["longitude"], regions[key]["latitude"])
+        assert abs(point["x"] - items[key]["x"]) < 1 and abs(point["y"] - items[key]["y"]) < 1, (point, items[key])
+        drawn = pixel(browser, point["x"], point["y"])
+        assert all(abs(a - b) <= 2 for a, b in zip(drawn, rgb(csi_colours[bin_id]))), (key, drawn, bin_id)
+    legend = browser.execute_script("return Array.from(document.querySelectorAll('#region-legend li[data-csi]')).map(li => li.dataset.csi)")
+    assert legend == ["c0", "c1", "c2", "c3", "none"], legend
+    # Hovering a marker names the region and its CSI.
+    point = items["SE.25"]
+    canvas = browser.find_element(By.ID, "map")
+    size = canvas.size
+    ActionChains(browser).move_to_element_with_offset(canvas, int(point["x"] - size["width"] / 2), int(point["y"] - size["height"] / 2)).perform()
+    tooltip = browser.find_element(By.ID, "tooltip")
+    WebDriverWait(browser, 10).until(lambda d: tooltip.is_displayed() and "Region SE.25" in tooltip.text)
+    assert "CSI of freeze: 0.33" in tooltip.text and "false alarms 1" in tooltip.text, tooltip.text
+    ActionChains(browser).move_by_offset(5, size["height"] // 3).perform()
 
 
 def test_refreshes_without_reloading(browser, server):

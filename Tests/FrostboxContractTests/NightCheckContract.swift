@@ -86,7 +86,7 @@ struct NightCheckContract {
             verified == [
                 VerifiedNight(
                     night: Self.night, region: Self.region, alertedLevel: .freeze, forecastMinimumC: -1.5, lead: .sameNight, observedMinimumC: -2.5,
-                    weight: 1, stratum: "alerted")
+                    weight: 1, stratum: "alerted", box: Self.boxes[0])
             ])
         #expect(try await store.verifiedNights(since: Self.night.next).isEmpty)
         try await store.keep([NightObservation(box: Self.boxes[1], night: Self.night, observedMinimumC: nil)], at: now, givingUpBefore: now)

@@ -74,10 +74,18 @@ struct AdminVerificationRoutesTests {
             // POD = 1 / (1 + 4); the Brier score of 0.25 against frost on 2 of 3 nights: (0.5625 + 0.0625 + 4 × 0.5625) / 6.
             #expect((freeze["pod"] as? [String: Any])?["value"] as? Double == 0.2)
             #expect(freeze["brier"] as? Double == 0.4792)
-            #expect((json["regions"] as? [[String: Any]])?.first?["key"] as? String == "FI.18")
-            #expect((json["leads"] as? [[String: Any]])?.map { $0["key"] as? String } == ["next-night"])
+            // The region and its country at the mean centre of the three checked boxes (60°, 60.05°, 60.1° N; 25° E); leads have no place.
+            let region = try #require((json["regions"] as? [[String: Any]])?.first)
+            #expect(region["key"] as? String == "FI.18" && region["latitude"] as? Double == 60.05 && region["longitude"] as? Double == 25)
+            let country = try #require((json["countries"] as? [[String: Any]])?.first)
+            #expect(country["key"] as? String == "FI" && country["latitude"] as? Double == 60.05 && country["longitude"] as? Double == 25)
+            let leads = try #require(json["leads"] as? [[String: Any]])
+            #expect(leads.map { $0["key"] as? String } == ["next-night"] && leads.allSatisfy { $0["latitude"] == nil && $0["longitude"] == nil })
             let later = try await client.send(.get, "/admin/verification?since=2026-11-21", headers: bearer(AdminRoutesTests.secret))
             #expect((later.json["overall"] as? [String: Any])?["nights"] as? Int == 0 && later.json["since"] as? String == "2026-11-21")
+            // A year before 1000 is answered as it was asked, four digits and all (a `date` in the document's sense).
+            let early = try await client.send(.get, "/admin/verification?since=0104-01-11", headers: bearer(AdminRoutesTests.secret))
+            #expect(early.status == .ok && early.json["since"] as? String == "0104-01-11")
             for bad in ["2026-02-30", "yesterday", "2026-1-01", ""] {
                 let refused = try await client.send(.get, "/admin/verification?since=\(bad)", headers: bearer(AdminRoutesTests.secret))
                 #expect(refused.status == .badRequest && refused.errorCode == "invalid_field", "\(bad)")

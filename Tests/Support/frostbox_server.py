@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextlib.contextmanager
-def running_server(token, prepare=None):
-    """Starts the server with admin token `token`; `prepare(database_path)` runs once it listens
-    (seeding). Yields {"url", "database", "log"}; stops the server on exit."""
+def running_server(token, prepare=None, settings=None):
+    """Starts the server with admin token `token` and any more `settings` ({FROSTBOX_… variable:
+    value}); `prepare(database_path)` runs once it listens (seeding). Yields {"url", "database",
+    "log"}; stops the server on exit."""
     binary = Path(os.environ.get("FROSTBOX_BIN", ROOT / ".build" / "debug" / "frostbox"))
     assert binary.is_file(), f"{binary} is missing: build it first (swift build --product frostbox)"
     directory = Path(tempfile.mkdtemp(prefix="frostbox-live-"))
@@ -35,6 +36,7 @@ def running_server(token, prepare=None):
         "FROSTBOX_LIMITS_RATE_LIMIT_BURST": "0",
         "FROSTBOX_PLACES_SEED_PATH": str(ROOT / "data" / "geonames" / "nordic-cities1000.txt"),
     })
+    environment.update(settings or {})
     log_path = directory / "server.log"
     log = open(log_path, "w")
     process = subprocess.Popen(

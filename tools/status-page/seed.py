@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Seeds a migrated Frostbox database with subscriptions around the world, cached forecasts,
-fetch failures, notify runs and quota charges, for the status page's browser test and its
-screenshot. Writes SQL straight into the schema of the migrations (v1, v3, v4), so that tens
-of thousands of rows take a second.
+fetch failures, notify runs, quota charges and checked nights, for the status page's browser
+test and its screenshot. Writes SQL straight into the schema of the migrations (v1, v3, v4,
+v18, v19), so that tens of thousands of rows take a second.
 
     python3 tools/status-page/seed.py frostbox.sqlite [subscriptions]
 
 The database must exist and be migrated (start `frostbox serve` on it once). Deterministic:
 the same count gives the same rows. `KNOWN` lists boxes whose class the test checks;
-`CHANCES` boxes that also have a cached ensemble, with the chance of each level it gives.
+`CHANCES` boxes that also have a cached ensemble, with the chance of each level it gives;
+`VERIFIED` the nights checked against what happened (issue #48), whose scores the test counts
+by hand.
 """
 import math
 import random
@@ -36,6 +38,31 @@ CHANCES = [
     # Mean 1 °C, spread 2 °C: Φ((3 − 1) / 2), Φ(−1 / 2), Φ(−3 / 2).
     ("Lyon", 45.76, 4.84, "frost-risk", {"mean": 1.0, "spread": 2.0}, {"frost-risk": 0.841, "freeze": 0.309, "hard-freeze": 0.067}),
 ]
+
+# Checked nights (issue #48), one box each: (region, latitude, longitude, alerted level,
+# forecast low, chance of freeze or None, observed low, weight, stratum). Levels: 0 none,
+# 1 frost risk, 2 freeze, 3 hard freeze; default thresholds 3, 0, −2 °C. Away from the boxes
+# above, so that a region's marker covers none of them. Freeze, counted by hand:
+#   FI.15  hits 3, misses 1, false alarms 0: CSI 0.75
+#   SE.25  hits 1, misses 1, false alarms 1: CSI 1/3
+#   NO.18  no frost said or seen: no CSI (its two sampled nights stand for three each)
+#   all    hits 4, misses 2, false alarms 1, correct negatives 5 nights standing for 9: CSI 4/7
+# The chances fall in five tenths (0.0, 0.2, 0.4, 0.8, 0.9): five points in the freeze diagram.
+VERIFIED = [
+    ("FI.15", 62.90, 27.70, 2, -1.0, 0.85, -1.5, 1, "alerted"),  # hit
+    ("FI.15", 63.00, 27.80, 3, -4.0, 0.95, -3.0, 1, "alerted"),  # hit
+    ("FI.15", 62.80, 27.60, 2, -0.5, 0.85, -0.2, 1, "alerted"),  # hit
+    ("FI.15", 62.90, 27.90, 0, 1.5, 0.25, -0.5, 1, "FI.15/census"),  # miss
+    ("FI.15", 63.10, 27.70, 0, 6.0, 0.05, 4.0, 1, "FI.15/census"),  # correct negative
+    ("SE.25", 65.60, 22.10, 2, -1.0, 0.85, 1.0, 1, "alerted"),  # false alarm
+    ("SE.25", 65.70, 22.20, 2, -2.0, 0.95, -1.0, 1, "alerted"),  # hit
+    ("SE.25", 65.50, 22.00, 0, 2.0, 0.45, -0.5, 1, "SE.25/census"),  # miss
+    ("SE.25", 65.60, 21.90, 0, 5.0, 0.05, 6.0, 1, "SE.25/census"),  # correct negative
+    ("NO.18", 68.40, 17.40, 1, 2.0, 0.25, 2.5, 1, "alerted"),  # frost-risk hit, freeze correct negative
+    ("NO.18", 68.50, 17.50, 0, 7.0, None, 5.0, 3, "NO.18/sample"),  # correct negative, for three
+    ("NO.18", 68.30, 17.30, 0, 8.0, None, 6.0, 3, "NO.18/sample"),  # correct negative, for three
+]
+LEADS = {1: "same-night", 2: "next-night", 3: "same-night"}
 
 # Where the random subscribers live: (latitude, longitude, spread in degrees, weight).
 HUBS = [
@@ -194,8 +221,28 @@ def seed(path, subscriptions=20000, now=None):
         database.executemany(
             "INSERT INTO quota_charge (at, weight, locations, settled) VALUES (?, ?, ?, 1)",
             [(now - 20, 120.0, 1000), (now - 1800, 900.0, 1000), (now - 30000, 3000.0, 1000)])
+        database.executemany(
+            """INSERT OR REPLACE INTO night_record (box, night, window_start, window_end, utc_offset_seconds, level, minimum_c,
+                   p_frost_risk, p_freeze, p_hard_freeze, runs, judged_at, alerted_level, first_alert_at, lead,
+                   check_state, region, stratum, weight, observed_min_c, checked_at)
+               VALUES (?, ?, ?, ?, 7200, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, 3, ?, ?, ?, ?, ?)""",
+            verified_rows(now))
     database.close()
     return {key: kind for key, (_, _, kind) in boxes.items()}, runs
+
+
+def verified_rows(now):
+    """The `night_record` rows of `VERIFIED`: nights three to five days back, observed (check
+    state 3) a day ago."""
+    rows = []
+    for index, (region, lat, lon, alerted, forecast, freeze, observed, weight, stratum) in enumerate(VERIFIED):
+        evening = (now // 86400 - 3 - index % 3) * 86400
+        night = int(time.strftime("%Y%m%d", time.gmtime(evening)))
+        start = evening + 16 * 3600  # 18:00 at UTC+2
+        chances = (None, None, None) if freeze is None else (min(0.99, freeze + 0.1), freeze, round(freeze * 0.4, 2))
+        rows.append((box_key(lat, lon), night, start, start + 16 * 3600, alerted, forecast, *chances, start - 7200, alerted,
+                     start - 3600 if alerted else None, LEADS.get(alerted), region, stratum, weight, observed, now - 86400))
+    return rows
 
 
 # Pending outbox entries seeded, by the class of their last failed send (None: not sent yet).

@@ -1,6 +1,8 @@
 // Frostbox status page: reads /admin/status/summary and /admin/status/boxes every 10 s and
 // draws the box map (canvas, Web Mercator, pan and zoom), the runs chart (SVG) and the
-// health panels. No library, no build step.
+// health panels; reads /admin/verification every minute for how right the alerts were (its
+// scores, a reliability diagram, and the regions by CSI in a list and on the map). No
+// library, no build step.
 "use strict";
 
 (() => {
@@ -22,6 +24,14 @@
   ];
   const CHANCE_COLOURS = Object.fromEntries([...CHANCE_BINS.map((b) => b.id), "unknown"].map((id) => [id, style.getPropertyValue("--chance-" + id).trim()]));
   const LEVELS = ["frost-risk", "freeze", "hard-freeze"];
+  // How right the alerts were (issue #48): regions coloured by CSI in four bins, grey without one.
+  const VERIFICATION_MS = 60000;
+  const CSI_BINS = [
+    { id: "c0", label: "under 0.2", below: 0.2 }, { id: "c1", label: "0.2–0.4", below: 0.4 },
+    { id: "c2", label: "0.4–0.6", below: 0.6 }, { id: "c3", label: "0.6 or more", below: Infinity },
+  ];
+  const CSI_COLOURS = Object.fromEntries([...CSI_BINS.map((b) => b.id), "none"].map((id) => [id, style.getPropertyValue("--csi-" + id).trim()]));
+  const REGION_RADIUS = 8;
   const SEA = style.getPropertyValue("--sea").trim();
   const LAND = style.getPropertyValue("--land").trim();
   const COAST = style.getPropertyValue("--coast").trim();
@@ -45,6 +55,11 @@
     boxRequest: 0,
     boxLoads: 0,
     summaryLoads: 0,
+    // The last answer of /admin/verification; `{ off: true }` when the server keeps no nights.
+    verification: null,
+    verificationLevel: "freeze",
+    verificationLoads: 0,
+    showRegions: true,
   };
 
   // MARK: formatting
@@ -74,10 +89,15 @@
     box.hidden = !text;
   }
 
-  async function getJSON(url) {
+  async function fetchAdmin(url) {
     // Built on the origin, so that a page opened as http://user:token@host/status still fetches.
     const response = await fetch(new URL(url, window.location.origin), { credentials: "same-origin", cache: "no-store" });
     if (response.status === 401) throw new Error("The admin token was refused (401): reload the page to log in again.");
+    return response;
+  }
+
+  async function getJSON(url) {
+    const response = await fetchAdmin(url);
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
     return response.json();
   }
@@ -164,6 +184,7 @@
   }
 
   function colourOf(item) {
+    if (item.kind === "region") return CSI_COLOURS[regionBin(item.data)];
     const level = item.kind === "box" ? chanceLevel() : null;
     if (level) return CHANCE_COLOURS[chanceBin(boxChance(item.data, level))];
     return COLOURS[item.data.class] || "#fff";
@@ -228,6 +249,11 @@
     const level = data.mode === "boxes" ? chanceLevel() : null;
     if (level) items.sort((a, b) => (boxChance(a.data, level) ?? -1) - (boxChance(b.data, level) ?? -1));
     else items.sort((a, b) => SEVERITY[a.data.class] - SEVERITY[b.data.class]);
+    // The checked regions above the boxes, so that they are seen and hovered first.
+    for (const region of placedRegions()) {
+      const p = project(region.longitude, region.latitude);
+      for (const x of copies(p.x, REGION_RADIUS)) items.push({ kind: "region", data: region, x, y: p.y, r: REGION_RADIUS });
+    }
     return items;
   }
 
@@ -241,6 +267,19 @@
       context.fillStyle = colourOf(item);
       if (item.kind === "box") {
         context.fillRect(item.x - item.w / 2, item.y - item.h / 2, item.w, item.h);
+      } else if (item.kind === "region") {
+        // A dark rim and a white ring set a region apart from the boxes' cells beneath it.
+        context.beginPath();
+        context.arc(item.x, item.y, item.r, 0, 2 * Math.PI);
+        context.fill();
+        context.lineWidth = 2;
+        context.strokeStyle = "#ffffff";
+        context.stroke();
+        context.beginPath();
+        context.arc(item.x, item.y, item.r + 1.5, 0, 2 * Math.PI);
+        context.lineWidth = 1;
+        context.strokeStyle = "#0a1420";
+        context.stroke();
       } else {
         context.beginPath();
         context.arc(item.x, item.y, item.r, 0, 2 * Math.PI);
@@ -345,6 +384,7 @@
 
   function details(item) {
     const d = item.data;
+    if (item.kind === "region") return regionDetails(d);
     if (item.kind === "box") {
       const lines = [
         `<b>Box ${escapeHTML(d.box)}</b> · key ${d.key}`,
@@ -455,6 +495,8 @@
 
   let boxTimer = null;
   function scheduleBoxes() {
+    // An answer still on its way is for the view left behind: drop it, not draw it.
+    state.boxRequest += 1;
     clearTimeout(boxTimer);
     boxTimer = setTimeout(loadBoxes, 200);
   }
@@ -659,6 +701,188 @@
       + `<td>${number(r.delivered)}</td><td>${number(r.failed)}</td><td>${duration(r.duration_ms)}</td></tr>`).join("");
   }
 
+  // MARK: how right were we (issue #48)
+
+  const csiBin = (csi) => (csi === null || csi === undefined ? "none" : CSI_BINS.find((b) => csi < b.below).id);
+  const levelName = (level) => LABELS[level] || level;
+
+  /// A group's scores of the level chosen in the panel.
+  const regionLevel = (group) => group.scores.levels.find((l) => l.level === state.verificationLevel) || {};
+  /// A group's CSI bin for the chosen level.
+  const regionBin = (group) => { const csi = regionLevel(group).csi; return csiBin(csi ? csi.value : null); };
+
+  /// The regions the report could place, when they are to be drawn.
+  function placedRegions() {
+    const data = state.verification;
+    if (!state.showRegions || !data || data.off || !data.regions) return [];
+    return data.regions.filter((r) => typeof r.latitude === "number" && typeof r.longitude === "number");
+  }
+
+  /// A weighted count or score, with its 95 % interval when sampling leaves one.
+  function estimate(value, digits) {
+    if (!value) return "–";
+    const show = (v) => (digits === 0 ? number(Math.round(v * 100) / 100) : v.toFixed(digits));
+    const interval = value.low !== value.high ? ` <span class="interval">(${show(value.low)}–${show(value.high)})</span>` : "";
+    return `${show(value.value)}${interval}`;
+  }
+
+  function thresholdWords(level) {
+    const data = state.verification;
+    const key = level.replace(/-/g, "_");
+    const threshold = data && data.thresholds_c ? data.thresholds_c[key] : undefined;
+    return threshold === undefined ? "" : ` (≤ ${celsius(threshold)})`;
+  }
+
+  async function loadVerification() {
+    try {
+      const response = await fetchAdmin("/admin/verification");
+      let data;
+      if (response.status === 409) {
+        const body = await response.json().catch(() => ({}));
+        if (!body.error || body.error.code !== "verification_off") throw new Error(`/admin/verification answered 409`);
+        data = { off: true };
+      } else if (!response.ok) {
+        throw new Error(`/admin/verification answered ${response.status}`);
+      } else {
+        data = await response.json();
+      }
+      state.verification = data;
+      state.verificationLoads += 1;
+      renderVerification();
+      draw();
+    } catch (error) {
+      showProblem(error.message);
+    }
+  }
+
+  function renderVerification() {
+    const data = state.verification;
+    const message = $("#verification-message");
+    const body = $("#verification-body");
+    const placed = !data.off && (data.regions || []).some((r) => typeof r.latitude === "number");
+    $("#show-regions-label").hidden = !placed;
+    $("#region-legend").hidden = !placed || !state.showRegions;
+    if (data.off) {
+      message.textContent = "The alerts are not being checked: this server keeps no nights (verification.enabled is false), so there is nothing to score.";
+      body.hidden = true;
+      return;
+    }
+    const p = data.progress;
+    if (!data.overall.nights) {
+      message.textContent = `No nights have been checked yet: ${number(p.chosen)} waiting for the archive, ${number(p.pending)} not yet due.`;
+      body.hidden = true;
+      return;
+    }
+    message.textContent = `Alerts checked against the lowest temperature observed over the night${data.since ? `, nights since ${data.since}` : ""}.`;
+    body.hidden = false;
+    const overall = data.overall;
+    $("#verification-levels tbody").innerHTML = overall.levels.map((l) => `<tr data-level="${escapeHTML(l.level)}">`
+      + `<th scope="row">${escapeHTML(levelName(l.level))}${escapeHTML(thresholdWords(l.level))}</th>`
+      + [["hits", l.hits, 0], ["misses", l.misses, 0], ["false-alarms", l.false_alarms, 0], ["correct-negatives", l.correct_negatives, 0],
+        ["pod", l.pod, 2], ["far", l.far, 2], ["csi", l.csi, 2], ["bias", l.bias, 2]]
+        .map(([name, value, digits]) => `<td data-score="${name}" data-value="${value ? value.value : ""}">${estimate(value, digits)}</td>`).join("")
+      + `<td data-score="brier">${l.brier === null || l.brier === undefined ? "–" : l.brier.toFixed(3)}</td>`
+      + `<td data-score="probability-nights">${number(l.probability_nights)}</td></tr>`).join("");
+    const error = overall.mean_error_c;
+    const errorText = error === null || error === undefined ? "– (no forecast low kept)"
+      : `${error > 0 ? "+" : error < 0 ? "−" : ""}${Math.abs(error).toFixed(1)} °C (${error > 0 ? "forecasts too warm" : error < 0 ? "forecasts too cold" : "unbiased"}), over ${number(overall.error_nights)} nights`;
+    $("#verification-facts").innerHTML = [
+      ["nights", "Nights checked", `${number(overall.nights)}, standing for ${number(overall.weight)} box-nights`],
+      ["since", "Since", escapeHTML(data.since || "every night kept")],
+      ["observed", "Observed", number(p.observed)],
+      ["chosen", "Waiting for the archive", number(p.chosen)],
+      ["skipped", "Not drawn (the sample stands for them)", number(p.skipped)],
+      ["pending", "Not yet due", number(p.pending)],
+      ["unavailable", "Unavailable in the archive", number(p.unavailable)],
+      ["error", "Mean forecast error of the night low", errorText],
+    ].map(([key, name, value]) => `<dt>${escapeHTML(name)}</dt><dd data-fact="${key}">${value}</dd>`).join("");
+    renderReliability();
+    renderRegions();
+  }
+
+  /// The reliability diagram of the chosen level: forecast chance against observed frequency.
+  function renderReliability() {
+    const svg = $("#reliability");
+    const level = state.verificationLevel;
+    const scores = state.verification.overall.levels.find((l) => l.level === level);
+    const bins = scores ? scores.reliability : [];
+    const width = 300, height = 300, left = 40, right = 12, top = 12, bottom = 36;
+    const plotW = width - left - right, plotH = height - top - bottom;
+    const x = (p) => left + p * plotW, y = (f) => top + plotH - f * plotH;
+    const parts = [];
+    for (let i = 0; i <= 5; i++) {
+      const v = i / 5;
+      parts.push(`<line class="grid" x1="${x(v)}" x2="${x(v)}" y1="${y(0)}" y2="${y(1)}"/><line class="grid" x1="${x(0)}" x2="${x(1)}" y1="${y(v)}" y2="${y(v)}"/>`);
+      parts.push(`<text x="${x(v)}" y="${y(0) + 14}" text-anchor="middle">${v.toFixed(1)}</text><text x="${x(0) - 6}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(1)}</text>`);
+    }
+    parts.push(`<line class="diagonal" x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(1)}"/>`);
+    parts.push(`<text x="${left + plotW / 2}" y="${height - 4}" text-anchor="middle">forecast chance of ${escapeHTML(levelName(level).toLowerCase())}</text>`);
+    parts.push(`<text transform="translate(11 ${top + plotH / 2}) rotate(-90)" text-anchor="middle">observed frequency</text>`);
+    const most = Math.max(1, ...bins.map((b) => b.nights));
+    for (const bin of bins) {
+      const r = 3 + 8 * Math.sqrt(bin.nights / most);
+      parts.push(`<circle class="reliability-point" data-lower="${bin.lower}" data-nights="${bin.nights}" cx="${x(bin.mean_probability)}" cy="${y(bin.observed_frequency)}" r="${r.toFixed(1)}" fill="${COLOURS[level]}">`
+        + `<title>Chance ${percent(bin.lower)}–${percent(bin.upper)}: forecast ${percent(bin.mean_probability)}, happened ${percent(bin.observed_frequency)}, ${number(bin.nights)} night${bin.nights === 1 ? "" : "s"}</title></circle>`);
+    }
+    if (!bins.length) parts.push(`<text x="${left + plotW / 2}" y="${top + plotH / 2}" text-anchor="middle">No checked night had a chance of ${escapeHTML(levelName(level).toLowerCase())}</text>`);
+    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    svg.setAttribute("data-level", level);
+    svg.innerHTML = parts.join("");
+  }
+
+  function csiLegend() {
+    return [...CSI_BINS.map((b) => [b.id, `CSI ${b.label}`]), ["none", "no CSI"]]
+      .map(([id, label]) => `<li data-csi="${id}"><span class="swatch ring" style="background:${CSI_COLOURS[id]}"></span>${escapeHTML(label)}</li>`).join("");
+  }
+
+  /// The regions with the chosen level's CSI, in the panel and as the map's second legend.
+  function renderRegions() {
+    const level = state.verificationLevel;
+    const regions = state.verification.regions || [];
+    $("#verification-regions-title").textContent = `Regions by CSI of ${levelName(level).toLowerCase()}`;
+    $("#verification-legend").innerHTML = csiLegend();
+    $("#region-legend").innerHTML = `<li class="legend-title">Checked regions, CSI of ${escapeHTML(levelName(level).toLowerCase())}:</li>${csiLegend()}`;
+    $("#verification-regions").innerHTML = regions.length
+      ? regions.map((region) => {
+        const csi = regionLevel(region).csi;
+        const bin = regionBin(region);
+        const where = typeof region.latitude === "number" ? `${degrees(region.latitude, "N", "S")}, ${degrees(region.longitude, "E", "W")}` : "not placed";
+        return `<li data-region="${escapeHTML(region.key)}" data-csi-bin="${bin}"><span class="swatch ring" style="background:${CSI_COLOURS[bin]}" aria-hidden="true"></span>`
+          + `<b>${escapeHTML(region.key)}</b> <span class="region-where">${where}</span>`
+          + `<span class="region-csi">CSI ${csi ? estimate(csi, 2) : "–"} · ${number(region.scores.nights)} night${region.scores.nights === 1 ? "" : "s"}</span></li>`;
+      }).join("")
+      : "<li>No checked night has a known region yet.</li>";
+  }
+
+  function regionDetails(region) {
+    const scores = regionLevel(region);
+    const csi = scores.csi;
+    return [
+      `<b>Region ${escapeHTML(region.key)}</b> · ${number(region.scores.nights)} nights checked`,
+      `CSI of ${escapeHTML(levelName(state.verificationLevel).toLowerCase())}: <span class="swatch" style="background:${CSI_COLOURS[regionBin(region)]}"></span> ${csi ? estimate(csi, 2) : "none (no frost said or seen)"}`,
+      `Hits ${estimate(scores.hits, 0)} · misses ${estimate(scores.misses, 0)} · false alarms ${estimate(scores.false_alarms, 0)}`,
+    ].join("<br>");
+  }
+
+  $("#verification-level").addEventListener("change", (event) => setVerificationLevel(event.target.value));
+  function setVerificationLevel(level) {
+    state.verificationLevel = level;
+    $("#verification-level").value = level;
+    if (state.verification && !state.verification.off && state.verification.overall.nights) {
+      renderReliability();
+      renderRegions();
+    }
+    draw();
+  }
+
+  $("#show-regions").addEventListener("change", (event) => {
+    state.showRegions = event.target.checked;
+    $("#region-legend").hidden = !state.showRegions;
+    state.pinned = null;
+    tooltip.hidden = true;
+    draw();
+  });
+
   async function loadLand() {
     try {
       const land = await getJSON("/status/land.json");
@@ -694,12 +918,18 @@
     get boxes() { return state.boxes; },
     get summary() { return state.summary; },
     get loads() { return { boxes: state.boxLoads, summary: state.summaryLoads, land: state.land.length, detail: state.detailLoads }; },
-    get items() { return state.items.map((i) => ({ kind: i.kind, x: i.x, y: i.y, class: i.data.class, key: i.data.key })); },
+    get items() { return state.items.map((i) => ({ kind: i.kind, x: i.x, y: i.y, class: i.data.class, key: i.data.key, colour: colourOf(i) })); },
+    csiColours: CSI_COLOURS,
+    setVerificationLevel,
+    get verification() { return state.verification; },
+    get verificationLoads() { return state.verificationLoads; },
   };
 
   window.addEventListener("resize", () => { resize(); scheduleBoxes(); });
   resize();
   state.view.zoom = minimumZoom();
-  Promise.all([loadLand(), loadBoxes(), loadSummary()]).then(() => { document.body.dataset.ready = "1"; });
+  Promise.all([loadLand(), loadBoxes(), loadSummary(), loadVerification()]).then(() => { document.body.dataset.ready = "1"; });
   setInterval(() => { loadBoxes(); loadSummary(); }, REFRESH_MS);
+  // The scores move only as nights are checked (a few times a day): once a minute is plenty.
+  setInterval(loadVerification, VERIFICATION_MS);
 })();
