@@ -92,9 +92,13 @@ public struct OpenMeteoClient: Sendable {
                     waitedForRateLimit = true
                 }
                 guard let delay = retryDelay(retry, attempt: attempt) else { return .failure(failure) }
+                // Named by the API asked (`/v1/forecast`, `/v1/ensemble`, `/v1/archive`): one client serves them all.
                 logger.warning(
-                    "forecast request failed, retrying",
-                    metadata: ["failure": "\(failure)", "attempt": "\(attempt)", "delay_s": "\(delay)", "locations": "\(boxes.count)"])
+                    "Open-Meteo request failed, retrying",
+                    metadata: [
+                        "api": "\(configuration.path)", "failure": "\(failure)", "attempt": "\(attempt)", "delay_s": "\(delay)",
+                        "locations": "\(boxes.count)",
+                    ])
                 do {
                     try await clock.sleep(seconds: delay)
                 } catch {
