@@ -3,6 +3,7 @@ import FrostboxCore
 import FrostboxForecasting
 import FrostboxHTTP
 import FrostboxNotifier
+import FrostboxPostgres
 import FrostboxSQLite
 import Logging
 import ServiceLifecycle
@@ -117,6 +118,6 @@ extension ForecastComponents {
         settings.leaseSeconds = config.notifier.leaseSeconds
         return NightChecker(
             store: store, fetcher: archive(config.verification), ledger: ledger, regions: GRDBRegionLocator(places: places), settings: settings,
-            owner: "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)", logger: logger)
+            owner: PostgresNotifierStore.defaultWorker, logger: logger)
     }
 }

@@ -57,7 +57,9 @@ public enum NightSampler {
     public static let censusStratum = "alerted"
 
     /// The choices for `due`: `perStratum` not-alerted nights drawn in each (region, night).
-    public static func choose(_ due: [DueNight], regions: [GeoBox: VerificationRegion], perStratum: Int) -> [NightChoice] {
+    /// `pass` names this draw in its strata (`FI.18|2026-11-20|pass`): nights of one region and
+    /// night drawn in another pass (a later run, another chunk) form a stratum of their own.
+    public static func choose(_ due: [DueNight], regions: [GeoBox: VerificationRegion], perStratum: Int, pass: String = "") -> [NightChoice] {
         var choices: [NightChoice] = []
         choices.reserveCapacity(due.count)
         var strata: [String: [(night: DueNight, region: VerificationRegion)]] = [:]
@@ -67,11 +69,14 @@ public enum NightSampler {
                 choices.append(
                     NightChoice(box: night.box, night: night.night, region: region, stratum: censusStratum, weight: 1, chosen: true))
             } else {
-                strata["\(region)|\(night.night)", default: []].append((night, region))
+                strata["\(region)|\(night.night)" + (pass.isEmpty ? "" : "|\(pass)"), default: []].append((night, region))
             }
         }
         for (stratum, members) in strata.sorted(by: { $0.key < $1.key }) {
-            let drawn = members.sorted { rank($0.night) < rank($1.night) || (rank($0.night) == rank($1.night) && $0.night.box.key < $1.night.box.key) }
+            // Each box hashed once, not at every comparison.
+            let drawn = members.map { (rank: rank($0.night.box), member: $0) }
+                .sorted { ($0.rank, $0.member.night.box.key) < ($1.rank, $1.member.night.box.key) }
+                .map(\.member)
             let take = min(max(0, perStratum), drawn.count)
             let weight = take > 0 ? Double(drawn.count) / Double(take) : 0
             for (index, member) in drawn.enumerated() {
@@ -84,9 +89,9 @@ public enum NightSampler {
         return choices
     }
 
-    /// A night's place in the draw: its box's.
-    static func rank(_ night: DueNight) -> UInt64 {
-        var generator = SplitMix64(seed: UInt64(bitPattern: night.box.key))
+    /// A box's place in the draw, the same every night.
+    static func rank(_ box: GeoBox) -> UInt64 {
+        var generator = SplitMix64(seed: UInt64(bitPattern: box.key))
         return generator.next()
     }
 }

@@ -7,7 +7,7 @@ import Logging
 /// nights are asked of the archive, a box a location (all its chosen nights in one span of
 /// days), batched, each request charged to the quota ledger under the check's own share of
 /// the budgets, so forecasts always keep the rest. What the archive answers whole is kept;
-/// a night it has only in part is asked again next time, and given up `giveUpDays` after it
+/// a night it has only in part is asked again `askAgainSeconds` later, and given up `giveUpDays` after it
 /// ended. Every step is written before the next begins, so a check cut short (kill -9) goes
 /// on where it stopped and counts nothing twice; a lease keeps it to one process at a time,
 /// on PostgreSQL one instance for the cluster.
@@ -82,7 +82,7 @@ public struct NightChecker: NightChecking {
         return summary
     }
 
-    /// Chooses every due night, a chunk at a time (each chunk's strata are its own).
+    /// Chooses every due night, a chunk at a time (each chunk's strata are its own: `pass`).
     func choose(now: Int64, summary: inout NightCheckSummary) async throws {
         let endedBefore = now - Int64(settings.afterDays) * 86_400
         var pass = 0
@@ -91,14 +91,11 @@ public struct NightChecker: NightChecking {
             guard !due.isEmpty else { return }
             let boxes = Array(Set(due.map(\.box)))
             let located = try await regions?.regions(of: boxes) ?? [:]
-            let choices = NightSampler.choose(due, regions: located, perStratum: settings.samplePerStratum).map { choice in
-                var choice = choice
-                if choice.stratum != NightSampler.censusStratum { choice.stratum += "|\(now).\(pass)" }
-                return choice
-            }
+            let choices = NightSampler.choose(due, regions: located, perStratum: settings.samplePerStratum, pass: "\(now).\(pass)")
             try await store.keep(choices)
-            summary.chosen += choices.filter(\.chosen).count
-            summary.skipped += choices.filter { !$0.chosen }.count
+            let chosen = choices.filter(\.chosen).count
+            summary.chosen += chosen
+            summary.skipped += choices.count - chosen
             pass += 1
             if due.count < settings.chooseChunk { return }
         }
@@ -116,6 +113,7 @@ public struct NightChecker: NightChecking {
     func observe(now: Int64, summary: inout NightCheckSummary) async throws {
         let chosen = try await store.chosenNights(limit: settings.maximumChosenPerCheck, askedBefore: now - settings.askAgainSeconds + 1)
         var remaining = Self.locations(chosen)[...]
+        let givingUpBefore = now - Int64(settings.giveUpDays) * 86_400
         let runClock = RunClock(now: now, clock: clock)
         let tally = RunTally()
         while !remaining.isEmpty {
@@ -149,15 +147,16 @@ public struct NightChecker: NightChecking {
                     for record in location.nights {
                         let low = hours.minimum(from: record.verdict.windowStart, to: record.verdict.windowEnd)
                         observations.append(NightObservation(box: location.box, night: record.verdict.night, observedMinimumC: low))
-                        if low != nil { summary.observed += 1 }
+                        if low != nil {
+                            summary.observed += 1
+                        } else if record.verdict.windowEnd < givingUpBefore {
+                            summary.unavailable += 1
+                        } else {
+                            summary.waiting += 1
+                        }
                     }
                 }
-                let givingUpBefore = now - Int64(settings.giveUpDays) * 86_400
                 try await store.keep(observations, at: now, givingUpBefore: givingUpBefore)
-                for observation in observations where observation.observedMinimumC == nil {
-                    let ended = taken.first { $0.box == observation.box }?.nights.first { $0.verdict.night == observation.night }?.verdict.windowEnd
-                    if let ended, ended < givingUpBefore { summary.unavailable += 1 } else { summary.waiting += 1 }
-                }
             case .failure(let failure):
                 logger.warning("night check: archive request failed, the rest waits for the next run", metadata: ["failure": "\(failure)"])
                 summary.stoppedBy = "\(failure)"
@@ -181,8 +180,9 @@ public struct NightChecker: NightChecking {
         var byBox: [GeoBox: Location] = [:]
         var order: [GeoBox] = []
         for record in chosen {
-            let first = utcDate(record.verdict.windowStart)
-            let last = utcDate(record.verdict.windowEnd - 1)
+            // UTC days: the archive is asked with `timezone=GMT`.
+            let first = LocalDateTime(wallClockSeconds: record.verdict.windowStart).date
+            let last = LocalDateTime(wallClockSeconds: record.verdict.windowEnd - 1).date
             if var location = byBox[record.verdict.box] {
                 location.nights.append(record)
                 location.first = min(location.first, first)
@@ -212,7 +212,4 @@ public struct NightChecker: NightChecking {
         return batch
     }
 
-    static func utcDate(_ epoch: Int64) -> LocalDate {
-        LocalDate(daysSinceEpoch: Int64((Double(epoch) / 86_400).rounded(.down)))
-    }
 }
