@@ -12,13 +12,9 @@ enum OpenMeteoArchiveDecoder {
     static func observations(
         from body: Data, for boxes: [GeoBox], models: [String], maximumGridDistance: Double
     ) throws(OpenMeteoDecodingError) -> [ObservedHours] {
-        let payloads = try OpenMeteoDecoder.locations(from: body)
-        guard payloads.count == boxes.count else {
-            throw OpenMeteoDecodingError("asked for \(boxes.count) locations, the answer has \(payloads.count)")
-        }
         var result: [ObservedHours] = []
         result.reserveCapacity(boxes.count)
-        for (box, payload) in zip(boxes, try OpenMeteoDecoder.inRequestOrder(payloads)) {
+        for (box, payload) in zip(boxes, try OpenMeteoDecoder.locations(from: body, for: boxes)) {
             result.append(try observed(payload, for: box, models: models, maximumGridDistance: maximumGridDistance))
         }
         return result
@@ -27,11 +23,7 @@ enum OpenMeteoArchiveDecoder {
     static func observed(
         _ payload: OpenMeteoLocationPayload, for box: GeoBox, models: [String], maximumGridDistance: Double
     ) throws(OpenMeteoDecodingError) -> ObservedHours {
-        guard payload.latitude.isFinite, payload.longitude.isFinite, abs(payload.latitude - box.latitude) <= maximumGridDistance,
-            GeoBox.longitudeDistance(payload.longitude, box.longitude) <= maximumGridDistance
-        else {
-            throw OpenMeteoDecodingError("answer for \(box) is about \(payload.latitude),\(payload.longitude): another place (misordered answer?)")
-        }
+        try OpenMeteoDecoder.requireNear(payload, box, maximumGridDistance: maximumGridDistance)
         let (times, _, _, _) = try OpenMeteoDecoder.axis(payload, box: box)
         guard !times.isEmpty else { throw OpenMeteoDecodingError("location \(box) has no hours") }
         let units = try OpenMeteoDecoder.Units(payload.hourlyUnits ?? [:])

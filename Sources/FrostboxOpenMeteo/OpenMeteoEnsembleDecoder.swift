@@ -19,13 +19,9 @@ enum OpenMeteoEnsembleDecoder {
     static func ensembles(
         from body: Data, for boxes: [GeoBox], models: [String], source: Source, maximumGridDistance: Double
     ) throws(OpenMeteoDecodingError) -> [EnsembleForecast] {
-        let payloads = try OpenMeteoDecoder.locations(from: body)
-        guard payloads.count == boxes.count else {
-            throw OpenMeteoDecodingError("asked for \(boxes.count) locations, the answer has \(payloads.count)")
-        }
         var result: [EnsembleForecast] = []
         result.reserveCapacity(boxes.count)
-        for (box, payload) in zip(boxes, try OpenMeteoDecoder.inRequestOrder(payloads)) {
+        for (box, payload) in zip(boxes, try OpenMeteoDecoder.locations(from: body, for: boxes)) {
             result.append(try ensemble(payload, for: box, models: models, source: source, maximumGridDistance: maximumGridDistance))
         }
         return result
@@ -34,11 +30,7 @@ enum OpenMeteoEnsembleDecoder {
     static func ensemble(
         _ payload: OpenMeteoLocationPayload, for box: GeoBox, models: [String], source: Source, maximumGridDistance: Double
     ) throws(OpenMeteoDecodingError) -> EnsembleForecast {
-        guard payload.latitude.isFinite, payload.longitude.isFinite, abs(payload.latitude - box.latitude) <= maximumGridDistance,
-            GeoBox.longitudeDistance(payload.longitude, box.longitude) <= maximumGridDistance
-        else {
-            throw OpenMeteoDecodingError("answer for \(box) is about \(payload.latitude),\(payload.longitude): another place (misordered answer?)")
-        }
+        try OpenMeteoDecoder.requireNear(payload, box, maximumGridDistance: maximumGridDistance)
         let (times, locals, _, _) = try OpenMeteoDecoder.axis(payload, box: box)
         guard !times.isEmpty else { throw OpenMeteoDecodingError("location \(box) has no hours") }
         let units = try OpenMeteoDecoder.Units(payload.hourlyUnits ?? [:])

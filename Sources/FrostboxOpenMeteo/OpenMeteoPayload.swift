@@ -118,17 +118,33 @@ enum OpenMeteoDecoder {
     static func forecasts(
         from body: Data, for boxes: [GeoBox], fetchedAt: Int64, maximumGridDistance: Double, models: [String] = []
     ) throws(OpenMeteoDecodingError) -> [BoxForecast] {
-        let payloads = try locations(from: body)
-        guard payloads.count == boxes.count else {
-            throw OpenMeteoDecodingError("asked for \(boxes.count) locations, the answer has \(payloads.count)")
-        }
-        let ordered = try inRequestOrder(payloads)
+        let ordered = try locations(from: body, for: boxes)
         var result: [BoxForecast] = []
         result.reserveCapacity(boxes.count)
         for (box, payload) in zip(boxes, ordered) {
             result.append(try forecast(payload, for: box, fetchedAt: fetchedAt, maximumGridDistance: maximumGridDistance, models: models))
         }
         return result
+    }
+
+    /// The locations of a body in request order, one for each of `boxes` (any other count
+    /// fails the answer). Every API of the server answers in this shape.
+    static func locations(from body: Data, for boxes: [GeoBox]) throws(OpenMeteoDecodingError) -> [OpenMeteoLocationPayload] {
+        let payloads = try locations(from: body)
+        guard payloads.count == boxes.count else {
+            throw OpenMeteoDecodingError("asked for \(boxes.count) locations, the answer has \(payloads.count)")
+        }
+        return try inRequestOrder(payloads)
+    }
+
+    /// Fails unless a location's grid cell lies within `maximumGridDistance` degrees of the box
+    /// asked: otherwise the answer is about another place (a misordered answer).
+    static func requireNear(_ payload: OpenMeteoLocationPayload, _ box: GeoBox, maximumGridDistance: Double) throws(OpenMeteoDecodingError) {
+        guard payload.latitude.isFinite, payload.longitude.isFinite, abs(payload.latitude - box.latitude) <= maximumGridDistance,
+            GeoBox.longitudeDistance(payload.longitude, box.longitude) <= maximumGridDistance
+        else {
+            throw OpenMeteoDecodingError("answer for \(box) is about \(payload.latitude),\(payload.longitude): another place (misordered answer?)")
+        }
     }
 
     /// The locations of a body, single-object or array shape.
@@ -173,12 +189,7 @@ enum OpenMeteoDecoder {
         guard payload.latitude.isFinite, payload.longitude.isFinite, abs(payload.latitude) <= 90, abs(payload.longitude) <= 180 else {
             throw OpenMeteoDecodingError("location \(box) has an invalid grid cell")
         }
-        guard abs(payload.latitude - box.latitude) <= maximumGridDistance,
-            GeoBox.longitudeDistance(payload.longitude, box.longitude) <= maximumGridDistance
-        else {
-            throw OpenMeteoDecodingError(
-                "answer for \(box) is about \(payload.latitude),\(payload.longitude): another place (misordered answer?)")
-        }
+        try requireNear(payload, box, maximumGridDistance: maximumGridDistance)
         let hourly = payload.hourly
         let count = hourly.time.count
         guard count > 0 else { throw OpenMeteoDecodingError("location \(box) has no hours") }
