@@ -86,12 +86,12 @@ extension PostgresNotifierStore: NightCheckStore {
             """)
         var nights: [VerifiedNight] = []
         for try await row in rows {
-            guard let record = try Self.nightRecord(row) else { continue }
-            let extra = try row.decode(
+            // One decode of the row: the night's columns, then region, stratum, weight and the observed low.
+            let c = try row.decode(
                 (Int64, Int, Int64, Int64, Int, Int16, Double, Double, Double, Double, String, Int64, Int16, Int64, String, String, String, Double, Double).self
             )
-            nights.append(
-                record.verified(region: VerificationRegion(text: extra.15), observedMinimumC: extra.18, weight: extra.17, stratum: extra.16))
+            guard let record = Self.nightRecord((c.0, c.1, c.2, c.3, c.4, c.5, c.6, c.7, c.8, c.9, c.10, c.11, c.12, c.13, c.14)) else { continue }
+            nights.append(record.verified(region: VerificationRegion(text: c.15), observedMinimumC: c.18, weight: c.17, stratum: c.16))
         }
         return nights
     }

@@ -81,7 +81,7 @@ enum NightRecordColumns {
         judged_at, alerted_level, first_alert_at, lead
         """
     /// How many columns `select` lists: the columns a statement adds after them start here.
-    static let count = 15
+    static let count = select.split(separator: ",").count
 
     static func arguments(of verdict: KeptVerdict) -> StatementArguments {
         [
