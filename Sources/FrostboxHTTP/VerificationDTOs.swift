@@ -119,20 +119,9 @@ public struct VerificationBody: Encodable, Sendable {
         }
     }
 
-    public struct Thresholds: Encodable, Sendable {
-        let frostRisk: Double
-        let freeze: Double
-        let hardFreeze: Double
-
-        enum CodingKeys: String, CodingKey {
-            case freeze
-            case frostRisk = "frost_risk"
-            case hardFreeze = "hard_freeze"
-        }
-    }
-
     let since: String?
-    let thresholdsC: Thresholds
+    /// Each level's threshold by level name, as the status map gives them (`StatusBoxMap.thresholds`).
+    let thresholdsC: [String: Double]
     let progress: Progress
     let overall: Scores
     let countries: [Group]
@@ -148,8 +137,7 @@ public struct VerificationBody: Encodable, Sendable {
     public init(_ overview: VerificationOverview) {
         // RFC 3339's full-date: four digits of year, whatever the year.
         since = overview.since.map { String(format: "%04d-%02d-%02d", $0.year, $0.month, $0.day) }
-        let t = overview.thresholds
-        thresholdsC = Thresholds(frostRisk: t.frostRiskC, freeze: t.freezeC, hardFreeze: t.hardFreezeC)
+        thresholdsC = StatusBoxMap.thresholds(overview.thresholds)
         let p = overview.progress
         progress = Progress(pending: p.pending, chosen: p.chosen, skipped: p.skipped, observed: p.observed, unavailable: p.unavailable)
         let report = overview.report

@@ -266,6 +266,10 @@ def test_verification_panel_scores_the_checked_nights(browser, server):
         "const r = {}; document.querySelectorAll(\"#verification-levels tr[data-level='freeze'] td\").forEach(td => { r[td.dataset.score] = td.innerText.trim(); }); return r;")
     for score, shown in FREEZE_ROW.items():
         assert row[score] == shown, (score, row)
+    # The level's threshold, from the answer's thresholds_c (keyed by level, as the status map's).
+    headers = browser.execute_script(
+        "const r = {}; document.querySelectorAll('#verification-levels tr[data-level] th').forEach(th => { r[th.parentElement.dataset.level] = th.innerText; }); return r;")
+    assert "≤ 0 °C" in headers["freeze"] and "≤ 3 °C" in headers["frost-risk"] and "≤ -2 °C" in headers["hard-freeze"].replace("−", "-"), headers
     # Five nights of the freeze diagram had a chance: the number with one, and its Brier score.
     assert row["probability-nights"] == "10" and re.fullmatch(r"0\.\d{3}", row["brier"]), row
     facts = browser.execute_script(

@@ -728,8 +728,7 @@
 
   function thresholdWords(level) {
     const data = state.verification;
-    const key = level.replace(/-/g, "_");
-    const threshold = data && data.thresholds_c ? data.thresholds_c[key] : undefined;
+    const threshold = data && data.thresholds_c ? data.thresholds_c[level] : undefined;
     return threshold === undefined ? "" : ` (≤ ${celsius(threshold)})`;
   }
 
