@@ -81,7 +81,7 @@ public enum FrostboxApplication {
             }
             subscriptions = database.subscriptions(maximumPerDevice: config.maximumSubscriptionsPerDevice)
             clock = { Int64(Date().timeIntervalSince1970) }
-            alertRule = FrostRule.presets[config.alertRule] ?? .default
+            alertRule = config.rule
             newPlaces =
                 config.newBoxesPerHour > 0
                 ? NewPlaceLimit(

@@ -87,6 +87,9 @@ public struct FrostboxSettings: Sendable {
     public var verification = VerificationSettings()
     /// Frost rule preset for subscriptions that name none (`default`, `legacy`).
     public var alertRule = FrostRule.default.name
+    /// The rule `alertRule` names (the default preset when it names none): its thresholds are
+    /// what verdicts and the checked nights' scores go by.
+    public var rule: FrostRule { FrostRule.presets[alertRule] ?? .default }
     /// Nights after tonight that are alerted (1: tomorrow night too; from midnight to noon the
     /// night under way is alerted as well).
     public var alertNightsAhead = 1

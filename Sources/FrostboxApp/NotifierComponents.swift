@@ -51,7 +51,7 @@ public struct NotifierComponents: Sendable {
             defaultRuleName: config.alertRule, nightsAhead: config.alertNightsAhead, defaultMinProbability: config.forecasts.defaultMinProbability)
         let nightChecks = config.notifier.keepNights ? store as? any NightCheckStore : nil
         self.nightChecks = nightChecks
-        thresholds = planner.rule(for: .default).thresholds
+        thresholds = config.rule.thresholds
         notifier = Notifier(
             store: store, forecasts: forecasts, push: push, forecastCache: database.forecastCache,
             planner: planner,

@@ -11,7 +11,7 @@ public enum VerificationCommands {
         let database = try await DeviceDatabase.open(config, logger: logger)
         let (store, _, _) = database.notifier(leaseSeconds: config.notifier.leaseSeconds)
         guard let nights = store as? any NightCheckStore else { throw VerifyCommandError.noNights }
-        let thresholds = AlertPlanner(defaultRuleName: config.alertRule).rule(for: .default).thresholds
+        let thresholds = config.rule.thresholds
         return try await database.withRunning {
             try await VerificationOverview.load(from: nights, since: since, thresholds: thresholds)
         }
@@ -42,7 +42,7 @@ public enum VerificationCommands {
                 ratio(level.pod), ratio(level.far), ratio(level.csi), ratio(level.bias), level.brier.map { number($0, 3) } ?? "-",
             ]
         }
-        lines += table(headers, rows)
+        lines += TextTable.lines(headers, rows)
         for (title, groups) in [
             ("country", overview.report.countries), ("region", overview.report.regions), ("lead", overview.report.leads),
             ("month", overview.report.months),
@@ -57,17 +57,9 @@ public enum VerificationCommands {
                     group.scores.meanErrorC.map { number($0, 2) } ?? "-",
                 ]
             }
-            lines += table([title.uppercased(), "NIGHTS", "HITS", "MISSES", "FALSE ALARMS", "POD", "FAR", "CSI", "MEAN ERROR °C"], rows)
+            lines += TextTable.lines([title.uppercased(), "NIGHTS", "HITS", "MISSES", "FALSE ALARMS", "POD", "FAR", "CSI", "MEAN ERROR °C"], rows)
         }
         return lines.joined(separator: "\n")
-    }
-
-    static func table(_ headers: [String], _ rows: [[String]]) -> [String] {
-        let widths = headers.indices.map { column in ([headers] + rows).map { $0[column].count }.max() ?? 0 }
-        return ([headers] + rows).map { cells in
-            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces)
-        }
     }
 
     /// A weighted count, with its 95 % interval when sampled.

@@ -1,4 +1,5 @@
 import Foundation
+import FrostboxApp
 import FrostboxCore
 
 /// What `frostbox runs` prints: the latest notify runs as an aligned table, or as JSON.
@@ -22,14 +23,10 @@ enum RunsTable {
                 "\(run.devicesVerified)", "\(run.devicesRejected)", "\(run.boxesUnverified)",
             ]
         }
-        let widths = headers.indices.map { column in ([headers] + rows).map { $0[column].count }.max() ?? 0 }
-        func line(_ cells: [String]) -> String {
-            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces)
-        }
-        var lines = [line(headers)]
-        for (run, row) in zip(runs, rows) {
-            lines.append(line(row))
+        let table = TextTable.lines(headers, rows)
+        var lines = [table[0]]
+        for (run, line) in zip(runs, table.dropFirst()) {
+            lines.append(line)
             if let error = run.error { lines.append("    error: \(error)") }
             for worker in workers?[run.id] ?? [] {
                 let state =
