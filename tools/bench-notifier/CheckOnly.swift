@@ -88,3 +88,22 @@ struct CellRegions: RegionLocator {
 extension Duration {
     fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
+
+/// `bench-notifier regions --places FILE [--boxes 100000] [--repeats 3]`: the night check's
+/// region lookup alone (`GRDBRegionLocator`) for that many boxes on the generator's grid,
+/// in one call as the check makes it, timed each repeat.
+func regionsOnly(_ arguments: Arguments) async throws {
+    guard let path = arguments.string("places") else { throw BenchError("--places is required") }
+    let boxCount = arguments.int("boxes", 100_000)
+    var random = SplitMix64(seed: 1)
+    var cells = Set<Int>()
+    while cells.count < boxCount { cells.insert(random.below(300 * 500)) }
+    let boxes = cells.sorted().map { Coordinate(uncheckedLatitude: 55 + Double($0 / 500) * 0.05, longitude: 5 + Double($0 % 500) * 0.05).box }
+    let locator = GRDBRegionLocator(database: try PlacesDatabase(path: path))
+    for _ in 0..<max(1, arguments.int("repeats", 3)) {
+        let started = ContinuousClock.now
+        let regions = try await locator.regions(of: boxes)
+        let elapsed = ContinuousClock.now - started
+        print("regions: boxes=\(boxCount) located=\(regions.count) distinct=\(Set(regions.values).count) seconds=\(elapsed.seconds)")
+    }
+}

@@ -46,6 +46,8 @@ import _CryptoExtras
 //   bench-notifier check --db FILE --forecast-url URL [--boxes 100000] [--alerted-percent 5] [--sample 30] [--nights 1]
 //       The night check of issue #48 alone (CheckOnly.swift): kept nights of that many boxes,
 //       checked against the mock's /v1/archive; time, requests, weight and memory.
+//   bench-notifier regions --places FILE [--boxes 100000] [--repeats 3]
+//       The check's region lookup alone, over a places file (CheckOnly.swift).
 //   bench-notifier run --database-url postgres://… --forecast-url URL --now EPOCH […]
 //       The same run on PostgreSQL (`database.url`), as a shared run: start this twice at once
 //       and the two processes share the run's boxes (each prints its own part).
@@ -292,7 +294,8 @@ do {
     case "run": try await run(arguments)
     case "plan": try await planOnly(arguments)
     case "check": try await checkOnly(arguments)
-    default: throw BenchError("usage: bench-notifier generate|run|plan|check --db FILE …")
+    case "regions": try await regionsOnly(arguments)
+    default: throw BenchError("usage: bench-notifier generate|run|plan|check|regions --db FILE …")
     }
 } catch {
     FileHandle.standardError.write(Data("bench-notifier: \(error)\n".utf8))
