@@ -22,53 +22,64 @@ public struct GRDBRegionLocator: RegionLocator {
         let boxes = Array(Set(boxes))
         guard !boxes.isEmpty else { return [:] }
         return try await database().pool.read { db in
-            var regions: [GeoBox: VerificationRegion] = [:]
-            let nearBoxes = try db.cachedStatement(
+            // Each place once, however many name forms it has in the box or cell.
+            let inBox = try db.cachedStatement(
                 sql: """
-                    SELECT p.latitude, p.longitude, p.country_code, p.admin1_code FROM place_name_box b JOIN place p ON p.id = b.place_id
-                    WHERE b.box = ?
+                    SELECT latitude, longitude, country_code, admin1_code FROM place
+                    WHERE id IN (SELECT place_id FROM place_name_box WHERE box = ?)
                     """)
-            let nearCells = try db.cachedStatement(
+            let inCell = try db.cachedStatement(
                 sql: """
-                    SELECT p.latitude, p.longitude, p.country_code, p.admin1_code FROM place_name_cell c JOIN place p ON p.id = c.place_id
-                    WHERE c.cell = ?
+                    SELECT latitude, longitude, country_code, admin1_code FROM place
+                    WHERE id IN (SELECT place_id FROM place_name_cell WHERE cell = ?)
                     """)
-            for box in boxes {
-                var best: (distance: Double, region: VerificationRegion)?
-                func consider(_ rows: RowCursor) throws {
-                    while let row = try rows.next() {
-                        let distance = Self.distance(box, latitude: row[0], longitude: row[1])
-                        if best.map({ distance < $0.distance }) ?? true {
-                            best = (distance, VerificationRegion(countryCode: row[2], admin1Code: row[3]))
-                        }
-                    }
+            // Neighbouring boxes share their neighbours: each box and cell is read once a call.
+            var boxPlaces: [Int64: [NearPlace]] = [:]
+            var cellPlaces: [Int64: [NearPlace]] = [:]
+            func places(_ statement: Statement, _ key: Int64, in cache: inout [Int64: [NearPlace]]) throws -> [NearPlace] {
+                if let known = cache[key] { return known }
+                let found = try Row.fetchAll(statement, arguments: [key]).map {
+                    NearPlace(latitude: $0[0], longitude: $0[1], region: VerificationRegion(countryCode: $0[2], admin1Code: $0[3]))
                 }
+                cache[key] = found
+                return found
+            }
+            var regions: [GeoBox: VerificationRegion] = [:]
+            for box in boxes {
+                var near: [NearPlace] = []
                 for dy in -2...2 {
                     for dx in -2...2 {
-                        let near = GeoBox(latitudeIndex: box.latitudeIndex + dy, longitudeIndex: box.longitudeIndex + dx)
-                        try consider(try Row.fetchCursor(nearBoxes, arguments: [near.key]))
+                        let key = GeoBox(latitudeIndex: box.latitudeIndex + dy, longitudeIndex: box.longitudeIndex + dx).key
+                        near += try places(inBox, key, in: &boxPlaces)
                     }
                 }
-                if best == nil {
+                if near.isEmpty {
                     let row = PlaceLevels.cellRow(latitude: box.latitude)
                     let column = PlaceLevels.cellColumn(longitude: box.longitude)
                     for dy in -1...1 where (-90...89).contains(row + dy) {
                         for dx in -1...1 {
-                            let wrapped = ((column + dx + 180) % 360 + 360) % 360 - 180
-                            try consider(try Row.fetchCursor(nearCells, arguments: [PlaceLevels.cellKey(row: row + dy, column: wrapped)]))
+                            let key = PlaceLevels.cellKey(row: row + dy, column: PlaceLevels.wrapColumn(column + dx))
+                            near += try places(inCell, key, in: &cellPlaces)
                         }
                     }
                 }
-                if let best { regions[box] = best.region }
+                regions[box] = near.min { Self.distance(box, $0) < Self.distance(box, $1) }?.region
             }
             return regions
         }
     }
 
+    /// A place near a box, as far as its region goes.
+    struct NearPlace {
+        var latitude: Double
+        var longitude: Double
+        var region: VerificationRegion
+    }
+
     /// Squared distance in degrees, longitude shrunk by the latitude's cosine.
-    static func distance(_ box: GeoBox, latitude: Double, longitude: Double) -> Double {
-        let dy = latitude - box.latitude
-        let dx = GeoBox.longitudeDistance(longitude, box.longitude) * cos(box.latitude * .pi / 180)
+    static func distance(_ box: GeoBox, _ place: NearPlace) -> Double {
+        let dy = place.latitude - box.latitude
+        let dx = GeoBox.longitudeDistance(place.longitude, box.longitude) * cos(box.latitude * .pi / 180)
         return dy * dy + dx * dx
     }
 }
