@@ -47,10 +47,11 @@ struct PostgresHealthEvidenceTests {
         let ready = await database.isReady()
         let took = clock.now - started
         #expect(ready == false, "no server answers: not ready")
-        // Bounded by the wait, not by the statement deadline the hanging writes wait for; the
-        // slack is for two cores busy with the whole suite (2.5 s seen once there). Before the
-        // fix: "ready" after 3 s, which `ready == false` above refuses whatever the time.
-        #expect(took < Self.wait + .seconds(3), "answered in \(took)")
+        // Bounded by the wait, not by the 10 s statement deadline the hanging writes wait for;
+        // the slack is for two cores busy with the whole suite (2.5 s seen once there, 3.1 s in
+        // CI since), and stays under the deadline. Before the fix: "ready" after 3 s, which
+        // `ready == false` above refuses whatever the time.
+        #expect(took < Self.wait + .seconds(6), "answered in \(took)")
 
         try await TestPostgresCluster.offThePool { try cluster.freezeServer(false) }
         thawed = true
