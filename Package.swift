@@ -88,10 +88,19 @@ let package = Package(
                 "FrostboxCore", asyncHTTPClient, nioCore, .product(name: "NIOHTTP1", package: "swift-nio"), nioPosix, logging,
             ]
         ),
+        // The push engine every platform sends through: the frame-level HTTP/2 transport
+        // (Transport/) and the delivery policy on top (Delivery/).
+        .target(
+            name: "FrostboxPushEngine",
+            dependencies: [
+                "FrostboxCore", nioSSL, .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"), nioCore, nioPosix, logging,
+            ]
+        ),
         .target(
             name: "FrostboxAPNs",
             dependencies: [
-                "FrostboxCore", crypto, nioSSL, .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                "FrostboxCore", "FrostboxPushEngine", crypto, nioSSL, .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"), nioCore, nioPosix, logging,
             ]
         ),
@@ -325,8 +334,15 @@ let package = Package(
         .testTarget(
             name: "FrostboxAPNsTests",
             dependencies: [
-                "FrostboxAPNs", "FrostboxCore", "MockAPNs", "FrostboxDoubles", "FrostboxFixtures", crypto, asyncHTTPClient, nioSSL,
+                "FrostboxAPNs", "FrostboxPushEngine", "FrostboxCore", "MockAPNs", "FrostboxDoubles", "FrostboxFixtures", crypto, asyncHTTPClient, nioSSL,
                 .product(name: "NIOEmbedded", package: "swift-nio"), nioCore, .product(name: "NIOHTTP2", package: "swift-nio-http2"), logging,
+            ]
+        ),
+        .testTarget(
+            name: "FrostboxPushEngineTests",
+            dependencies: [
+                "FrostboxPushEngine", "FrostboxCore", .product(name: "NIOEmbedded", package: "swift-nio"), nioCore,
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"), logging,
             ]
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxPushEngine
 import Logging
 import NIOCore
 import Synchronization
@@ -16,7 +17,7 @@ public final class APNsClient: Sendable {
     /// The app's bundle id, sent as `apns-topic`.
     public let bundleID: String
     private let defaultEnvironment: PushEnvironment
-    private let gateways: [PushEnvironment: APNsGateway]
+    private let gateways: [PushEnvironment: HTTP2Gateway]
     private let payloads: APNsPayloadEncoder
     private let issuer: APNsProviderTokenIssuer?
     private let retryPolicy: APNsRetryPolicy
@@ -26,7 +27,7 @@ public final class APNsClient: Sendable {
     private let stoppedReason = Mutex<String?>(nil)
 
     init(
-        app: APNsAppSettings, gateways: [PushEnvironment: APNsGateway], payloads: APNsPayloadEncoder,
+        app: APNsAppSettings, gateways: [PushEnvironment: HTTP2Gateway], payloads: APNsPayloadEncoder,
         issuer: APNsProviderTokenIssuer?,
         retryPolicy: APNsRetryPolicy, sleep: @escaping @Sendable (Duration) async throws -> Void,
         random: @escaping @Sendable () -> Double, logger: Logger
@@ -83,7 +84,7 @@ public final class APNsClient: Sendable {
             return
         }
         // The pushes to send, by gateway (one per environment in use).
-        var sends: [ObjectIdentifier: (gateway: APNsGateway, items: [Prepared])] = [:]
+        var sends: [ObjectIdentifier: (gateway: HTTP2Gateway, items: [Prepared])] = [:]
         var refused: [(index: Int, outcome: PushOutcome)] = []
         for (index, notification) in pushes {
             switch prepare(notification) {
@@ -98,10 +99,10 @@ public final class APNsClient: Sendable {
         guard total > 0 else { return }
 
         // First attempts: judged where they are answered; the others go on in tasks of their own.
-        let progress = APNsBatchProgress(count: total, yieldAll: yieldAll)
-        var tickets: [(APNsGateway, APNsGateway.Ticket)] = []
+        let progress = PushBatchProgress(count: total, yieldAll: yieldAll)
+        var tickets: [(HTTP2Gateway, HTTP2Gateway.Ticket)] = []
         for (gateway, items) in sends.values {
-            let outgoing = items.map { APNsOutgoing(path: $0.request.path, fields: $0.request.fields, authorization: token?.bearer, body: $0.request.body) }
+            let outgoing = items.map { HTTP2Outgoing(path: $0.request.path, fields: $0.request.fields, authorization: token?.bearer, body: $0.request.body) }
             let ticket = gateway.send(outgoing) { [self] answers in
                 var final: [(index: Int, outcome: PushOutcome)] = []
                 final.reserveCapacity(answers.count)
@@ -139,7 +140,7 @@ public final class APNsClient: Sendable {
     }
 
     /// The request of a push and the gateway of its environment, or the outcome that refuses it unsent.
-    private func prepare(_ notification: PushNotification) -> Result<(APNsRequest, APNsGateway), Refused> {
+    private func prepare(_ notification: PushNotification) -> Result<(APNsRequest, HTTP2Gateway), Refused> {
         let request: APNsRequest
         switch APNsRequest.make(notification, topic: bundleID, payloads: payloads) {
         case .success(let made):
@@ -156,7 +157,7 @@ public final class APNsClient: Sendable {
     }
 
     /// The outcome of a first attempt's exchange when it is final (no retry, no renewal).
-    private func finalOutcome(of exchange: APNsExchange, for notification: PushNotification) -> PushOutcome? {
+    private func finalOutcome(of exchange: HTTP2Exchange, for notification: PushNotification) -> PushOutcome? {
         guard case .response(let status, let messageID, let body) = exchange else { return nil }
         switch APNsVerdict.judge(status: status, messageID: messageID, body: body, sentID: notification.messageID) {
         case .final(.authFailure(let reason)):
@@ -171,8 +172,8 @@ public final class APNsClient: Sendable {
     /// Attempts until an outcome is final or the retries are used up. `first`: the answer to
     /// a first attempt already made (with the provider token it carried).
     private func deliver(
-        _ notification: PushNotification, _ request: APNsRequest, through gateway: APNsGateway,
-        first: (exchange: APNsExchange, token: APNsProviderToken?)?
+        _ notification: PushNotification, _ request: APNsRequest, through gateway: HTTP2Gateway,
+        first: (exchange: HTTP2Exchange, token: APNsProviderToken?)?
     ) async -> PushOutcome {
         var attempt = 1
         var attempts = retryPolicy.maximumAttempts
@@ -183,7 +184,7 @@ public final class APNsClient: Sendable {
         let lossesAloneToGiveUp = max(1, retryPolicy.lossesAloneBeforeGivingUp)
         while true {
             var token: APNsProviderToken?
-            let exchange: APNsExchange
+            let exchange: HTTP2Exchange
             if let made = answered {
                 answered = nil
                 token = made.token

@@ -1,3 +1,4 @@
+import FrostboxPushEngine
 import NIOSSL
 
 /// A TLS client certificate and its private key, for certificate-based provider
@@ -45,6 +46,9 @@ public struct APNsClientIdentity: Sendable, CustomStringConvertible {
         }
         guard !certificateChain.isEmpty else { throw .invalidCertificate("no PEM certificate") }
     }
+
+    /// The chain and key as the push engine's TLS set-up takes them.
+    var tls: HTTP2ClientIdentity { HTTP2ClientIdentity(certificateChain: certificateChain, privateKey: privateKey) }
 
     /// Identifies the connection pool: apps with the same certificate share connections.
     var poolKey: String {

@@ -1,18 +1,19 @@
 import FrostboxCore
+import FrostboxPushEngine
 import Logging
 import NIOCore
 import NIOPosix
 
 /// The push port for iOS devices of a process that serves several apps: each configured
 /// bundle id has its own `APNsClient`, and a push goes to the client named by its `app`
-/// (nil: the default app). Gateways are shared: one `APNsGateway` (HTTP/2 connections spread over
+/// (nil: the default app). Gateways are shared: one `HTTP2Gateway` (HTTP/2 connections spread over
 /// every event loop of the group) per (endpoint, TLS identity), so apps on token auth share
 /// connections; one provider token per (team, key), shared by all its apps.
 public final class APNsPushRouter: PushSender {
     /// The app for pushes without a topic.
     public let defaultBundleID: String?
     private let clients: [String: APNsClient]
-    private let gateways: [APNsGateway]
+    private let gateways: [HTTP2Gateway]
     private let logger: Logger
 
     /// - Parameters:
@@ -48,7 +49,7 @@ public final class APNsPushRouter: PushSender {
             var identity: String
             var trust: String?
         }
-        var gateways: [TransportKey: APNsGateway] = [:]
+        var gateways: [TransportKey: HTTP2Gateway] = [:]
         let payloads = APNsPayloadEncoder()
         let loops = Array(eventLoopGroup.makeIterator())
         var issuers: [String: APNsProviderTokenIssuer] = [:]
@@ -64,7 +65,7 @@ public final class APNsPushRouter: PushSender {
             case .certificate(let certificate):
                 identity = certificate
             }
-            var appGateways: [PushEnvironment: APNsGateway] = [:]
+            var appGateways: [PushEnvironment: HTTP2Gateway] = [:]
             for environment in PushEnvironment.allCases {
                 let endpoint = app.endpoint(for: environment)
                 let key = TransportKey(endpoint: endpoint, identity: identity?.poolKey ?? "", trust: app.trustedCertificatesPath)
@@ -72,10 +73,16 @@ public final class APNsPushRouter: PushSender {
                     // Each gateway starts on a different loop, so gateways with one connection spread too.
                     let first = loops.isEmpty ? 0 : gateways.count % loops.count
                     let rotated = loops.isEmpty ? [eventLoopGroup.next()] : Array(loops[first...] + loops[..<first])
-                    gateways[key] = try APNsGateway(
-                        endpoint: endpoint, identity: identity, trustedCertificatesPath: app.trustedCertificatesPath,
-                        settings: settings, maximumResends: retryPolicy.maximumUnprocessedResends, loops: rotated,
-                        random: random, logger: logger)
+                    do throws(HTTP2SetupError) {
+                        gateways[key] = try HTTP2Gateway(
+                            endpoint: endpoint, identity: identity?.tls, trustedCertificatesPath: app.trustedCertificatesPath,
+                            settings: settings, maximumResends: retryPolicy.maximumUnprocessedResends, answerHeader: "apns-id",
+                            loops: rotated, random: random, logger: logger)
+                    } catch {
+                        switch error {
+                        case .tls(let reason): throw .invalidCertificate(reason)
+                        }
+                    }
                 }
                 appGateways[environment] = gateways[key]
             }

@@ -8,16 +8,17 @@ import Synchronization
 import Testing
 
 @testable import FrostboxAPNs
+@testable import FrostboxPushEngine
 
 @Suite("APNs gateway: connections over every event loop, batches in one hand-over")
 struct APNsGatewayTests {
     @Test("connection limits are cut in shares that differ by at most one, none empty")
     func shares() {
-        #expect(APNsGateway.shares(of: 4, over: 2) == [2, 2])
-        #expect(APNsGateway.shares(of: 5, over: 2) == [3, 2])
-        #expect(APNsGateway.shares(of: 4, over: 3) == [2, 1, 1])
-        #expect(APNsGateway.shares(of: 1, over: 1) == [1])
-        #expect(APNsGateway.shares(of: 4, over: 4) == [1, 1, 1, 1])
+        #expect(HTTP2Gateway.shares(of: 4, over: 2) == [2, 2])
+        #expect(HTTP2Gateway.shares(of: 5, over: 2) == [3, 2])
+        #expect(HTTP2Gateway.shares(of: 4, over: 3) == [2, 1, 1])
+        #expect(HTTP2Gateway.shares(of: 1, over: 1) == [1])
+        #expect(HTTP2Gateway.shares(of: 4, over: 4) == [1, 1, 1, 1])
     }
 
     @Test("a batch is dealt over both loops of a two-loop group: each loop opens connections of its own, every request answered once")
@@ -27,9 +28,9 @@ struct APNsGatewayTests {
         var settings = APNsHarness.settings
         settings.maximumConnections = 4
         settings.streamsPerConnection = 100
-        let gateway = try APNsGateway(
+        let gateway = try HTTP2Gateway(
             endpoint: APNsEndpoint(host: "127.0.0.1", port: harness.mock.port), identity: nil,
-            trustedCertificatesPath: harness.mock.certificatePath, settings: settings, maximumResends: 10,
+            trustedCertificatesPath: harness.mock.certificatePath, settings: settings, maximumResends: 10, answerHeader: "apns-id",
             loops: Array(group.makeIterator()), random: { 0.5 }, logger: Logger(label: "gateway-test"))
         #expect(gateway.loopCount == 2)
 
@@ -38,7 +39,7 @@ struct APNsGatewayTests {
         let payloads = APNsPayloadEncoder()
         let requests = try pushes.map { push in
             let request = try APNsRequest.make(push, topic: APNsHarness.bundleID, payloads: payloads).get()
-            return APNsOutgoing(path: request.path, fields: request.fields, authorization: bearer, body: request.body)
+            return HTTP2Outgoing(path: request.path, fields: request.fields, authorization: bearer, body: request.body)
         }
         let answers = try await collect(requests.count) { answer in _ = gateway.send(requests, answer: answer) }
 
@@ -96,15 +97,15 @@ struct APNsGatewayTests {
     /// Runs `start` with an answer handler and waits until `count` answers came; fails the
     /// test should an index be answered twice.
     private func collect(
-        _ count: Int, _ start: (@escaping @Sendable ([(Int, APNsExchange)]) -> Void) -> Void
-    ) async throws -> [Int: APNsExchange] {
-        let (stream, continuation) = AsyncStream.makeStream(of: (Int, APNsExchange).self)
+        _ count: Int, _ start: (@escaping @Sendable ([(Int, HTTP2Exchange)]) -> Void) -> Void
+    ) async throws -> [Int: HTTP2Exchange] {
+        let (stream, continuation) = AsyncStream.makeStream(of: (Int, HTTP2Exchange).self)
         let seen = Atomic<Int>(0)
         start { answers in
             for answer in answers { continuation.yield(answer) }
             if seen.add(answers.count, ordering: .relaxed).newValue == count { continuation.finish() }
         }
-        var answers: [Int: APNsExchange] = [:]
+        var answers: [Int: HTTP2Exchange] = [:]
         for await (index, exchange) in stream {
             #expect(answers[index] == nil, "request \(index) answered twice")
             answers[index] = exchange

@@ -3,35 +3,36 @@ import NIOCore
 import Testing
 
 @testable import FrostboxAPNs
+@testable import FrostboxPushEngine
 
 /// A push whose request makes the gateway drop the connection takes no other push down: what
 /// was on a lost connection is sent again alone, and what is lost alone is given up.
 @Suite("APNs: a poison push is isolated")
 struct APNsIsolationTests {
-    typealias Action = APNsPoolState.Action
+    typealias Action = HTTP2PoolState.Action
 
-    private func pool(connections: Int, streams: Int, alone: Int = 4) -> APNsPoolState {
-        var limits = APNsPoolState.Limits()
+    private func pool(connections: Int, streams: Int, alone: Int = 4) -> HTTP2PoolState {
+        var limits = HTTP2PoolState.Limits()
         limits.maximumConnections = connections
         limits.maximumAloneConnections = alone
         limits.streamsPerConnection = streams
-        return APNsPoolState(limits: limits)
+        return HTTP2PoolState(limits: limits)
     }
 
-    private func written(_ actions: [Action]) -> [APNsConnectionID: [APNsRequestID]] {
-        var result: [APNsConnectionID: [APNsRequestID]] = [:]
+    private func written(_ actions: [Action]) -> [HTTP2ConnectionID: [HTTP2RequestID]] {
+        var result: [HTTP2ConnectionID: [HTTP2RequestID]] = [:]
         for case .write(let id, let started) in actions { result[id, default: []] += started.map(\.request) }
         return result
     }
 
-    private func completed(_ actions: [Action]) -> [APNsRequestID: APNsExchange] {
-        var result: [APNsRequestID: APNsExchange] = [:]
+    private func completed(_ actions: [Action]) -> [HTTP2RequestID: HTTP2Exchange] {
+        var result: [HTTP2RequestID: HTTP2Exchange] = [:]
         for case .complete(let id, let exchange) in actions { result[id] = exchange }
         return result
     }
 
-    private func answer(_ pool: inout APNsPoolState, _ connection: APNsConnectionID, _ stream: Int32) -> [Action] {
-        pool.headers(connection, stream: stream, status: 200, messageID: nil, endStream: true, now: 0)
+    private func answer(_ pool: inout HTTP2PoolState, _ connection: HTTP2ConnectionID, _ stream: Int32) -> [Action] {
+        pool.headers(connection, stream: stream, status: 200, header: nil, endStream: true, now: 0)
     }
 
     @Test("a request sent alone gets a connection of its own lane; shared requests go on the shared connection meanwhile, none waits for the other")

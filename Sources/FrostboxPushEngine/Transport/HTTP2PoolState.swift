@@ -13,7 +13,7 @@ import NIOHTTP2
 /// on each, up to `maximumAloneConnections` beside the shared ones. A request that makes the
 /// gateway drop its connection then takes no other request down, and is known by its losses;
 /// the shared connections carry everything else meanwhile, as if nothing happened.
-struct APNsPoolState {
+struct HTTP2PoolState {
     private enum Phase {
         /// Connecting; no SETTINGS from the server yet.
         case connecting
@@ -28,10 +28,10 @@ struct APNsPoolState {
     private final class Connection {
         let lane: Lane
         var phase: Phase
-        var book: APNsStreamBook
+        var book: HTTP2StreamBook
         var idleSince: Int64
 
-        init(lane: Lane, phase: Phase, book: APNsStreamBook, idleSince: Int64) {
+        init(lane: Lane, phase: Phase, book: HTTP2StreamBook, idleSince: Int64) {
             self.lane = lane
             self.phase = phase
             self.book = book
@@ -43,23 +43,23 @@ struct APNsPoolState {
     }
 
     private struct Waiting {
-        let request: APNsRequestID
+        let request: HTTP2RequestID
         let deadline: Int64
     }
 
     let limits: Limits
-    private var connections: [APNsConnectionID: Connection] = [:]
+    private var connections: [HTTP2ConnectionID: Connection] = [:]
     /// Connection ids in the order they opened: requests fill the first before the next.
-    private var order: [APNsConnectionID] = []
+    private var order: [HTTP2ConnectionID] = []
     private var queue: [Waiting] = []
     private var queueHead = 0
     /// Requests waiting to go alone, first in line first.
     private var aloneQueue: [Waiting] = []
     /// Requests that go alone, waiting or on a stream.
-    private var alone: Set<APNsRequestID> = []
+    private var alone: Set<HTTP2RequestID> = []
     /// Requests sent again after a refusal, and how often.
-    private var resends: [APNsRequestID: Int] = [:]
-    private var nextConnection: APNsConnectionID = 1
+    private var resends: [HTTP2RequestID: Int] = [:]
+    private var nextConnection: HTTP2ConnectionID = 1
     private var failedConnects = 0
     private var backoffUntil: Int64?
     private var lastConnectError: String?
@@ -82,7 +82,7 @@ struct APNsPoolState {
     var inFlight: Int { connections.values.reduce(0) { $0 + $1.book.inFlight } }
 
     /// The stream limit of connection `id` now (for tests and metrics).
-    func limit(of id: APNsConnectionID) -> Int? { connections[id]?.book.limit }
+    func limit(of id: HTTP2ConnectionID) -> Int? { connections[id]?.book.limit }
 
     /// When the next reconnect may start, if backing off.
     var reconnectNotBefore: Int64? { backoffUntil }
@@ -91,13 +91,13 @@ struct APNsPoolState {
 
     /// A request to send, due by `now + requestTimeout`; `alone`: on a connection that carries
     /// nothing else until it is answered.
-    mutating func submit(_ request: APNsRequestID, alone: Bool = false, now: Int64) -> [Action] {
+    mutating func submit(_ request: HTTP2RequestID, alone: Bool = false, now: Int64) -> [Action] {
         submit([(request, alone)], now: now)
     }
 
     /// Requests to send, in order, each due by `now + requestTimeout`: queued together, then
     /// dealt to connections at once (one write and one flush per connection for all of them).
-    mutating func submit(_ requests: [(id: APNsRequestID, alone: Bool)], now: Int64) -> [Action] {
+    mutating func submit(_ requests: [(id: HTTP2RequestID, alone: Bool)], now: Int64) -> [Action] {
         if shutDown { return requests.map { .complete($0.id, .failed("transport shut down")) } }
         let deadline = now + limits.requestTimeout
         for (request, alone) in requests {
@@ -113,7 +113,7 @@ struct APNsPoolState {
     }
 
     /// The caller of `request` gave up.
-    mutating func cancel(_ request: APNsRequestID) -> [Action] {
+    mutating func cancel(_ request: HTTP2RequestID) -> [Action] {
         if let index = queue[queueHead...].firstIndex(where: { $0.request == request }) {
             queue.remove(at: index)
             return [.complete(request, .failed("cancelled"))]
@@ -133,7 +133,7 @@ struct APNsPoolState {
     }
 
     /// The server's SETTINGS frame on `id`: the first makes the connection ready.
-    mutating func settings(_ id: APNsConnectionID, maxConcurrentStreams: Int?, now: Int64) -> [Action] {
+    mutating func settings(_ id: HTTP2ConnectionID, maxConcurrentStreams: Int?, now: Int64) -> [Action] {
         guard let connection = connections[id] else { return [] }
         connection.book.settings(maxConcurrentStreams: maxConcurrentStreams)
         if connection.phase == .connecting {
@@ -147,28 +147,28 @@ struct APNsPoolState {
     }
 
     /// A HEADERS frame of an answer.
-    mutating func headers(_ id: APNsConnectionID, stream: Int32, status: Int?, messageID: String?, endStream: Bool, now: Int64) -> [Action] {
-        guard let event = connections[id]?.book.headers(stream: stream, status: status, messageID: messageID, endStream: endStream) else {
+    mutating func headers(_ id: HTTP2ConnectionID, stream: Int32, status: Int?, header: String?, endStream: Bool, now: Int64) -> [Action] {
+        guard let event = connections[id]?.book.headers(stream: stream, status: status, header: header, endStream: endStream) else {
             return []
         }
         return handle(event, on: id, now: now)
     }
 
     /// A DATA frame of an answer.
-    mutating func data(_ id: APNsConnectionID, stream: Int32, bytes: ByteBuffer, endStream: Bool, now: Int64) -> [Action] {
+    mutating func data(_ id: HTTP2ConnectionID, stream: Int32, bytes: ByteBuffer, endStream: Bool, now: Int64) -> [Action] {
         guard let event = connections[id]?.book.data(stream: stream, bytes: bytes, endStream: endStream) else { return [] }
         return handle(event, on: id, now: now)
     }
 
     /// RST_STREAM.
-    mutating func reset(_ id: APNsConnectionID, stream: Int32, code: HTTP2ErrorCode, now: Int64) -> [Action] {
+    mutating func reset(_ id: HTTP2ConnectionID, stream: Int32, code: HTTP2ErrorCode, now: Int64) -> [Action] {
         guard let event = connections[id]?.book.reset(stream: stream, code: code) else { return [] }
         return handle(event, on: id, now: now)
     }
 
     /// GOAWAY: the requests above `lastStreamID` go to another (or a new) connection first in
     /// line; the rest wait for their answers; the connection closes once they have them.
-    mutating func goAway(_ id: APNsConnectionID, lastStreamID: Int32, now: Int64) -> [Action] {
+    mutating func goAway(_ id: HTTP2ConnectionID, lastStreamID: Int32, now: Int64) -> [Action] {
         guard let connection = connections[id] else { return [] }
         let cut = connection.book.goAway(lastStreamID: lastStreamID)
         var actions = requeueFirst(cut)
@@ -181,7 +181,7 @@ struct APNsPoolState {
     /// answer are lost ("connection closed") — they may have been processed, and may be what
     /// made the gateway close it; a connection that closed before the server's SETTINGS counts
     /// as a failed connect and starts the backoff.
-    mutating func closed(_ id: APNsConnectionID, error: String?, now: Int64, random: Double) -> [Action] {
+    mutating func closed(_ id: HTTP2ConnectionID, error: String?, now: Int64, random: Double) -> [Action] {
         guard let connection = connections.removeValue(forKey: id) else { return [] }
         order.removeAll { $0 == id }
         var actions: [Action] = connection.book.closed().map { request in
@@ -253,12 +253,12 @@ struct APNsPoolState {
 
     // MARK: Decisions
 
-    private mutating func handle(_ event: APNsStreamBook.Event, on id: APNsConnectionID, now: Int64) -> [Action] {
+    private mutating func handle(_ event: HTTP2StreamBook.Event, on id: HTTP2ConnectionID, now: Int64) -> [Action] {
         var actions: [Action]
         switch event {
-        case .answered(let request, let status, let messageID, let body):
+        case .answered(let request, let status, let header, let body):
             forget(request)
-            actions = [.complete(request, .response(status: status, messageID: messageID, body: body))]
+            actions = [.complete(request, .response(status: status, header: header, body: body))]
         case .failed(let request, let reason):
             forget(request)
             actions = [.complete(request, .failed(reason))]
@@ -274,19 +274,19 @@ struct APNsPoolState {
     }
 
     /// Done with `request`: no resend count, not alone.
-    private mutating func forget(_ request: APNsRequestID) {
+    private mutating func forget(_ request: HTTP2RequestID) {
         resends[request] = nil
         alone.remove(request)
     }
 
     /// Marks `id` closing and says so.
-    private mutating func close(_ id: APNsConnectionID) -> Action {
+    private mutating func close(_ id: HTTP2ConnectionID) -> Action {
         connections[id]?.phase = .closing
         return .close(id)
     }
 
     /// A connection that takes no new streams (GOAWAY, ids used up) closes once its last answer came.
-    private mutating func closeIfDrained(_ id: APNsConnectionID) -> [Action] {
+    private mutating func closeIfDrained(_ id: HTTP2ConnectionID) -> [Action] {
         guard let connection = connections[id], connection.phase == .ready, !connection.book.acceptsStreams,
             connection.book.inFlight == 0
         else { return [] }
@@ -295,7 +295,7 @@ struct APNsPoolState {
 
     /// Puts refused requests back at the head of their queue, keeping their deadlines; one
     /// refused too often is handed back as unprocessed.
-    private mutating func requeueFirst(_ requests: [(request: APNsRequestID, deadline: Int64)]) -> [Action] {
+    private mutating func requeueFirst(_ requests: [(request: HTTP2RequestID, deadline: Int64)]) -> [Action] {
         var actions: [Action] = []
         var front: [Waiting] = []
         var aloneFront: [Waiting] = []
@@ -392,7 +392,7 @@ struct APNsPoolState {
         nextConnection += 1
         connections[id] = Connection(
             lane: lane, phase: .connecting,
-            book: APNsStreamBook(cap: lane == .alone ? 1 : limits.streamsPerConnection, maximumBodySize: limits.maximumResponseBodySize),
+            book: HTTP2StreamBook(cap: lane == .alone ? 1 : limits.streamsPerConnection, maximumBodySize: limits.maximumResponseBodySize),
             idleSince: now)
         order.append(id)
         return [.connect(id)]

@@ -7,12 +7,13 @@ import NIOSSL
 
 /// The end of one connection's pipeline: turns frames into calls on its transport, and writes
 /// the transport's requests as frames. Lives on the transport's loop.
-final class APNsConnectionHandler: ChannelInboundHandler {
+final class HTTP2ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
-    let id: APNsConnectionID
-    private let transport: APNsTransport
+    let id: HTTP2ConnectionID
+    private let transport: HTTP2Transport
+    private let answerHeader: String?
     private let settingsTimeout: TimeAmount
     private var context: ChannelHandlerContext?
     private var flushPending = false
@@ -22,9 +23,10 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private var settingsTimer: Scheduled<Void>?
     private var inboundConsumed = 0
 
-    init(id: APNsConnectionID, transport: APNsTransport, settingsTimeout: TimeAmount) {
+    init(id: HTTP2ConnectionID, transport: HTTP2Transport, settingsTimeout: TimeAmount) {
         self.id = id
         self.transport = transport
+        self.answerHeader = transport.answerHeader
         self.settingsTimeout = settingsTimeout
     }
 
@@ -63,7 +65,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         case .headers(let headers):
             let status = headers.headers.first(name: ":status").flatMap { Int($0) }
             transport.connectionHeaders(
-                id, stream: stream, status: status, messageID: headers.headers.first(name: "apns-id"), endStream: headers.endStream)
+                id, stream: stream, status: status, header: answerHeader.flatMap { headers.headers.first(name: $0) }, endStream: headers.endStream)
         case .data(let data):
             creditConnectionWindow(data.data.readableBytes + (data.paddingBytes ?? 0))
             if case .byteBuffer(let bytes) = data.data {
@@ -102,7 +104,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
 
     /// Gives the server back the connection window its DATA used. Without a stream multiplexer
     /// `NIOHTTP2Handler` leaves connection-level flow control to the user; without this, 64 KiB
-    /// of answer bodies (APNs error reasons) would stall the connection for good.
+    /// of answer bodies (error reasons) would stall the connection for good.
     private func creditConnectionWindow(_ bytes: Int) {
         inboundConsumed += bytes
         guard inboundConsumed >= 32 * 1024, let context else { return }

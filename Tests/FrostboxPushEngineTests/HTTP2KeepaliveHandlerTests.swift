@@ -3,7 +3,7 @@ import NIOEmbedded
 import NIOHTTP2
 import Testing
 
-@testable import FrostboxAPNs
+@testable import FrostboxPushEngine
 
 @Suite("HTTP/2 keepalive pings")
 struct HTTP2KeepaliveHandlerTests {

@@ -2,12 +2,29 @@ import NIOCore
 import NIOHTTP2
 import NIOSSL
 
+/// A TLS client certificate chain and its private key (APNs certificate authentication).
+package struct HTTP2ClientIdentity: Sendable {
+    package let certificateChain: [NIOSSLCertificate]
+    package let privateKey: NIOSSLPrivateKey
+
+    package init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+    }
+}
+
+/// Why a gateway could not be set up.
+package enum HTTP2SetupError: Error, Sendable, Equatable {
+    /// The TLS configuration (trusted certificates, client identity) was refused.
+    case tls(String)
+}
+
 /// How a transport's connections are set up: TLS, HTTP/2 limits, the deadline check's pace.
-extension APNsTransport {
+extension HTTP2Transport {
     /// The TLS context of a gateway's connections (shared by its transports).
     static func makeSSLContext(
-        endpoint: APNsEndpoint, identity: APNsClientIdentity?, trustedCertificatesPath: String?
-    ) throws(APNsConfigurationError) -> NIOSSLContext {
+        endpoint: HTTP2Endpoint, identity: HTTP2ClientIdentity?, trustedCertificatesPath: String?
+    ) throws(HTTP2SetupError) -> NIOSSLContext {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = ["h2"]
@@ -15,7 +32,7 @@ extension APNsTransport {
             do {
                 tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(trustedCertificatesPath))
             } catch {
-                throw .invalidCertificate("\(trustedCertificatesPath) holds no PEM certificate to trust")
+                throw .tls("\(trustedCertificatesPath) holds no PEM certificate to trust")
             }
         }
         if let identity {
@@ -25,7 +42,7 @@ extension APNsTransport {
         do {
             return try NIOSSLContext(configuration: tls)
         } catch {
-            throw .invalidCertificate("TLS configuration for \(endpoint) refused: \(error)")
+            throw .tls("TLS configuration for \(endpoint) refused: \(error)")
         }
     }
 
@@ -34,8 +51,9 @@ extension APNsTransport {
     static let http2Configuration: (NIOHTTP2Handler.ConnectionConfiguration, NIOHTTP2Handler.StreamConfiguration) = {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         // Header blocks are not validated field by field: ours are built from checked parts
-        // (`APNsRequest`: hex token, printable topic, UUID apns-id, digits), and of the
-        // gateway's answers only `:status` and `apns-id` are read. The validation was a sixth
+        // (APNs: hex token, printable topic, UUID apns-id, digits; FCM: a bearer token and a
+        // fixed content type), and of the gateway's answers only `:status` and one named
+        // header are read. The validation was a sixth
         // of each event loop's time in bench-push (docs/benchmarks.md, issue #25).
         connection.headerBlockValidation = .disabled
         connection.contentLengthValidation = .disabled
@@ -51,7 +69,7 @@ extension APNsTransport {
 
     /// How often deadlines and idle connections are checked: a quarter of the request
     /// deadline, between 5 ms and 250 ms.
-    static func tickInterval(_ settings: APNsConnectionSettings) -> TimeAmount {
+    static func tickInterval(_ settings: HTTP2ConnectionSettings) -> TimeAmount {
         .nanoseconds(min(max(settings.requestTimeout.inNanoseconds / 4, 5_000_000), 250_000_000))
     }
 }

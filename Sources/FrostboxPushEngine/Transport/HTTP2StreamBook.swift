@@ -5,24 +5,24 @@ import NIOHTTP2
 /// stream ids are taken (odd, rising), how many streams may be open now — the smaller of the
 /// configured cap and the server's `SETTINGS_MAX_CONCURRENT_STREAMS`, which may change at any
 /// time — which request each open stream carries, and what an incoming frame means for it.
-/// `APNsPoolState` owns one per connection; the channel handler only feeds it frames.
-struct APNsStreamBook {
+/// `HTTP2PoolState` owns one per connection; the channel handler only feeds it frames.
+struct HTTP2StreamBook {
     /// What a frame did to a request.
     enum Event: Equatable {
         /// The gateway's complete answer.
-        case answered(APNsRequestID, status: Int, messageID: String?, body: ByteBuffer?)
+        case answered(HTTP2RequestID, status: Int, header: String?, body: ByteBuffer?)
         /// Certainly not processed (REFUSED_STREAM, or above a GOAWAY's last stream id): send
         /// it again, elsewhere, without counting an attempt, by its original deadline.
-        case refused(APNsRequestID, deadline: Int64)
+        case refused(HTTP2RequestID, deadline: Int64)
         /// Reset without a complete answer: it may or may not have been processed.
-        case failed(APNsRequestID, reason: String)
+        case failed(HTTP2RequestID, reason: String)
     }
 
     private struct Entry {
-        let request: APNsRequestID
+        let request: HTTP2RequestID
         let deadline: Int64
         var status: Int?
-        var messageID: String?
+        var header: String?
         var body: ByteBuffer?
     }
 
@@ -31,7 +31,7 @@ struct APNsStreamBook {
 
     /// Streams this connection may have open, by configuration.
     let cap: Int
-    /// Most response body bytes kept (more is dropped: APNs bodies are a few dozen bytes).
+    /// Most response body bytes kept (more is dropped: push gateways' bodies are short).
     let maximumBodySize: Int
     /// The server's concurrent-stream limit; unlimited until it says otherwise.
     private(set) var serverLimit = Int.max
@@ -63,7 +63,7 @@ struct APNsStreamBook {
     }
 
     /// Takes the next stream id for `request`; nil when no stream may start now.
-    mutating func start(_ request: APNsRequestID, deadline: Int64) -> Int32? {
+    mutating func start(_ request: HTTP2RequestID, deadline: Int64) -> Int32? {
         guard available > 0 else { return nil }
         let id = nextStreamID
         nextStreamID += 2
@@ -72,11 +72,11 @@ struct APNsStreamBook {
     }
 
     /// A HEADERS frame of the answer on `stream` (the first carries `:status`).
-    mutating func headers(stream: Int32, status: Int?, messageID: String?, endStream: Bool) -> Event? {
+    mutating func headers(stream: Int32, status: Int?, header: String?, endStream: Bool) -> Event? {
         guard var entry = open[stream] else { return nil }
         if entry.status == nil {
             entry.status = status
-            entry.messageID = messageID
+            entry.header = header
         }
         if endStream { return finish(stream, entry) }
         open[stream] = entry
@@ -105,7 +105,7 @@ struct APNsStreamBook {
     mutating func reset(stream: Int32, code: HTTP2ErrorCode) -> Event? {
         guard let entry = open.removeValue(forKey: stream) else { return nil }
         if let status = entry.status, code == .noError {
-            return .answered(entry.request, status: status, messageID: entry.messageID, body: entry.body)
+            return .answered(entry.request, status: status, header: entry.header, body: entry.body)
         }
         if code == .refusedStream && entry.status == nil {
             return .refused(entry.request, deadline: entry.deadline)
@@ -116,10 +116,10 @@ struct APNsStreamBook {
     /// GOAWAY: no new stream starts here; the requests above `lastStreamID` were never seen
     /// by the server and are returned to be sent elsewhere, those at or below it keep waiting
     /// for their answers. A second GOAWAY may only lower the cut.
-    mutating func goAway(lastStreamID: Int32) -> [(request: APNsRequestID, deadline: Int64)] {
+    mutating func goAway(lastStreamID: Int32) -> [(request: HTTP2RequestID, deadline: Int64)] {
         let cut = min(lastStreamID, goAwayLastStreamID ?? .max)
         goAwayLastStreamID = cut
-        var refused: [(stream: Int32, request: APNsRequestID, deadline: Int64)] = []
+        var refused: [(stream: Int32, request: HTTP2RequestID, deadline: Int64)] = []
         for (stream, entry) in open where stream > cut {
             refused.append((stream, entry.request, entry.deadline))
         }
@@ -129,7 +129,7 @@ struct APNsStreamBook {
     }
 
     /// The connection is gone: every request still open is unanswered (may have been processed).
-    mutating func closed() -> [APNsRequestID] {
+    mutating func closed() -> [HTTP2RequestID] {
         let unanswered = open.sorted { $0.key < $1.key }.map(\.value.request)
         open.removeAll()
         goAwayLastStreamID = goAwayLastStreamID ?? 0
@@ -137,8 +137,8 @@ struct APNsStreamBook {
     }
 
     /// Streams whose requests are past their deadline at `now`, removed; the caller resets them.
-    mutating func expire(now: Int64) -> [(stream: Int32, request: APNsRequestID)] {
-        var expired: [(stream: Int32, request: APNsRequestID)] = []
+    mutating func expire(now: Int64) -> [(stream: Int32, request: HTTP2RequestID)] {
+        var expired: [(stream: Int32, request: HTTP2RequestID)] = []
         for (stream, entry) in open where entry.deadline <= now {
             expired.append((stream, entry.request))
         }
@@ -147,7 +147,7 @@ struct APNsStreamBook {
     }
 
     /// Forgets `request` (its caller gave up); returns its stream, to be reset.
-    mutating func cancel(_ request: APNsRequestID) -> Int32? {
+    mutating func cancel(_ request: HTTP2RequestID) -> Int32? {
         guard let stream = open.first(where: { $0.value.request == request })?.key else { return nil }
         open[stream] = nil
         return stream
@@ -158,9 +158,9 @@ struct APNsStreamBook {
         guard let status = entry.status else {
             return .failed(entry.request, reason: "answer without :status")
         }
-        return .answered(entry.request, status: status, messageID: entry.messageID, body: entry.body)
+        return .answered(entry.request, status: status, header: entry.header, body: entry.body)
     }
 }
 
 /// Identifies one request handed to a transport (one attempt of one push).
-typealias APNsRequestID = Int
+package typealias HTTP2RequestID = Int

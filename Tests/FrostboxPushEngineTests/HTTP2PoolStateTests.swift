@@ -2,43 +2,43 @@ import NIOCore
 import NIOHTTP2
 import Testing
 
-@testable import FrostboxAPNs
+@testable import FrostboxPushEngine
 
 @Suite("APNs connection pool decisions (no I/O)")
 struct APNsPoolStateTests {
-    typealias Action = APNsPoolState.Action
+    typealias Action = HTTP2PoolState.Action
     static let second: Int64 = 1_000_000_000
 
     private func pool(
         connections: Int = 2, streams: Int = 2, timeout: Int64 = 10 * second, idle: Int64 = 60 * second, resends: Int = 3
-    ) -> APNsPoolState {
-        var limits = APNsPoolState.Limits()
+    ) -> HTTP2PoolState {
+        var limits = HTTP2PoolState.Limits()
         limits.maximumConnections = connections
         limits.streamsPerConnection = streams
         limits.requestTimeout = timeout
         limits.idleTimeout = idle
         limits.maximumResends = resends
-        return APNsPoolState(limits: limits)
+        return HTTP2PoolState(limits: limits)
     }
 
-    private func written(_ actions: [Action]) -> [APNsConnectionID: [APNsRequestID]] {
-        var result: [APNsConnectionID: [APNsRequestID]] = [:]
+    private func written(_ actions: [Action]) -> [HTTP2ConnectionID: [HTTP2RequestID]] {
+        var result: [HTTP2ConnectionID: [HTTP2RequestID]] = [:]
         for case .write(let id, let started) in actions { result[id, default: []] += started.map(\.request) }
         return result
     }
 
-    private func completed(_ actions: [Action]) -> [APNsRequestID: APNsExchange] {
-        var result: [APNsRequestID: APNsExchange] = [:]
+    private func completed(_ actions: [Action]) -> [HTTP2RequestID: HTTP2Exchange] {
+        var result: [HTTP2RequestID: HTTP2Exchange] = [:]
         for case .complete(let id, let exchange) in actions { result[id] = exchange }
         return result
     }
 
-    private func connects(_ actions: [Action]) -> [APNsConnectionID] {
+    private func connects(_ actions: [Action]) -> [HTTP2ConnectionID] {
         actions.compactMap { if case .connect(let id) = $0 { id } else { nil } }
     }
 
-    private func answer(_ pool: inout APNsPoolState, _ connection: APNsConnectionID, _ stream: Int32) -> [Action] {
-        pool.headers(connection, stream: stream, status: 200, messageID: nil, endStream: true, now: 0)
+    private func answer(_ pool: inout HTTP2PoolState, _ connection: HTTP2ConnectionID, _ stream: Int32) -> [Action] {
+        pool.headers(connection, stream: stream, status: 200, header: nil, endStream: true, now: 0)
     }
 
     @Test("the first request opens a connection; nothing is written before the server's SETTINGS; then odd stream ids")
@@ -48,7 +48,7 @@ struct APNsPoolStateTests {
         #expect(pool.submit(2, now: 0).isEmpty)
         let actions = pool.settings(1, maxConcurrentStreams: 100, now: 0)
         #expect(actions == [.write(1, [.init(request: 1, stream: 1), .init(request: 2, stream: 3)])])
-        #expect(completed(answer(&pool, 1, 3)) == [2: .response(status: 200, messageID: nil, body: nil)])
+        #expect(completed(answer(&pool, 1, 3)) == [2: .response(status: 200, header: nil, body: nil)])
     }
 
     @Test("a second connection opens only when every open one is at its cap, one connect at a time, up to the maximum")
@@ -177,7 +177,7 @@ struct APNsPoolStateTests {
         _ = pool.submit(1, now: 0)
         _ = pool.settings(1, maxConcurrentStreams: 100, now: 0)
         #expect(pool.tick(now: 150).isEmpty)
-        _ = pool.headers(1, stream: 1, status: 200, messageID: nil, endStream: true, now: 150)
+        _ = pool.headers(1, stream: 1, status: 200, header: nil, endStream: true, now: 150)
         #expect(pool.tick(now: 249).isEmpty)
         #expect(pool.tick(now: 250) == [.close(1)])
         #expect(pool.tick(now: 300).isEmpty)

@@ -1,9 +1,9 @@
 import NIOCore
 
 /// What one HTTP/2 exchange with a gateway gave.
-enum APNsExchange: Sendable, Equatable {
+package enum HTTP2Exchange: Sendable, Equatable {
     /// The gateway answered.
-    case response(status: Int, messageID: String?, body: ByteBuffer?)
+    case response(status: Int, header: String?, body: ByteBuffer?)
     /// The request certainly was not processed, even after being sent again on other
     /// connections (refused streams, GOAWAY cuts): resend later.
     case unprocessed(String)
@@ -14,7 +14,7 @@ enum APNsExchange: Sendable, Equatable {
     case lost(String)
 }
 
-extension APNsPoolState {
+extension HTTP2PoolState {
     /// The limits it works within.
     struct Limits: Equatable {
         var maximumConnections = 4
@@ -44,23 +44,23 @@ extension APNsPoolState {
     /// Something the transport must do.
     enum Action: Equatable {
         /// Open connection `id` (TCP, TLS, HTTP/2 preface).
-        case connect(APNsConnectionID)
+        case connect(HTTP2ConnectionID)
         /// Write each request as HEADERS + DATA on its stream, then flush once.
-        case write(APNsConnectionID, [Started])
+        case write(HTTP2ConnectionID, [Started])
         /// RST_STREAM(CANCEL) on a stream whose request was given up.
-        case resetStream(APNsConnectionID, Int32)
+        case resetStream(HTTP2ConnectionID, Int32)
         /// Close the connection.
-        case close(APNsConnectionID)
+        case close(HTTP2ConnectionID)
         /// Hand the result to the request's caller.
-        case complete(APNsRequestID, APNsExchange)
+        case complete(HTTP2RequestID, HTTP2Exchange)
     }
 
     /// A request given a stream.
     struct Started: Equatable {
-        let request: APNsRequestID
+        let request: HTTP2RequestID
         let stream: Int32
     }
 }
 
 /// Identifies one connection of a transport.
-typealias APNsConnectionID = Int
+package typealias HTTP2ConnectionID = Int

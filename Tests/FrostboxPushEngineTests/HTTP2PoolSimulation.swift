@@ -1,15 +1,15 @@
 import FrostboxCore
 
-@testable import FrostboxAPNs
+@testable import FrostboxPushEngine
 
-/// `APNsPoolState` driven against a modelled gateway and modelled callers, without I/O or
+/// `HTTP2PoolState` driven against a modelled gateway and modelled callers, without I/O or
 /// clocks: the gateway answers each request, or drops the connection on a poison request or
 /// on its `resetAfterRequests`-th request (as mock-apns does); callers resend what was lost
 /// alone and give a push up after `lossesAlone` losses alone (as `APNsClient` does). Events
 /// are taken in a seeded random order that keeps each connection's frames in order. Time
 /// never moves, so no deadline or idle timeout can unstick a waiting request: whatever is
 /// left waiting once nothing more happens is a stall.
-struct APNsPoolSimulation {
+struct HTTP2PoolSimulation {
     /// What became of every push, and what the pool was left with.
     struct Result: Sendable {
         var delivered: Set<Int> = []
@@ -28,9 +28,9 @@ struct APNsPoolSimulation {
     }
 
     private enum Event {
-        case settings(APNsConnectionID)
-        case answer(APNsConnectionID, Int32)
-        case closed(APNsConnectionID)
+        case settings(HTTP2ConnectionID)
+        case answer(HTTP2ConnectionID, Int32)
+        case closed(HTTP2ConnectionID)
         case send(push: Int)
     }
 
@@ -44,20 +44,20 @@ struct APNsPoolSimulation {
         var dead = false
     }
 
-    var pool: APNsPoolState
+    var pool: HTTP2PoolState
     let poison: Set<Int>
     let resetAfterRequests: Int?
     let lossesAlone: Int
     private var rng: SplitMix64
     private var events: [(key: Int, event: Event)] = []
     private var pushes: [Int: Push] = [:]
-    private var requestPush: [APNsRequestID: Int] = [:]
-    private var nextRequest: APNsRequestID = 1
-    private var server: [APNsConnectionID: ServerConnection] = [:]
+    private var requestPush: [HTTP2RequestID: Int] = [:]
+    private var nextRequest: HTTP2RequestID = 1
+    private var server: [HTTP2ConnectionID: ServerConnection] = [:]
     private var result = Result()
 
-    init(limits: APNsPoolState.Limits, poison: Set<Int> = [], resetAfterRequests: Int? = nil, lossesAlone: Int = 2, seed: UInt64) {
-        pool = APNsPoolState(limits: limits)
+    init(limits: HTTP2PoolState.Limits, poison: Set<Int> = [], resetAfterRequests: Int? = nil, lossesAlone: Int = 2, seed: UInt64) {
+        pool = HTTP2PoolState(limits: limits)
         self.poison = poison
         self.resetAfterRequests = resetAfterRequests
         self.lossesAlone = lossesAlone
@@ -96,7 +96,7 @@ struct APNsPoolSimulation {
         case .settings(let id):
             perform(pool.settings(id, maxConcurrentStreams: 1_000, now: 0))
         case .answer(let id, let stream):
-            perform(pool.headers(id, stream: stream, status: 200, messageID: nil, endStream: true, now: 0))
+            perform(pool.headers(id, stream: stream, status: 200, header: nil, endStream: true, now: 0))
         case .closed(let id):
             perform(pool.closed(id, error: nil, now: 0, random: 0.5))
         case .send(let push):
@@ -108,7 +108,7 @@ struct APNsPoolSimulation {
         }
     }
 
-    private mutating func perform(_ actions: [APNsPoolState.Action]) {
+    private mutating func perform(_ actions: [HTTP2PoolState.Action]) {
         for action in actions {
             switch action {
             case .connect(let id):
@@ -130,7 +130,7 @@ struct APNsPoolSimulation {
     }
 
     /// The gateway takes a request: answers it, or drops the connection.
-    private mutating func receive(_ started: APNsPoolState.Started, on id: APNsConnectionID) {
+    private mutating func receive(_ started: HTTP2PoolState.Started, on id: HTTP2ConnectionID) {
         guard var connection = server[id], !connection.dead, let push = requestPush[started.request] else { return }
         connection.requests += 1
         if poison.contains(push) || connection.requests == resetAfterRequests {
@@ -144,7 +144,7 @@ struct APNsPoolSimulation {
     }
 
     /// What the caller does with an outcome (`APNsClient.send`'s loop, without backoff).
-    private mutating func complete(_ request: APNsRequestID, _ exchange: APNsExchange) {
+    private mutating func complete(_ request: HTTP2RequestID, _ exchange: HTTP2Exchange) {
         guard let push = requestPush.removeValue(forKey: request), var state = pushes[push] else { return }
         switch exchange {
         case .response:

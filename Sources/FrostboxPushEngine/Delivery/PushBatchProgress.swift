@@ -1,7 +1,7 @@
 import FrostboxCore
 import Synchronization
 
-/// Where one batch of `APNsClient.send` stands: how many pushes still lack an outcome, the
+/// Where one batch of a push client's `send` stands: how many pushes still lack an outcome, the
 /// retries under way (each a task of its own, started as soon as its first attempt was
 /// answered), whether the batch was cancelled, and the caller waiting for the last outcome.
 /// Called from event loops (first answers) and tasks (retries) alike.
@@ -9,7 +9,7 @@ import Synchronization
 /// Not an `AsyncStream` of retries consumed by a task group: iterating a stream ends at once
 /// in a cancelled task, which would drop the retries of a cancelled batch — and with them
 /// the outcomes every push must get.
-final class APNsBatchProgress: Sendable {
+package final class PushBatchProgress: Sendable {
     private struct State {
         var remaining: Int
         var cancelled = false
@@ -22,16 +22,16 @@ final class APNsBatchProgress: Sendable {
     private let yieldAll: @Sendable ([(index: Int, outcome: PushOutcome)]) -> Void
 
     /// `count` pushes, whose outcomes go to `yieldAll` (index in the caller's batch, outcome).
-    init(count: Int, yieldAll: @escaping @Sendable ([(index: Int, outcome: PushOutcome)]) -> Void) {
+    package init(count: Int, yieldAll: @escaping @Sendable ([(index: Int, outcome: PushOutcome)]) -> Void) {
         state = Mutex(State(remaining: count))
         self.yieldAll = yieldAll
     }
 
     /// The final outcome of push `index`.
-    func finish(_ index: Int, _ outcome: PushOutcome) { finish([(index, outcome)]) }
+    package func finish(_ index: Int, _ outcome: PushOutcome) { finish([(index, outcome)]) }
 
     /// Final outcomes, handed over together.
-    func finish(_ outcomes: [(index: Int, outcome: PushOutcome)]) {
+    package func finish(_ outcomes: [(index: Int, outcome: PushOutcome)]) {
         guard !outcomes.isEmpty else { return }
         yieldAll(outcomes)
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
@@ -45,7 +45,7 @@ final class APNsBatchProgress: Sendable {
 
     /// Push `index` needs more attempts: `attempts` runs in a task of its own (cancelled with
     /// the batch); once the batch is cancelled, it ends at once as a temporary failure.
-    func retry(_ index: Int, _ attempts: @escaping @Sendable () async -> PushOutcome) {
+    package func retry(_ index: Int, _ attempts: @escaping @Sendable () async -> PushOutcome) {
         let started = state.withLock { state -> Bool in
             guard !state.cancelled else { return false }
             let key = state.nextRetry
@@ -61,7 +61,7 @@ final class APNsBatchProgress: Sendable {
     }
 
     /// The caller gave up: retries under way are cancelled, no new one starts.
-    func cancel() {
+    package func cancel() {
         let running = state.withLock { state -> [Task<Void, Never>] in
             state.cancelled = true
             return Array(state.retries.values)
@@ -70,7 +70,7 @@ final class APNsBatchProgress: Sendable {
     }
 
     /// Returns once every push has its outcome.
-    func waitForAll() async {
+    package func waitForAll() async {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state -> Bool in
                 guard state.remaining > 0 else { return true }

@@ -10,37 +10,39 @@ import Synchronization
 /// The HTTP/2 connections to one gateway (one endpoint, one TLS identity), written as plain
 /// frames on `NIOHTTP2Handler`: each request is a HEADERS and a DATA frame on a stream id this
 /// transport allocates, each answer is matched by its stream id. Connections, streams,
-/// GOAWAY, resets, deadlines and the reconnect backoff are decided by `APNsPoolState`; this
+/// GOAWAY, resets, deadlines and the reconnect backoff are decided by `HTTP2PoolState`; this
 /// class carries out its actions. Every connection and all the state live on one event loop;
 /// callers hand requests over with one hop — one request (`post`, answered through a
 /// continuation) or a whole batch (`send`, answered through one handler called on the loop) —
-/// and `APNsGateway` spreads a gateway's requests over one transport per event loop.
-final class APNsTransport: @unchecked Sendable {
+/// and `HTTP2Gateway` spreads a gateway's requests over one transport per event loop.
+final class HTTP2Transport: @unchecked Sendable {
     // @unchecked: everything mutable below is touched only on `loop` (every entry point hops
     // there first, and every function that touches that state asserts it runs there, in
     // debug builds: `loop.assertInEventLoop()`); the counters readable from anywhere are
     // atomics, and the inbox of handed-over requests is a Mutex.
 
     /// The gateway.
-    let endpoint: APNsEndpoint
+    let endpoint: HTTP2Endpoint
     /// The loop every connection of this transport runs on.
     let loop: any EventLoop
     private let sslContext: NIOSSLContext
-    private let settings: APNsConnectionSettings
+    private let settings: HTTP2ConnectionSettings
+    /// The header of each answer that is kept (lower case), if any.
+    let answerHeader: String?
     private let random: @Sendable () -> Double
     private let logger: Logger
     /// `:method`, `:scheme` and `:authority`: the same for every request, built once.
     private let staticHeaders: HPACKHeaders
-    private var pool: APNsPoolState
-    private var requests: [APNsRequestID: Pending] = [:]
-    private var handlers: [APNsConnectionID: APNsConnectionHandler] = [:]
-    private var closeWhenConnected: Set<APNsConnectionID> = []
+    private var pool: HTTP2PoolState
+    private var requests: [HTTP2RequestID: Pending] = [:]
+    private var handlers: [HTTP2ConnectionID: HTTP2ConnectionHandler] = [:]
+    private var closeWhenConnected: Set<HTTP2ConnectionID> = []
     private var timer: RepeatedTask?
-    private var pendingActions: [APNsPoolState.Action] = []
+    private var pendingActions: [HTTP2PoolState.Action] = []
     private var running = false
     private let nextRequest = Atomic<Int>(0)
     /// Requests handed over and not yet taken in by the loop.
-    private let inbox = Mutex<[(APNsRequestID, Pending)]>([])
+    private let inbox = Mutex<[(HTTP2RequestID, Pending)]>([])
     private let connections = Atomic<Int>(0)
     private let streams = Atomic<Int>(0)
     private let outstanding = Atomic<Int>(0)
@@ -55,13 +57,13 @@ final class APNsTransport: @unchecked Sendable {
     /// Where an answer goes.
     private enum Reply {
         /// A caller of `post`, waiting.
-        case waiting(CheckedContinuation<APNsExchange, Never>)
+        case waiting(CheckedContinuation<HTTP2Exchange, Never>)
         /// A batch's handler, with the request's index in the batch.
-        case batch(APNsBatchReply, Int)
+        case batch(HTTP2BatchReply, Int)
     }
 
     /// Answers to batches not yet handed over, by batch.
-    private var answered: [ObjectIdentifier: (APNsBatchReply, [(Int, APNsExchange)])] = [:]
+    private var answered: [ObjectIdentifier: (HTTP2BatchReply, [(Int, HTTP2Exchange)])] = [:]
     /// Frames of a socket read are being taken in: answers wait for the read's end.
     private var reading = false
 
@@ -76,18 +78,18 @@ final class APNsTransport: @unchecked Sendable {
 
     /// - Parameter aloneConnections: most connections of the lane of requests sent alone.
     init(
-        endpoint: APNsEndpoint, sslContext: NIOSSLContext, settings: APNsConnectionSettings, aloneConnections: Int,
-        maximumResends: Int = 10, eventLoop: any EventLoop, random: @escaping @Sendable () -> Double, logger: Logger
+        endpoint: HTTP2Endpoint, sslContext: NIOSSLContext, settings: HTTP2ConnectionSettings, aloneConnections: Int,
+        maximumResends: Int = 10, answerHeader: String? = nil, eventLoop: any EventLoop, random: @escaping @Sendable () -> Double, logger: Logger
     ) {
         self.sslContext = sslContext
         self.endpoint = endpoint
         self.settings = settings
         self.loop = eventLoop
+        self.answerHeader = answerHeader
         self.random = random
         self.logger = logger
-        let authority = endpoint.port == 443 ? endpoint.hostHeader : "\(endpoint.hostHeader):\(endpoint.port)"
-        staticHeaders = [":method": "POST", ":scheme": "https", ":authority": authority]
-        var limits = APNsPoolState.Limits()
+        staticHeaders = [":method": "POST", ":scheme": "https", ":authority": endpoint.authority]
+        var limits = HTTP2PoolState.Limits()
         limits.maximumConnections = max(1, settings.maximumConnections)
         limits.maximumAloneConnections = max(1, aloneConnections)
         limits.streamsPerConnection = max(1, settings.streamsPerConnection)
@@ -97,13 +99,13 @@ final class APNsTransport: @unchecked Sendable {
         limits.maximumResends = maximumResends
         limits.initialBackoff = settings.reconnectInitialBackoff.inNanoseconds
         limits.maximumBackoff = settings.reconnectMaximumBackoff.inNanoseconds
-        pool = APNsPoolState(limits: limits)
+        pool = HTTP2PoolState(limits: limits)
     }
 
     /// Sends one request — `fields` are the regular header fields, in order, `authorization`
     /// the bearer token if any — and waits for its answer, the deadline or a failure. `alone`:
-    /// on a connection that carries no other request meanwhile (see `APNsPoolState`).
-    func post(path: String, fields: HPACKHeaders, authorization: String?, body: ByteBuffer, alone: Bool = false) async -> APNsExchange {
+    /// on a connection that carries no other request meanwhile (see `HTTP2PoolState`).
+    func post(path: String, fields: HPACKHeaders, authorization: String?, body: ByteBuffer, alone: Bool = false) async -> HTTP2Exchange {
         let complete = headers(path: path, fields: fields, authorization: authorization, body: body)
         let id = nextRequest.wrappingAdd(1, ordering: .relaxed).newValue
         let loop = self.loop
@@ -123,10 +125,10 @@ final class APNsTransport: @unchecked Sendable {
     /// request's answer exactly once (with its index in `batch`), on this transport's loop, the
     /// answers of one burst of socket reads together — it must return quickly and not call
     /// back into the transport. Returns the requests' ids, for `cancel`.
-    func send(_ batch: ArraySlice<APNsOutgoing>, reply: APNsBatchReply) -> [APNsRequestID] {
+    func send(_ batch: ArraySlice<HTTP2Outgoing>, reply: HTTP2BatchReply) -> [HTTP2RequestID] {
         guard !batch.isEmpty else { return [] }
         let first = nextRequest.wrappingAdd(batch.count, ordering: .relaxed).newValue - batch.count + 1
-        var items: [(APNsRequestID, Pending)] = []
+        var items: [(HTTP2RequestID, Pending)] = []
         items.reserveCapacity(batch.count)
         for (offset, index) in batch.indices.enumerated() {
             let request = batch[index]
@@ -138,7 +140,7 @@ final class APNsTransport: @unchecked Sendable {
     }
 
     /// Gives up the requests `ids` that have not started yet (they are answered `failed("cancelled")`).
-    func cancel(_ ids: [APNsRequestID]) {
+    func cancel(_ ids: [HTTP2RequestID]) {
         guard !ids.isEmpty else { return }
         loop.execute {
             self.drainInbox()
@@ -157,7 +159,7 @@ final class APNsTransport: @unchecked Sendable {
     }
 
     /// Puts requests in the inbox; one hop for every request handed over before the loop gets to them.
-    private func hand(_ items: [(APNsRequestID, Pending)]) {
+    private func hand(_ items: [(HTTP2RequestID, Pending)]) {
         outstanding.add(items.count, ordering: .relaxed)
         let first = inbox.withLock { inbox in
             let wasEmpty = inbox.isEmpty
@@ -214,7 +216,7 @@ final class APNsTransport: @unchecked Sendable {
     /// Carries out the pool's actions, in order. Not re-entrant: an action can close a channel,
     /// whose close hands the pool new input at once; the actions that produces wait until the
     /// current ones are done, so that stream ids still reach each connection in rising order.
-    private func run(_ actions: [APNsPoolState.Action]) {
+    private func run(_ actions: [HTTP2PoolState.Action]) {
         loop.assertInEventLoop()
         pendingActions.append(contentsOf: actions)
         guard !running else { return }
@@ -238,7 +240,7 @@ final class APNsTransport: @unchecked Sendable {
         for (reply, answers) in groups { reply.answer(answers) }
     }
 
-    private func perform(_ action: APNsPoolState.Action) {
+    private func perform(_ action: HTTP2PoolState.Action) {
         switch action {
         case .connect(let id):
             connect(id)
@@ -267,7 +269,7 @@ final class APNsTransport: @unchecked Sendable {
         }
     }
 
-    private func complete(_ id: APNsRequestID, _ exchange: APNsExchange) {
+    private func complete(_ id: HTTP2RequestID, _ exchange: HTTP2Exchange) {
         guard let pending = requests.removeValue(forKey: id) else { return }
         outstanding.subtract(1, ordering: .relaxed)
         switch pending.reply {
@@ -276,7 +278,7 @@ final class APNsTransport: @unchecked Sendable {
         }
     }
 
-    private func connect(_ id: APNsConnectionID) {
+    private func connect(_ id: HTTP2ConnectionID) {
         let sslContext = self.sslContext
         let hostname = endpoint.isIPAddress ? nil : endpoint.host
         let keepaliveInterval = TimeAmount(settings.pingInterval)
@@ -293,7 +295,7 @@ final class APNsTransport: @unchecked Sendable {
                     try sync.addHandler(FlushCoalescingHandler())
                     try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connection, streamConfiguration: stream))
                     try sync.addHandler(HTTP2KeepaliveHandler(interval: keepaliveInterval, timeout: keepaliveTimeout))
-                    let handler = APNsConnectionHandler(id: id, transport: self, settingsTimeout: connectTimeout)
+                    let handler = HTTP2ConnectionHandler(id: id, transport: self, settingsTimeout: connectTimeout)
                     try sync.addHandler(handler)
                     handlers[id] = handler
                 }
@@ -305,7 +307,7 @@ final class APNsTransport: @unchecked Sendable {
             case .failure(let error):
                 closeWhenConnected.remove(id)
                 handlers[id] = nil
-                logger.warning("APNs connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
+                logger.warning("push gateway connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
                 run(pool.closed(id, error: "\(error)", now: now(), random: random()))
             }
         }
@@ -313,53 +315,53 @@ final class APNsTransport: @unchecked Sendable {
 
     // MARK: From the connection handlers (on the loop)
 
-    func connectionActive(_ id: APNsConnectionID) {
+    func connectionActive(_ id: HTTP2ConnectionID) {
         loop.assertInEventLoop()
         connections.add(1, ordering: .relaxed)
     }
 
-    func connectionSettings(_ id: APNsConnectionID, maxConcurrentStreams: Int?) {
+    func connectionSettings(_ id: HTTP2ConnectionID, maxConcurrentStreams: Int?) {
         loop.assertInEventLoop()
         logger.debug(
-            "APNs settings", metadata: ["endpoint": "\(endpoint)", "connection": "\(id)", "max-streams": "\(maxConcurrentStreams ?? -1)"])
+            "push gateway settings", metadata: ["endpoint": "\(endpoint)", "connection": "\(id)", "max-streams": "\(maxConcurrentStreams ?? -1)"])
         run(pool.settings(id, maxConcurrentStreams: maxConcurrentStreams, now: now()))
     }
 
-    func connectionHeaders(_ id: APNsConnectionID, stream: Int32, status: Int?, messageID: String?, endStream: Bool) {
+    func connectionHeaders(_ id: HTTP2ConnectionID, stream: Int32, status: Int?, header: String?, endStream: Bool) {
         loop.assertInEventLoop()
         reading = true
-        run(pool.headers(id, stream: stream, status: status, messageID: messageID, endStream: endStream, now: now()))
+        run(pool.headers(id, stream: stream, status: status, header: header, endStream: endStream, now: now()))
     }
 
-    func connectionData(_ id: APNsConnectionID, stream: Int32, bytes: ByteBuffer, endStream: Bool) {
+    func connectionData(_ id: HTTP2ConnectionID, stream: Int32, bytes: ByteBuffer, endStream: Bool) {
         loop.assertInEventLoop()
         reading = true
         run(pool.data(id, stream: stream, bytes: bytes, endStream: endStream, now: now()))
     }
 
-    func connectionError(_ id: APNsConnectionID, error: any Error) {
+    func connectionError(_ id: HTTP2ConnectionID, error: any Error) {
         loop.assertInEventLoop()
-        logger.debug("APNs connection error", metadata: ["connection": "\(id)", "error": "\(error)"])
+        logger.debug("push gateway connection error", metadata: ["connection": "\(id)", "error": "\(error)"])
     }
 
     /// The HEADERS of a request could not be written (the stream never reached the server).
-    func connectionWriteFailed(_ id: APNsConnectionID, stream: Int32, error: any Error) {
+    func connectionWriteFailed(_ id: HTTP2ConnectionID, stream: Int32, error: any Error) {
         loop.assertInEventLoop()
-        logger.debug("APNs request not written", metadata: ["connection": "\(id)", "stream": "\(stream)", "error": "\(error)"])
+        logger.debug("push gateway request not written", metadata: ["connection": "\(id)", "stream": "\(stream)", "error": "\(error)"])
         run(pool.reset(id, stream: stream, code: .refusedStream, now: now()))
     }
 
-    func connectionReset(_ id: APNsConnectionID, stream: Int32, code: HTTP2ErrorCode) {
+    func connectionReset(_ id: HTTP2ConnectionID, stream: Int32, code: HTTP2ErrorCode) {
         loop.assertInEventLoop()
         reading = true
         run(pool.reset(id, stream: stream, code: code, now: now()))
     }
 
-    func connectionGoAway(_ id: APNsConnectionID, lastStreamID: Int32, code: HTTP2ErrorCode) {
+    func connectionGoAway(_ id: HTTP2ConnectionID, lastStreamID: Int32, code: HTTP2ErrorCode) {
         loop.assertInEventLoop()
         let actions = pool.goAway(id, lastStreamID: lastStreamID, now: now())
         logger.debug(
-            "APNs GOAWAY",
+            "push gateway GOAWAY",
             metadata: [
                 "endpoint": "\(endpoint)", "connection": "\(id)", "last-stream": "\(lastStreamID)", "code": "\(code)",
                 "waiting-for-answers": "\(pool.inFlight)", "actions": "\(actions.count)",
@@ -368,13 +370,13 @@ final class APNsTransport: @unchecked Sendable {
     }
 
     /// The end of a burst of socket reads on a connection: the answers it brought go out.
-    func connectionReadComplete(_ id: APNsConnectionID) {
+    func connectionReadComplete(_ id: HTTP2ConnectionID) {
         loop.assertInEventLoop()
         reading = false
         handOverAnswers()
     }
 
-    func connectionClosed(_ id: APNsConnectionID, wasActive: Bool, error: String?) {
+    func connectionClosed(_ id: HTTP2ConnectionID, wasActive: Bool, error: String?) {
         loop.assertInEventLoop()
         reading = false
         handlers[id] = nil
@@ -382,7 +384,7 @@ final class APNsTransport: @unchecked Sendable {
         if wasActive { connections.subtract(1, ordering: .relaxed) }
         let actions = pool.closed(id, error: error, now: now(), random: random())
         logger.debug(
-            "APNs connection closed",
+            "push gateway connection closed",
             metadata: [
                 "endpoint": "\(endpoint)", "connection": "\(id)", "error": "\(error ?? "-")",
                 "unanswered": "\(actions.count { if case .complete = $0 { true } else { false } })",
