@@ -107,7 +107,7 @@ let package = Package(
         .target(
             name: "FrostboxFCM",
             dependencies: [
-                "FrostboxCore", crypto,
+                "FrostboxCore", "FrostboxPushEngine", crypto, .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 // RSA (RS256) for the service account's OAuth2 assertion.
                 .product(name: "_CryptoExtras", package: "swift-crypto"), asyncHTTPClient, nioCore, nioPosix, nioSSL, logging,
             ]
@@ -160,7 +160,7 @@ let package = Package(
             name: "FrostboxApp",
             dependencies: [
                 "FrostboxCore", "FrostboxSQLite", "FrostboxPostgres", "FrostboxGeoNames", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxAPNs",
-                "FrostboxFCM", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport", "CFrostboxSystem",
+                "FrostboxFCM", "FrostboxPushEngine", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport", "CFrostboxSystem",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 nioCore, .product(name: "CoreMetrics", package: "swift-metrics"), hummingbird, asyncHTTPClient,
                 .product(name: "Configuration", package: "swift-configuration"), .product(name: "Yams", package: "Yams"), serviceLifecycle,
@@ -348,7 +348,8 @@ let package = Package(
         .testTarget(
             name: "FrostboxFCMTests",
             dependencies: [
-                "FrostboxFCM", "MockFCM", "FrostboxCore", "FrostboxFixtures", .product(name: "_CryptoExtras", package: "swift-crypto"), logging,
+                "FrostboxFCM", "FrostboxPushEngine", "MockFCM", "FrostboxCore", "FrostboxFixtures", .product(name: "_CryptoExtras", package: "swift-crypto"),
+                logging,
                 asyncHTTPClient, nioSSL, nioCore,
             ]
         ),

@@ -5,16 +5,15 @@ import NIOCore
 import NIOPosix
 
 /// The push port for iOS devices of a process that serves several apps: each configured
-/// bundle id has its own `APNsClient`, and a push goes to the client named by its `app`
+/// bundle id has its own push client (the engine's, with `APNsPlatform`), and a push goes to the client named by its `app`
 /// (nil: the default app). Gateways are shared: one `HTTP2Gateway` (HTTP/2 connections spread over
 /// every event loop of the group) per (endpoint, TLS identity), so apps on token auth share
 /// connections; one provider token per (team, key), shared by all its apps.
 public final class APNsPushRouter: PushSender {
     /// The app for pushes without a topic.
-    public let defaultBundleID: String?
-    private let clients: [String: APNsClient]
+    public var defaultBundleID: String? { router.defaultApp }
+    private let router: PushAppRouter<APNsPlatform>
     private let gateways: [HTTP2Gateway]
-    private let logger: Logger
 
     /// - Parameters:
     ///   - clock: UTC epoch seconds, for provider-token `iat` and renewal.
@@ -22,7 +21,7 @@ public final class APNsPushRouter: PushSender {
     ///   - random: a number in 0..<1 for backoff jitter.
     public init(
         apps: [APNsAppSettings], defaultBundleID: String? = nil,
-        settings: APNsConnectionSettings = .init(), retryPolicy: APNsRetryPolicy = .init(),
+        settings: APNsConnectionSettings = .init(), retryPolicy: PushRetryPolicy = .init(),
         clock: @escaping @Sendable () -> Int64,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
@@ -53,7 +52,7 @@ public final class APNsPushRouter: PushSender {
         let payloads = APNsPayloadEncoder()
         let loops = Array(eventLoopGroup.makeIterator())
         var issuers: [String: APNsProviderTokenIssuer] = [:]
-        var clients: [String: APNsClient] = [:]
+        var clients: [String: PushClient<APNsPlatform>] = [:]
         for app in apps {
             var identity: APNsClientIdentity?
             var issuer: APNsProviderTokenIssuer?
@@ -86,9 +85,9 @@ public final class APNsPushRouter: PushSender {
                 }
                 appGateways[environment] = gateways[key]
             }
-            clients[app.bundleID] = APNsClient(
-                app: app, gateways: appGateways, payloads: payloads, issuer: issuer, retryPolicy: retryPolicy, sleep: sleep,
-                random: random, logger: logger)
+            clients[app.bundleID] = PushClient(
+                platform: APNsPlatform(app: app, gateways: appGateways, payloads: payloads, issuer: issuer, logger: logger),
+                retryPolicy: retryPolicy, sleep: sleep, random: random, logger: logger)
             logger.info(
                 "APNs app configured",
                 metadata: [
@@ -96,59 +95,22 @@ public final class APNsPushRouter: PushSender {
                     "endpoint": "\(app.endpoint(for: nil))", "credentials": "\(app.credentials)",
                 ])
         }
-        self.defaultBundleID = defaultBundleID
-        self.clients = clients
+        router = PushAppRouter(
+            devices: .ios, clients: clients, defaultApp: defaultBundleID,
+            refusals: .init(otherPlatform: "NotAnAPNsDevice", missingApp: "MissingTopic", unknownApp: "TopicDisallowed"), logger: logger)
         self.gateways = Array(gateways.values)
-        self.logger = logger
     }
 
     /// The bundle ids this router pushes for.
-    public var bundleIDs: [String] { clients.keys.sorted() }
+    public var bundleIDs: [String] { router.apps }
 
     /// The client of one app.
-    public func client(for bundleID: String) -> APNsClient? { clients[bundleID] }
+    package func client(for bundleID: String) -> PushClient<APNsPlatform>? { router.client(for: bundleID) }
 
     /// Sends a batch: the pushes of each app through its client, whose gateway takes the
     /// batch's first attempts in one hand-over per event loop; the outcomes come back as the
     /// answers do.
-    public func send(_ batch: [PushNotification]) -> PushOutcomes {
-        PushOutcomes(grouped: { yieldAll in
-            var byApp: [String: [(index: Int, notification: PushNotification)]] = [:]
-            var refused: [(index: Int, outcome: PushOutcome)] = []
-            for (index, notification) in batch.enumerated() {
-                switch self.client(of: notification) {
-                case .success(let client): byApp[client.bundleID, default: []].append((index, notification))
-                case .failure(let refusal): refused.append((index, refusal.outcome))
-                }
-            }
-            yieldAll(refused)
-            await withTaskGroup(of: Void.self) { group in
-                for (bundleID, pushes) in byApp {
-                    guard let client = self.clients[bundleID] else { continue }
-                    group.addTask { await client.send(pushes, yieldAll: yieldAll) }
-                }
-            }
-        })
-    }
-
-    private struct Refusal: Error {
-        let outcome: PushOutcome
-    }
-
-    private func client(of notification: PushNotification) -> Result<APNsClient, Refusal> {
-        guard notification.platform == .ios else {
-            return .failure(Refusal(outcome: .permanentFailure(status: 400, reason: "NotAnAPNsDevice")))
-        }
-        guard let topic = notification.app ?? defaultBundleID else {
-            logger.debug("push without topic and no default app configured", metadata: ["token": "\(notification.token)"])
-            return .failure(Refusal(outcome: .permanentFailure(status: 400, reason: "MissingTopic")))
-        }
-        guard let client = clients[topic] else {
-            logger.debug("push for an app that is not configured", metadata: ["apns.topic": "\(topic)"])
-            return .failure(Refusal(outcome: .permanentFailure(status: 400, reason: "TopicDisallowed")))
-        }
-        return .success(client)
-    }
+    public func send(_ batch: [PushNotification]) -> PushOutcomes { router.send(batch) }
 
     /// HTTP/2 connections open now, over every gateway.
     public var openConnections: Int { gateways.reduce(0) { $0 + $1.openConnections } }

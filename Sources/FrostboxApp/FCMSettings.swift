@@ -1,4 +1,5 @@
 import FrostboxFCM
+import FrostboxPushEngine
 
 /// The Android side of the push capability: the FCM apps (`fcm.apps.<name>.…`), the default
 /// one, and the transport's limits. No app configured: Android devices' alerts are logged.
@@ -10,7 +11,7 @@ public struct FCMSettings: Sendable {
     /// Deadlines, body cap and messages in flight.
     public var connection = FCMConnectionSettings()
     /// Retries of temporary failures.
-    public var retry = FCMRetryPolicy()
+    public var retry = PushRetryPolicy.fcm
 
     public init() {}
 }

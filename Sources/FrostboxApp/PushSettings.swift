@@ -1,6 +1,7 @@
 import Foundation
 import FrostboxAPNs
 import FrostboxCore
+import FrostboxPushEngine
 
 /// The APNs apps Frostbox pushes for. With no app configured, pushes go to the log-only sink.
 public struct PushSettings: Sendable {
@@ -14,7 +15,7 @@ public struct PushSettings: Sendable {
     /// Connections per gateway, streams, deadlines, idle timeout, pings.
     public var connection = APNsConnectionSettings()
     /// Retries of temporary failures.
-    public var retry = APNsRetryPolicy()
+    public var retry = PushRetryPolicy()
 
     public init() {}
 

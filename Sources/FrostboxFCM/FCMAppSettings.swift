@@ -1,5 +1,6 @@
 import Foundation
 import FrostboxCore
+import FrostboxPushEngine
 
 /// One Android app Frostbox pushes to, as configured (`fcm.apps.<name>.…`): its package name,
 /// the service-account key file, and where its messages go. `load` reads the key.
@@ -44,8 +45,9 @@ public struct FCMAppSettings: Sendable, Hashable {
         guard !packageName.isEmpty, packageName.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw .invalidApp(packageName, "package name must be printable ASCII without spaces")
         }
-        guard let base = URL(string: url), base.scheme == "https" || base.scheme == "http", base.host != nil, base.query == nil else {
-            throw .invalidApp(packageName, "url \(url) is not an http(s) base URL")
+        guard let base = URL(string: url), base.scheme == "https", base.host != nil, base.query == nil else {
+            // Messages go over HTTP/2 with TLS (ALPN h2), as FCM serves them.
+            throw .invalidApp(packageName, "url \(url) is not an https base URL")
         }
         if let channelID, channelID.isEmpty {
             throw .invalidApp(packageName, "channel_id must not be empty")
@@ -86,7 +88,21 @@ public struct FCMApp: Sendable, CustomStringConvertible {
     public var sendURL: String {
         var base = settings.url
         while base.hasSuffix("/") { base.removeLast() }
-        return base + "/v1/projects/" + projectID + "/messages:send"
+        return base + sendPath
+    }
+
+    /// The `:path` of this app's messages, below the base URL's own path.
+    var sendPath: String {
+        var prefix = URL(string: settings.url)?.path ?? ""
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        return prefix + "/v1/projects/" + projectID + "/messages:send"
+    }
+
+    /// The host and port this app's messages go to (`url`'s, 443 by default).
+    var endpoint: HTTP2Endpoint? {
+        guard let url = URL(string: settings.url), let host = url.host, !host.isEmpty else { return nil }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return HTTP2Endpoint(host: bare, port: url.port ?? 443)
     }
 
     public var description: String { "FCMApp(\(settings.packageName), project: \(projectID), account: \(account.clientEmail))" }

@@ -1,4 +1,5 @@
 import FrostboxCore
+import FrostboxPushEngine
 
 /// Limits of the FCM transport, the same for every app of a router.
 public struct FCMConnectionSettings: Sendable, Hashable {
@@ -8,51 +9,27 @@ public struct FCMConnectionSettings: Sendable, Hashable {
     public var tokenRequestTimeout: Duration = .seconds(15)
     /// Deadline of a TCP + TLS connection set-up.
     public var connectTimeout: Duration = .seconds(5)
-    /// Largest answer body read; a longer one fails the attempt (FCM's are well under 2 KiB).
+    /// Largest answer body read; more is dropped (FCM's are well under 2 KiB).
     public var maximumResponseBytes = 64 * 1024
-    /// Messages of one batch in flight at once (HTTP/2 streams, over few connections).
-    public var maximumConcurrentSends = 256
-    /// Connections of their own for messages sent alone (after their connection was lost),
-    /// one message at a time on each.
-    public var soloLanes = 4
-
-    public init() {}
-}
-
-/// How temporary failures are retried: exponential backoff with jitter, `Retry-After`
-/// honoured up to a ceiling, a bounded number of attempts.
-public struct FCMRetryPolicy: Sendable, Hashable {
-    /// Attempts in all, the first included.
-    public var maximumAttempts: Int = 4
-    /// Delay before the first retry.
-    public var initialBackoff: Duration = .milliseconds(500)
-    /// Ceiling for one backoff delay.
-    public var maximumBackoff: Duration = .seconds(10)
-    /// Ceiling for a server's `Retry-After`: a send never waits longer than this between two
-    /// attempts, whatever the server asks.
-    public var maximumRetryAfter: Duration = .seconds(60)
-    /// A message whose connection was lost under it is sent again alone (on a connection that
-    /// carries nothing else meanwhile); lost this many times while alone, it is the message
-    /// that makes the server drop the connection, and fails permanently instead of taking
-    /// other messages down with it again. At least 1; a message sent alone may take more
-    /// attempts than `maximumAttempts` to be lost this often.
-    public var lossesAloneBeforeGivingUp: Int = 2
+    /// Messages of one app in flight at once (HTTP/2 streams), spread over as few connections
+    /// of `streamsPerConnection` as hold them (`fcm.max_concurrent_sends`).
+    public var maximumConcurrentSends = 400
+    /// Streams in flight per connection at most; FCM's `SETTINGS_MAX_CONCURRENT_STREAMS`
+    /// lowers it when smaller.
+    public var streamsPerConnection = 100
 
     public init() {}
 
-    /// The delay before retry number `retry` (1-based): `initial · 2^(retry-1)`, capped, in
-    /// its upper half at random ("equal jitter"); `random` is in 0..<1.
-    public func backoff(beforeRetry retry: Int, random: Double) -> Duration {
-        let exponent = min(max(retry - 1, 0), 30)
-        let base = min(initialBackoff * (1 << exponent), maximumBackoff)
-        return base / 2 + (base / 2) * min(max(random, 0), 1)
-    }
-
-    /// The delay before retry number `retry` after an answer that said `retryAfter`: the
-    /// server's delay (capped at `maximumRetryAfter`) or the backoff, whichever is longer.
-    public func delay(beforeRetry retry: Int, retryAfter: Duration?, random: Double) -> Duration {
-        let backoff = backoff(beforeRetry: retry, random: random)
-        guard let retryAfter else { return backoff }
-        return max(min(retryAfter, maximumRetryAfter), backoff)
+    /// The push engine's settings for one app's gateway.
+    var http2: HTTP2ConnectionSettings {
+        var settings = HTTP2ConnectionSettings()
+        let streams = max(1, streamsPerConnection)
+        let sends = max(1, maximumConcurrentSends)
+        settings.maximumConnections = (sends + streams - 1) / streams
+        settings.streamsPerConnection = (sends + settings.maximumConnections - 1) / settings.maximumConnections
+        settings.requestTimeout = requestTimeout
+        settings.connectTimeout = connectTimeout
+        settings.maximumResponseBodySize = maximumResponseBytes
+        return settings
     }
 }

@@ -1,19 +1,20 @@
 import FrostboxCore
+import FrostboxPushEngine
 import Logging
 import NIOCore
 import NIOPosix
 
-/// The push port for Android: each configured package name has its own `FCMClient`, and a
-/// message goes to the client named by its `app` (nil: the default app). Apps share what can
-/// be shared: one HTTP/2 client per trust setting (so every app's messages travel over the
-/// same few connections to FCM), one access token per service account.
+/// The push port for Android: each configured package name has its own push client (the
+/// engine's, with `FCMPlatform`) and its own HTTP/2 connections to FCM (a gateway spread over
+/// the event loops), and a message goes to the client named by its `app` (nil: the default
+/// app). Apps share one access token per service account, and one token-endpoint client per
+/// trust setting.
 public final class FCMPushRouter: PushSender {
     /// The app for messages without an `app`.
-    public let defaultPackageName: String?
-    private let clients: [String: FCMClient]
+    public var defaultPackageName: String? { router.defaultApp }
+    private let router: PushAppRouter<FCMPlatform>
+    private let gateways: [HTTP2Gateway]
     private let https: [FCMHTTP]
-    private let settings: FCMConnectionSettings
-    private let logger: Logger
 
     /// - Parameters:
     ///   - clock: UTC epoch seconds, for assertions, token expiry and TTLs.
@@ -21,7 +22,7 @@ public final class FCMPushRouter: PushSender {
     ///   - random: a number in 0..<1 for backoff jitter.
     ///   - tokenExchange: replaces the HTTP token request (tests); nil: the real one.
     public init(
-        apps: [FCMApp], defaultPackageName: String? = nil, settings: FCMConnectionSettings = .init(), retryPolicy: FCMRetryPolicy = .init(),
+        apps: [FCMApp], defaultPackageName: String? = nil, settings: FCMConnectionSettings = .init(), retryPolicy: PushRetryPolicy = .fcm,
         clock: @escaping @Sendable () -> Int64,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
@@ -38,10 +39,13 @@ public final class FCMPushRouter: PushSender {
             guard seen.insert(app.settings.packageName).inserted else { throw .invalidApp(app.settings.packageName, "configured twice") }
         }
 
+        let loops = Array(eventLoopGroup.makeIterator())
         var https: [String: FCMHTTP] = [:]
         var sources: [String: FCMAccessTokenSource] = [:]
-        var clients: [String: FCMClient] = [:]
+        var clients: [String: PushClient<FCMPlatform>] = [:]
+        var gateways: [HTTP2Gateway] = []
         for app in apps {
+            guard let endpoint = app.endpoint else { throw .invalidApp(app.settings.packageName, "url \(app.settings.url) has no host") }
             let trust = app.settings.trustedCertificatesPath ?? ""
             let http: FCMHTTP
             if let shared = https[trust] {
@@ -55,8 +59,24 @@ public final class FCMPushRouter: PushSender {
                 sources[accountKey]
                 ?? FCMAccessTokenSource(account: app.account, exchange: tokenExchange ?? FCMHTTPTokenExchange(http: http), clock: clock)
             sources[accountKey] = source
-            clients[app.settings.packageName] = FCMClient(
-                app: app, tokens: source, http: http, retryPolicy: retryPolicy, clock: clock, sleep: sleep, random: random, logger: logger)
+            // Each app's gateway starts on another loop, so apps with one connection spread too.
+            let first = loops.isEmpty ? 0 : gateways.count % loops.count
+            let rotated = loops.isEmpty ? [eventLoopGroup.next()] : Array(loops[first...] + loops[..<first])
+            let gateway: HTTP2Gateway
+            do throws(HTTP2SetupError) {
+                gateway = try HTTP2Gateway(
+                    endpoint: endpoint, identity: nil, trustedCertificatesPath: app.settings.trustedCertificatesPath, settings: settings.http2,
+                    maximumResends: retryPolicy.maximumUnprocessedResends, answerHeader: "retry-after", loops: rotated, random: random,
+                    logger: logger)
+            } catch {
+                switch error {
+                case .tls(let reason): throw .invalidApp(app.settings.packageName, reason)
+                }
+            }
+            gateways.append(gateway)
+            clients[app.settings.packageName] = PushClient(
+                platform: FCMPlatform(app: app, gateway: gateway, tokens: source, clock: clock, logger: logger), retryPolicy: retryPolicy,
+                sleep: sleep, random: random, logger: logger)
             logger.info(
                 "FCM app configured",
                 metadata: [
@@ -64,69 +84,30 @@ public final class FCMPushRouter: PushSender {
                     "account": "\(app.account.clientEmail)",
                 ])
         }
-        self.defaultPackageName = defaultPackageName
-        self.clients = clients
+        router = PushAppRouter(
+            devices: .android, clients: clients, defaultApp: defaultPackageName,
+            refusals: .init(otherPlatform: "NotAnAndroidDevice", missingApp: "MissingApp", unknownApp: "UnknownApp"), logger: logger)
+        self.gateways = gateways
         self.https = Array(https.values)
-        self.settings = settings
-        self.logger = logger
     }
 
     /// The package names this router pushes for.
-    public var packageNames: [String] { clients.keys.sorted() }
+    public var packageNames: [String] { router.apps }
 
     /// The client of one app.
-    public func client(for packageName: String) -> FCMClient? { clients[packageName] }
+    package func client(for packageName: String) -> PushClient<FCMPlatform>? { router.client(for: packageName) }
 
-    /// Sends a batch, at most `maximumConcurrentSends` messages in flight; each outcome is
-    /// yielded as soon as it is known. Once the sending is stopped (`PushOutcomes.stopSending`),
-    /// messages not yet sent are answered as temporary failures without being sent; those in
-    /// flight still answer.
-    public func send(_ batch: [PushNotification]) -> PushOutcomes {
-        let limit = max(1, settings.maximumConcurrentSends)
-        return PushOutcomes { yield in
-            await withTaskGroup(of: PushOutcomes.Element.self) { group in
-                var next = 0
-                func addNext() {
-                    let index = next
-                    let notification = batch[index]
-                    next += 1
-                    group.addTask { (index, await self.sendOne(notification)) }
-                }
-                while next < min(limit, batch.count) { addNext() }
-                for await done in group {
-                    yield(done.index, done.outcome)
-                    guard next < batch.count else { continue }
-                    if Task.isCancelled {
-                        for index in next..<batch.count { yield(index, .temporaryFailure(reason: "cancelled")) }
-                        next = batch.count
-                    } else {
-                        addNext()
-                    }
-                }
-            }
-        }
-    }
+    /// Sends a batch: the messages of each app through its client, whose gateway takes the
+    /// batch's first attempts in one hand-over per event loop; the outcomes come back as the
+    /// answers do.
+    public func send(_ batch: [PushNotification]) -> PushOutcomes { router.send(batch) }
 
-    /// Routes one message to its app's client.
-    func sendOne(_ notification: PushNotification) async -> PushOutcome {
-        guard notification.platform == .android else {
-            return .permanentFailure(status: 400, reason: "NotAnAndroidDevice")
-        }
-        guard let packageName = notification.app ?? defaultPackageName else {
-            logger.debug("push without app and no default FCM app configured", metadata: ["token": "\(notification.token)"])
-            return .permanentFailure(status: 400, reason: "MissingApp")
-        }
-        guard let client = clients[packageName] else {
-            logger.debug("push for an FCM app that is not configured", metadata: ["fcm.app": "\(packageName)"])
-            return .permanentFailure(status: 400, reason: "UnknownApp")
-        }
-        return await client.send(notification)
-    }
+    /// HTTP/2 connections open now, over every app.
+    public var openConnections: Int { gateways.reduce(0) { $0 + $1.openConnections } }
 
     /// Closes every connection. Call once, on the way out.
     public func shutdown() async {
-        for http in https {
-            await http.shutdown()
-        }
+        for gateway in gateways { await gateway.shutdown() }
+        for http in https { await http.shutdown() }
     }
 }

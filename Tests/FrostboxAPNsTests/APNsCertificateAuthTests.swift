@@ -1,6 +1,7 @@
 import Foundation
 import FrostboxAPNs
 import FrostboxCore
+import FrostboxPushEngine
 import Logging
 import MockAPNs
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import FrostboxAPNs
 import FrostboxCore
+import FrostboxPushEngine
 import MockAPNs
 import Testing
 
@@ -30,7 +31,7 @@ struct APNsConnectionTests {
         let harness = try await APNsHarness.start { $0.resetAfterRequests = 100 }
         // Generous budgets: retries here are instant, so a push can meet several resets in a
         // row; what this test checks is that no push is lost or recorded twice.
-        var retry = APNsRetryPolicy()
+        var retry = PushRetryPolicy()
         retry.maximumAttempts = 20
         retry.maximumUnprocessedResends = 20
         let router = try harness.router(retry: retry)
@@ -55,7 +56,7 @@ struct APNsConnectionTests {
     @Test("a push that resets its connection every time is sent alone, and given up as permanent after two losses alone; nothing is recorded for it")
     func resettingToken() async throws {
         let harness = try await APNsHarness.start()
-        var retry = APNsRetryPolicy()
+        var retry = PushRetryPolicy()
         retry.maximumAttempts = 3
         let router = try harness.router(retry: retry)
         let poison = token("0dead")
@@ -69,7 +70,7 @@ struct APNsConnectionTests {
         #expect(givenUp.first?.level == .warning)
         #expect(givenUp.first?.metadata["token"] == "\(poison.redacted)")
         #expect(!harness.logs.all.contains { $0.description.contains(poison.value) })
-        var once = APNsRetryPolicy()
+        var once = PushRetryPolicy()
         once.maximumAttempts = 1
         let impatient = try harness.router(retry: once)
         #expect(

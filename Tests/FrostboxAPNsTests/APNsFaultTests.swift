@@ -1,6 +1,7 @@
 import Foundation
 import FrostboxAPNs
 import FrostboxCore
+import FrostboxPushEngine
 import MockAPNs
 import Testing
 
@@ -146,7 +147,7 @@ struct APNsFaultTests {
         try MockAPNsCertificates.makeServerCertificate().certificatePEM.write(toFile: stranger, atomically: true, encoding: .utf8)
         var app = harness.app()
         app.trustedCertificatesPath = stranger
-        var retry = APNsRetryPolicy()
+        var retry = PushRetryPolicy()
         retry.maximumAttempts = 1
         var settings = APNsHarness.settings
         // Longer than any loaded test run: the wait is a random point in its upper half, so 30 s

@@ -1,6 +1,7 @@
 import Foundation
 import FrostboxAPNs
 import FrostboxCore
+import FrostboxPushEngine
 import MockAPNs
 import Testing
 
@@ -102,7 +103,7 @@ struct APNsOutcomeTests {
         ])
     func temporaryFailures(prefix: String, reason: String) async throws {
         let harness = try await APNsHarness.start()
-        var retry = APNsRetryPolicy()
+        var retry = PushRetryPolicy()
         retry.maximumAttempts = 4
         retry.initialBackoff = .milliseconds(100)
         let router = try harness.router(retry: retry)
@@ -132,7 +133,7 @@ struct APNsOutcomeTests {
         let harness = try await APNsHarness.start { $0.latency = .seconds(120) }
         var settings = APNsHarness.settings
         settings.requestTimeout = .milliseconds(200)
-        var retry = APNsRetryPolicy()
+        var retry = PushRetryPolicy()
         retry.maximumAttempts = 2
         let router = try harness.router(retry: retry, settings: settings)
         let outcome = await router.send(alert(to: token("a1", 5)))
@@ -146,7 +147,7 @@ struct APNsOutcomeTests {
         let harness = try await APNsHarness.start()
         var app = harness.app()
         app.customEndpoint = APNsEndpoint(host: "127.0.0.1", port: harness.mock.port)
-        var retry = APNsRetryPolicy()
+        var retry = PushRetryPolicy()
         retry.maximumAttempts = 3
         // The router reads the mock's certificate when made; stopping the mock removes it.
         let router = try harness.router([app], retry: retry)

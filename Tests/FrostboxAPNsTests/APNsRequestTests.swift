@@ -1,5 +1,6 @@
 import Foundation
 import FrostboxCore
+import FrostboxPushEngine
 import MockAPNs
 import Testing
 
@@ -95,7 +96,7 @@ struct APNsRequestTests {
 
     @Test("backoff doubles from the initial delay, is capped, and jitters within its upper half")
     func backoff() {
-        var policy = APNsRetryPolicy()
+        var policy = PushRetryPolicy()
         policy.initialBackoff = .milliseconds(200)
         policy.maximumBackoff = .seconds(1)
         #expect(policy.backoff(beforeRetry: 1, random: 0) == .milliseconds(100))

@@ -3,6 +3,7 @@ import Foundation
 import FrostboxAPNs
 import FrostboxCore
 import FrostboxDoubles
+import FrostboxPushEngine
 import Logging
 import MockAPNs
 import NIOPosix
@@ -83,7 +84,7 @@ struct APNsHarness {
 
     /// A router over `apps` (default: the one token-auth app), with the recording sleeper.
     func router(
-        _ apps: [APNsAppSettings]? = nil, defaultBundleID: String? = nil, retry: APNsRetryPolicy = .init(),
+        _ apps: [APNsAppSettings]? = nil, defaultBundleID: String? = nil, retry: PushRetryPolicy = .init(),
         settings: APNsConnectionSettings = APNsHarness.settings
     ) throws -> APNsPushRouter {
         try APNsPushRouter(

@@ -1,5 +1,6 @@
 import FrostboxCore
 import FrostboxFCM
+import FrostboxPushEngine
 import MockFCM
 import Testing
 
@@ -11,7 +12,7 @@ struct FCMIsolationTests {
     @Test("a message that drops its connection every time is sent alone, and given up as permanent after two losses alone, even with one attempt")
     func droppingToken() async throws {
         try await FCMHarness.with { harness in
-            var retry = FCMRetryPolicy()
+            var retry = PushRetryPolicy.fcm
             retry.maximumAttempts = 1
             let router = try harness.router(retry: retry)
             let outcomes = await collect(router.send([alert(token: "DROP-1", messageID: "d")]))

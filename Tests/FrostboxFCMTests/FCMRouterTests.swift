@@ -1,6 +1,7 @@
 import Foundation
 import FrostboxCore
 import FrostboxFCM
+import FrostboxPushEngine
 import MockFCM
 import Testing
 
@@ -38,7 +39,7 @@ struct FCMRouterTests {
     @Test("503, 500 and 429 are retried with backoff and end as temporary failures")
     func temporaryFailures() async throws {
         try await FCMHarness.with { harness in
-            var retry = FCMRetryPolicy()
+            var retry = PushRetryPolicy.fcm
             retry.maximumAttempts = 3
             let router = try harness.router(retry: retry)
             let outcomes = await collect(
@@ -149,12 +150,12 @@ struct FCMRouterTests {
             // Long enough for the second attempt's new connection in a loaded whole run (at 2 s it
             // sometimes timed out before its request reached the server).
             settings.requestTimeout = .seconds(6)
-            var retry = FCMRetryPolicy()
+            var retry = PushRetryPolicy.fcm
             retry.maximumAttempts = 2
             let router = try harness.router(retry: retry, settings: settings)
             let outcomes = await collect(router.send([alert(token: "HANG-1", messageID: "h")]))
             await router.shutdown()
-            #expect(outcomes[0] == .temporaryFailure(reason: "Timeout"))
+            #expect(outcomes[0] == .temporaryFailure(reason: "timeout"))
             #expect(harness.mock.counters().requestsByAlertID["h"] == 2)
         }
     }

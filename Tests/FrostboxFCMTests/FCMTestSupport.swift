@@ -1,6 +1,7 @@
 import Foundation
 import FrostboxCore
 import FrostboxFCM
+import FrostboxPushEngine
 import Logging
 import MockFCM
 import Synchronization
@@ -100,7 +101,7 @@ struct FCMHarness: Sendable {
     }
 
     /// A router over the test app, with the recording sleeper and the manual client clock.
-    func router(apps: [FCMApp]? = nil, retry: FCMRetryPolicy = .init(), settings: FCMConnectionSettings = FCMHarness.settings) throws -> FCMPushRouter {
+    func router(apps: [FCMApp]? = nil, retry: PushRetryPolicy = .fcm, settings: FCMConnectionSettings = FCMHarness.settings) throws -> FCMPushRouter {
         var logger = Logger(label: "fcm-test")
         logger.logLevel = .error
         return try FCMPushRouter(

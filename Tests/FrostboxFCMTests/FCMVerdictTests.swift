@@ -70,23 +70,3 @@ struct FCMVerdictTests {
         #expect(FCMVerdict.judge(status: 413, retryAfter: nil, body: Data()) == .final(.permanentFailure(status: 413, reason: "HTTP 413")))
     }
 }
-
-@Suite("FCM retry policy")
-struct FCMRetryPolicyTests {
-    @Test("backoff doubles, is capped, and jitters in its upper half")
-    func backoff() {
-        let policy = FCMRetryPolicy()
-        #expect(policy.backoff(beforeRetry: 1, random: 0) == .milliseconds(250))
-        #expect(policy.backoff(beforeRetry: 1, random: 1) == .milliseconds(500))
-        #expect(policy.backoff(beforeRetry: 3, random: 1) == .seconds(2))
-        #expect(policy.backoff(beforeRetry: 30, random: 1) == .seconds(10))
-    }
-
-    @Test("Retry-After is a floor, capped at the policy's ceiling")
-    func retryAfter() {
-        let policy = FCMRetryPolicy()
-        #expect(policy.delay(beforeRetry: 1, retryAfter: .seconds(7), random: 0) == .seconds(7))
-        #expect(policy.delay(beforeRetry: 1, retryAfter: .seconds(3600), random: 0) == .seconds(60))
-        #expect(policy.delay(beforeRetry: 1, retryAfter: .zero, random: 1) == .milliseconds(500))
-    }
-}
