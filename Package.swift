@@ -381,6 +381,8 @@ let package = Package(
                 "FrostboxCore", "FrostboxSQLite", "FrostboxDoubles", "FrostboxPostgres", "TestPostgres", "FrostboxGeoNames",
                 // The notifier's final write, checked against every store.
                 "FrostboxNotifier", grdb,
+                // The push pacer's budget in the process, beside PostgreSQL's.
+                "FrostboxPushEngine",
             ]
         ),
         .testTarget(

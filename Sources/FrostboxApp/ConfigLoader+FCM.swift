@@ -4,7 +4,9 @@ import Logging
 
 extension ConfigKeys {
     /// Field names under `fcm.apps.<name>.`.
-    static let fcmAppFields = ["package_name", "service_account_path", "project_id", "url", "channel_id", "trusted_certificates_path"]
+    static let fcmAppFields = [
+        "package_name", "service_account_path", "project_id", "url", "channel_id", "trusted_certificates_path", "messages_per_minute",
+    ]
 
     /// Reads `fcm.*` into `settings`: apps are named sections under `fcm.apps` in the file, or
     /// defined wholly in the environment (`FROSTBOX_FCM_APPS_FROST_PACKAGE_NAME` defines app
@@ -76,10 +78,11 @@ extension ConfigKeys {
             guard FileManager.default.isReadableFile(atPath: path) else { throw r.fail("\(base).trusted_certificates_path", "cannot read \(path)") }
             trust = path
         }
-        let settings = FCMAppSettings(
+        var settings = FCMAppSettings(
             packageName: packageName, serviceAccountPath: keyPath, projectID: try r.string("\(base).project_id").flatMap { $0.isEmpty ? nil : $0 },
             url: try r.string("\(base).url").flatMap { $0.isEmpty ? nil : $0 },
             channelID: try r.string("\(base).channel_id").flatMap { $0.isEmpty ? nil : $0 }, trustedCertificatesPath: trust)
+        if let rate = try r.int("\(base).messages_per_minute", in: 0...100_000_000) { settings.messagesPerMinute = rate }
         // Parsed now, so a broken key or URL stops start-up naming its key, not the first push.
         do throws(FCMConfigurationError) {
             _ = try settings.load(read: { _ in key })

@@ -54,6 +54,13 @@ public enum DeviceDatabase: Sendable {
     }
 
     /// The SQLite database, or nil on PostgreSQL.
+    /// Where the push pacers keep their budgets: PostgreSQL's is the cluster's, shared by every
+    /// instance; with SQLite (one process) nil, and each router keeps its own in memory.
+    public var pushBudget: (any PushBudgetStore)? {
+        if case .postgres(let database) = self { return PostgresPushBudget(database: database) }
+        return nil
+    }
+
     public var sqlite: FrostboxDatabase? {
         if case .sqlite(let database) = self { return database }
         return nil

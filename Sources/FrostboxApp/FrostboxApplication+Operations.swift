@@ -34,11 +34,8 @@ public struct OperationsComponents: Sendable {
     }
 
     /// `push` measured (outcomes, latency, streams in flight, resends, report totals).
-    public func metered(
-        _ push: any PushSender, openConnections: @escaping @Sendable () -> Int = { 0 },
-        streamsInFlight: (@Sendable () -> Int)? = nil
-    ) -> MeteredPushSender {
-        MeteredPushSender(push, report: report, metrics: telemetry.factory, openConnections: openConnections, streamsInFlight: streamsInFlight)
+    public func metered(_ push: any PushSender, transport: PushTransportGauges? = nil) -> MeteredPushSender {
+        MeteredPushSender(push, report: report, metrics: telemetry.factory, transport: transport)
     }
 
     /// `provider` measured (requests, weight, failures, boxes by source), with the quota left

@@ -93,7 +93,8 @@ public enum FrostboxApplication {
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
             do throws(PushConfigurationError) {
                 pushComponents = try PushComponents(
-                    settings: config.demo ? PushSettings() : config.push, fcm: config.demo ? FCMSettings() : config.fcm, logger: logger)
+                    settings: config.demo ? PushSettings() : config.push, fcm: config.demo ? FCMSettings() : config.fcm,
+                    budget: database.pushBudget, logger: logger)
             } catch {
                 // Start-up stops on it like on any other configuration error (exit 78).
                 throw ConfigurationError(key: nil, source: "push apps", error.message)
@@ -104,9 +105,7 @@ public enum FrostboxApplication {
                     key: "devices.verify", source: "settings",
                     "is on but no APNs or FCM app is configured: no device could ever be verified (configure an app, or leave devices.verify at auto)")
             }
-            push = operations.metered(
-                pushComponents.sender, openConnections: { [pushComponents] in pushComponents.openConnections },
-                streamsInFlight: { [pushComponents] in pushComponents.streamsInFlight })
+            push = operations.metered(pushComponents.sender, transport: pushComponents.gauges)
             demoScenario = config.demo ? DemoForecastProvider() : nil
             let forecastSource: any ForecastProvider = demoScenario ?? forecasts.provider
             if config.demo {
@@ -179,7 +178,7 @@ public enum FrostboxApplication {
             ForecastShutdownService(forecasts: components.forecasts),
             OperationsReportService(
                 report: components.operations.report, interval: components.operations.reportInterval, logger: logger,
-                poolSize: { components.pushComponents.openConnections }, queueLength: outboxQueue(components.database),
+                poolSize: { components.pushComponents.connectionsByPlatform.values.reduce(0, +) }, queueLength: outboxQueue(components.database),
                 lastRun: { (try? await components.notifier.store.recentRuns(limit: 1).first).map { "\($0.id) \($0.status.rawValue)" } }),
             // Stops after the notifier service, before the final report and before the clients a
             // run needs are closed.

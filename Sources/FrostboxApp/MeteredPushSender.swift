@@ -1,5 +1,6 @@
 import FrostboxCore
 import Metrics
+import Synchronization
 
 /// A `PushSender` decorator that measures every push: attempts by outcome and platform, latency (from the batch's hand-over), streams in
 /// flight, and the periodic report's totals. The wrapped sender does the work; alerts by level
@@ -10,41 +11,29 @@ public struct MeteredPushSender: PushSender {
     let report: OperationsReport
     let factory: any MetricsFactory
     let latency: Timer
-    let inFlight: Gauge
-    let connections: Gauge
-    let openConnections: @Sendable () -> Int
-    let streamsInFlight: @Sendable () -> Int
+    let transport: PushTransportGauges?
 
-    /// `openConnections`: the sender's open APNs connections, recorded after each push.
-    /// `streamsInFlight`: its HTTP/2 streams awaiting an answer, recorded before and after each
-    /// push; without it, the pushes handed to the sender and not yet answered.
-    public init(
-        _ base: any PushSender, report: OperationsReport, metrics: any MetricsFactory,
-        openConnections: @escaping @Sendable () -> Int = { 0 }, streamsInFlight: (@Sendable () -> Int)? = nil
-    ) {
+    /// `transport`: the senders' connections, streams in flight and pacers, recorded when a
+    /// batch starts, every 256 outcomes and at its last; nil (the log-only sink, tests): none.
+    public init(_ base: any PushSender, report: OperationsReport, metrics: any MetricsFactory, transport: PushTransportGauges? = nil) {
         self.base = base
-        self.openConnections = openConnections
-        self.streamsInFlight = streamsInFlight ?? { report.snapshot().inFlight }
-        connections = Gauge(label: PushTransportMetrics.connections, factory: metrics)
+        self.transport = transport
         self.report = report
         self.factory = metrics
         latency = Timer(label: FrostboxMetrics.Name.pushDuration, preferredDisplayUnit: .seconds, factory: metrics)
-        inFlight = Gauge(label: PushTransportMetrics.streamsInFlight, factory: metrics)
     }
 
     public func send(_ batch: [PushNotification]) -> PushOutcomes {
         let start = ContinuousClock.now
         let report = self.report
         report.pushStarted(batch.count)
-        inFlight.record(streamsInFlight())
-        let (inFlight, connections, latency, factory) = (self.inFlight, self.connections, self.latency, self.factory)
-        let (streamsInFlight, openConnections) = (self.streamsInFlight, self.openConnections)
+        let (latency, factory, transport) = (self.latency, self.factory, self.transport)
+        transport.map { Self.record($0, factory: factory) }
         let platforms = batch.map(\.platform)
+        let answered = Atomic<Int>(0)
         return base.send(batch).observed { index, outcome in
             let elapsed = ContinuousClock.now - start
             report.pushFinished(outcome, platform: platforms.indices.contains(index) ? platforms[index] : .ios, after: elapsed)
-            inFlight.record(streamsInFlight())
-            connections.record(openConnections())
             latency.recordNanoseconds(elapsed.inNanoseconds)
             Counter(
                 label: FrostboxMetrics.Name.pushes,
@@ -55,6 +44,25 @@ public struct MeteredPushSender: PushSender {
                 factory: factory
             )
             .increment()
+            let count = answered.wrappingAdd(1, ordering: .relaxed).newValue
+            if let transport, count == platforms.count || count.isMultiple(of: 256) { Self.record(transport, factory: factory) }
+        }
+    }
+
+    /// The transport's gauges now.
+    static func record(_ transport: PushTransportGauges, factory: any MetricsFactory) {
+        for (platform, count) in transport.connections() {
+            Gauge(label: PushTransportMetrics.connections, dimensions: [(FrostboxMetrics.Label.platform, platform)], factory: factory).record(count)
+        }
+        for (platform, count) in transport.streamsInFlight() {
+            Gauge(label: PushTransportMetrics.streamsInFlight, dimensions: [(FrostboxMetrics.Label.platform, platform)], factory: factory).record(count)
+        }
+        for pacing in transport.pacing() {
+            let budget = [("budget", pacing.budget)]
+            Gauge(label: PushTransportMetrics.pacerMessagesPerMinute, dimensions: budget, factory: factory).record(pacing.messagesPerMinute)
+            Gauge(label: PushTransportMetrics.pacerWaitedSeconds, dimensions: budget, factory: factory).record(pacing.waitedSeconds)
+            Gauge(label: PushTransportMetrics.pacerPauses, dimensions: budget, factory: factory).record(pacing.pauses)
+            Gauge(label: PushTransportMetrics.pacerPausedSeconds, dimensions: budget, factory: factory).record(pacing.pausedForSeconds)
         }
     }
 }

@@ -24,8 +24,14 @@ public final class PushComponents: Sendable {
     public let fcmApps: [FCMApp]
     private let fcmSettings: FCMSettings
     private let fcmRouter = Mutex<FCMPushRouter?>(nil)
+    /// Where the FCM pacers keep their budgets (nil: in the process).
+    private let budget: (any PushBudgetStore)?
 
-    public convenience init(settings: PushSettings, fcm: FCMSettings = FCMSettings(), logger: Logger) throws(PushConfigurationError) {
+    /// - Parameter budget: the cluster's push budget (`DeviceDatabase.pushBudget`); nil: this
+    ///   process paces alone.
+    public convenience init(
+        settings: PushSettings, fcm: FCMSettings = FCMSettings(), budget: (any PushBudgetStore)? = nil, logger: Logger
+    ) throws(PushConfigurationError) {
         var fcmApps: [FCMApp] = []
         for app in fcm.apps {
             for secret in app.secretPaths { SecretFile.warnIfOpen(secret, logger: logger) }
@@ -39,14 +45,17 @@ public final class PushComponents: Sendable {
             logger.notice("no FCM app configured: Android devices' pushes are only logged (set fcm.apps to send them)")
         }
         do throws(APNsConfigurationError) {
-            try self.init(apns: settings, fcmApps: fcmApps, fcm: fcm, logger: logger)
+            try self.init(apns: settings, fcmApps: fcmApps, fcm: fcm, budget: budget, logger: logger)
         } catch {
             throw .apns(error)
         }
     }
 
-    private init(apns settings: PushSettings, fcmApps: [FCMApp], fcm: FCMSettings, logger: Logger) throws(APNsConfigurationError) {
+    private init(
+        apns settings: PushSettings, fcmApps: [FCMApp], fcm: FCMSettings, budget: (any PushBudgetStore)?, logger: Logger
+    ) throws(APNsConfigurationError) {
         self.fcmApps = fcmApps
+        self.budget = budget
         self.fcmSettings = fcm
         let resolved = try settings.resolved()
         var apps: [APNsAppSettings] = []
@@ -104,7 +113,7 @@ public final class PushComponents: Sendable {
             if let router { return router }
             let made = try FCMPushRouter(
                 apps: fcmApps, defaultPackageName: fcmSettings.defaultApp, settings: fcmSettings.connection, retryPolicy: fcmSettings.retry,
-                clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+                clock: { Int64(Date().timeIntervalSince1970) }, budget: budget, logger: logger)
             router = made
             return made
         }
@@ -122,11 +131,31 @@ public final class PushComponents: Sendable {
         }
     }
 
-    /// APNs connections open now (0 for the log-only sink or before the first push).
-    public var openConnections: Int { router.withLock { $0 }?.openConnections ?? 0 }
+    /// Where each paced FCM app stands (empty before the first Android push).
+    public var pacing: [PushPacing] { fcmRouter.withLock { $0 }?.pacing ?? [] }
 
-    /// HTTP/2 streams open now over every APNs connection (0 for the log-only sink).
-    public var streamsInFlight: Int { router.withLock { $0 }?.streamsInFlight ?? 0 }
+    /// HTTP/2 connections open now, by platform (`ios`: APNs, `android`: FCM; 0 for the
+    /// log-only sink or before the first push).
+    public var connectionsByPlatform: [String: Int] {
+        [
+            DevicePlatform.ios.rawValue: router.withLock { $0 }?.openConnections ?? 0,
+            DevicePlatform.android.rawValue: fcmRouter.withLock { $0 }?.openConnections ?? 0,
+        ]
+    }
+
+    /// HTTP/2 streams awaiting an answer now, by platform.
+    public var streamsByPlatform: [String: Int] {
+        [
+            DevicePlatform.ios.rawValue: router.withLock { $0 }?.streamsInFlight ?? 0,
+            DevicePlatform.android.rawValue: fcmRouter.withLock { $0 }?.streamsInFlight ?? 0,
+        ]
+    }
+
+    /// What the metrics read of the transport after pushes.
+    public var gauges: PushTransportGauges {
+        PushTransportGauges(
+            connections: { [self] in connectionsByPlatform }, streamsInFlight: { [self] in streamsByPlatform }, pacing: { [self] in pacing })
+    }
 
     /// Closes the APNs and FCM connections, if any were opened.
     public func shutdown() async {

@@ -122,7 +122,7 @@ extension FrostboxApplication {
         return [StatusRoutes(token: token, operations: operations).add(to:)]
     }
 
-    /// Runs, quota, outbox, APNs and places for the status page.
+    /// Runs, quota, outbox, push gateways and places for the status page.
     static func statusSummary(_ components: Components, now: Int64) async throws -> StatusSummary {
         let counts = try await components.database.statistics()
         let runs = try await components.notifier.store.recentRuns(limit: 30)
@@ -135,11 +135,11 @@ extension FrostboxApplication {
             runs: runs.map(StatusSummary.Run.init),
             quota: .init(usage: try await ledger.usage(at: now), hold: try await ledger.activeHold(at: now), runs: runs, now: now),
             outbox: .init(pending: counts.outboxPending, pendingByClass: counts.outboxPendingByClass, runs: runs),
-            apns: .init(
-                connections: components.pushComponents.openConnections, sent: report.sent, confirmed: report.confirmed,
+            push: .init(
+                connectionsByPlatform: components.pushComponents.connectionsByPlatform, sent: report.sent, confirmed: report.confirmed,
                 failed: report.failed, inFlight: report.inFlight,
                 averageConfirmMs: (report.averageConfirmMilliseconds * 10).rounded() / 10, outcomes: report.outcomes,
-                outcomesByPlatform: report.outcomesByPlatform),
+                outcomesByPlatform: report.outcomesByPlatform, pacing: components.pushComponents.pacing),
             places: try await places(components.placesInUse))
     }
 

@@ -21,6 +21,13 @@ public struct FCMAppSettings: Sendable, Hashable {
     /// PEM file with the certificate(s) to trust instead of the system roots (the loopback
     /// double's self-signed one), for both the token URI and `url`.
     public var trustedCertificatesPath: String?
+    /// The app's quota in messages a minute (`messages_per_minute`), shared by every instance
+    /// of a cluster on PostgreSQL; 0: unpaced. FCM allows 600,000 a minute per project by
+    /// default (apps of one project share it: give each its part).
+    public var messagesPerMinute = FCMAppSettings.defaultMessagesPerMinute
+
+    /// FCM's default project quota.
+    public static let defaultMessagesPerMinute = 600_000
 
     /// Takes the settings as a configuration file spells them: nil means the default.
     public init(

@@ -1,3 +1,4 @@
+import Foundation
 import FrostboxCore
 import FrostboxPushEngine
 import Logging
@@ -14,6 +15,7 @@ public final class FCMPushRouter: PushSender {
     public var defaultPackageName: String? { router.defaultApp }
     private let router: PushAppRouter<FCMPlatform>
     private let gateways: [HTTP2Gateway]
+    private let pacers: [PushPacer]
     private let https: [FCMHTTP]
 
     /// - Parameters:
@@ -21,12 +23,19 @@ public final class FCMPushRouter: PushSender {
     ///   - sleep: waits between retries (tests inject one that returns at once).
     ///   - random: a number in 0..<1 for backoff jitter.
     ///   - tokenExchange: replaces the HTTP token request (tests); nil: the real one.
+    ///   - budget: where the apps' message budgets are kept (`PostgresPushBudget` shares them
+    ///     with the cluster); nil: in this process.
+    ///   - wallClock: epoch milliseconds, for the pacers' windows.
+    ///   - pacerSleep: the pacers' waits.
     public init(
         apps: [FCMApp], defaultPackageName: String? = nil, settings: FCMConnectionSettings = .init(), retryPolicy: PushRetryPolicy = .fcm,
         clock: @escaping @Sendable () -> Int64,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         tokenExchange: (any FCMTokenExchange)? = nil,
+        budget: (any PushBudgetStore)? = nil,
+        wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) },
+        pacerSleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger
     ) throws(FCMConfigurationError) {
@@ -44,6 +53,8 @@ public final class FCMPushRouter: PushSender {
         var sources: [String: FCMAccessTokenSource] = [:]
         var clients: [String: PushClient<FCMPlatform>] = [:]
         var gateways: [HTTP2Gateway] = []
+        var pacers: [PushPacer] = []
+        let budget = budget ?? LocalPushBudget()
         for app in apps {
             guard let endpoint = app.endpoint else { throw .invalidApp(app.settings.packageName, "url \(app.settings.url) has no host") }
             let trust = app.settings.trustedCertificatesPath ?? ""
@@ -74,22 +85,33 @@ public final class FCMPushRouter: PushSender {
                 }
             }
             gateways.append(gateway)
+            let pacer =
+                app.settings.messagesPerMinute > 0
+                ? PushPacer(
+                    key: "fcm." + app.settings.packageName, messagesPerMinute: app.settings.messagesPerMinute, store: budget, clock: wallClock,
+                    sleep: pacerSleep) : nil
+            if let pacer { pacers.append(pacer) }
             clients[app.settings.packageName] = PushClient(
-                platform: FCMPlatform(app: app, gateway: gateway, tokens: source, clock: clock, logger: logger), retryPolicy: retryPolicy,
-                sleep: sleep, random: random, logger: logger)
+                platform: FCMPlatform(app: app, gateway: gateway, tokens: source, clock: clock, logger: logger), pacer: pacer,
+                retryPolicy: retryPolicy, sleep: sleep, random: random, logger: logger)
             logger.info(
                 "FCM app configured",
                 metadata: [
                     "fcm.app": "\(app.settings.packageName)", "project": "\(app.projectID)", "url": "\(app.settings.url)",
                     "account": "\(app.account.clientEmail)",
+                    "messages-per-minute": "\(app.settings.messagesPerMinute == 0 ? "unpaced" : String(app.settings.messagesPerMinute))",
                 ])
         }
         router = PushAppRouter(
             devices: .android, clients: clients, defaultApp: defaultPackageName,
             refusals: .init(otherPlatform: "NotAnAndroidDevice", missingApp: "MissingApp", unknownApp: "UnknownApp"), logger: logger)
         self.gateways = gateways
+        self.pacers = pacers
         self.https = Array(https.values)
     }
+
+    /// Where each paced app stands (its budget, waits, pauses), by budget key.
+    public var pacing: [PushPacing] { pacers.map(\.snapshot).sorted { $0.budget < $1.budget } }
 
     /// The package names this router pushes for.
     public var packageNames: [String] { router.apps }
@@ -104,6 +126,9 @@ public final class FCMPushRouter: PushSender {
 
     /// HTTP/2 connections open now, over every app.
     public var openConnections: Int { gateways.reduce(0) { $0 + $1.openConnections } }
+
+    /// Requests sent and not yet answered, over every app.
+    public var streamsInFlight: Int { gateways.reduce(0) { $0 + $1.streamsInFlight } }
 
     /// Closes every connection. Call once, on the way out.
     public func shutdown() async {

@@ -32,7 +32,7 @@ struct PushTestBody: RequestBody {
     }
 }
 
-/// The answer of `POST /admin/push-test`: what APNs made of the push.
+/// The answer of `POST /admin/push-test`: what the platform (APNs, FCM) made of the push.
 struct PushTestResult: Encodable {
     let outcome: String
     let messageID: String
@@ -65,6 +65,18 @@ struct PushTestResult: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case outcome, status, reason, token
-        case messageID = "apns_id"
+        case messageID = "message_id"
+        /// The same id under its first name, kept one release for clients that read it (deprecated).
+        case deprecatedAPNsID = "apns_id"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encode(messageID, forKey: .messageID)
+        try container.encode(messageID, forKey: .deprecatedAPNsID)
+        try container.encodeIfPresent(status, forKey: .status)
+        try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encode(token, forKey: .token)
     }
 }

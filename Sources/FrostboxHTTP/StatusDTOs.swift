@@ -1,7 +1,7 @@
 import Foundation
 import FrostboxCore
 
-/// The body of `GET /admin/status/summary`: runs, quota, outbox, APNs and places at a glance.
+/// The body of `GET /admin/status/summary`: runs, quota, outbox, push gateways and places at a glance.
 /// Keys are encoded in snake_case.
 public struct StatusSummary: Sendable, Encodable, Equatable {
     /// When it was put together, RFC 3339 UTC.
@@ -11,16 +11,20 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
     public var runs: [Run]
     public var quota: Quota
     public var outbox: Outbox
-    public var apns: APNs
+    /// The push gateways.
+    public var push: Push
+    /// The same under its first name, kept one release (deprecated in the OpenAPI document).
+    public var apns: Push
     public var places: Places
 
-    public init(generatedAt: Int64, counts: Counts, runs: [Run], quota: Quota, outbox: Outbox, apns: APNs, places: Places) {
+    public init(generatedAt: Int64, counts: Counts, runs: [Run], quota: Quota, outbox: Outbox, push: Push, places: Places) {
         self.generatedAt = Timestamp.iso8601(generatedAt)
         self.counts = counts
         self.runs = runs
         self.quota = quota
         self.outbox = outbox
-        self.apns = apns
+        self.push = push
+        self.apns = push
         self.places = places
     }
 
@@ -137,9 +141,11 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
     }
 
     /// The push gateways (APNs, FCM) since this process started.
-    public struct APNs: Sendable, Encodable, Equatable {
-        /// Open HTTP/2 connections to APNs.
+    public struct Push: Sendable, Encodable, Equatable {
+        /// Open HTTP/2 connections to every gateway.
         public var connections: Int
+        /// The same by platform (`ios`, `android`).
+        public var connectionsByPlatform: [String: Int]
         public var sent: Int
         public var confirmed: Int
         public var failed: Int
@@ -149,13 +155,17 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
         public var outcomes: [String: Int]
         /// The same by platform (`ios`, `android`).
         public var outcomesByPlatform: [String: [String: Int]]
+        /// Each paced app (FCM's quota).
+        public var pacing: [PushPacing]
 
         public init(
-            connections: Int, sent: Int, confirmed: Int, failed: Int, inFlight: Int, averageConfirmMs: Double, outcomes: [String: Int],
-            outcomesByPlatform: [String: [String: Int]] = [:]
+            connectionsByPlatform: [String: Int], sent: Int, confirmed: Int, failed: Int, inFlight: Int, averageConfirmMs: Double,
+            outcomes: [String: Int], outcomesByPlatform: [String: [String: Int]] = [:], pacing: [PushPacing] = []
         ) {
             self.outcomesByPlatform = outcomesByPlatform
-            self.connections = connections
+            self.connections = connectionsByPlatform.values.reduce(0, +)
+            self.connectionsByPlatform = connectionsByPlatform
+            self.pacing = pacing
             self.sent = sent
             self.confirmed = confirmed
             self.failed = failed

@@ -25,6 +25,7 @@ enum PostgresMigrations {
         ("p8-ensembles", ensembles),
         ("p9-night-records", nightRecords),
         ("p10-night-checks", nightChecks),
+        ("p11-push-budget", pushBudget),
     ]
 
     /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;

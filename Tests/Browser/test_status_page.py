@@ -246,6 +246,22 @@ def test_runs_chart_and_panels_show_the_seeded_runs(browser, server):
     assert "status-degraded" in statuses and "status-failed" in statuses, statuses
 
 
+def test_push_panel_shows_both_platforms_and_each_paced_app(browser, server):
+    # The server's own summary (log-only sink: nothing paced), with FCM connected and one app
+    # paced and paused, drawn as the page draws every summary.
+    text = browser.execute_script("""
+        const summary = JSON.parse(JSON.stringify(window.frostboxStatus.summary));
+        summary.push.connections = 3;
+        summary.push.connections_by_platform = {ios: 2, android: 1};
+        summary.push.pacing = [{budget: "fcm.fi.example.frost", messages_per_minute: 600000, sent: 1234,
+                                waited_seconds: 12.34, pauses: 2, paused_for_seconds: 7}];
+        window.frostboxStatus.renderSummary(summary);
+        return document.getElementById('push').innerText;""")
+    text = " ".join(text.split())
+    assert "Connections 3" in text and "Connections iOS 2" in text and "Connections Android 1" in text, text
+    assert "Pacing fcm.fi.example.frost 600,000/min · 1,234 sent · waited 12.3 s · 2 pauses · paused 7 s more" in text, text
+
+
 def box_centre(degrees):
     return seed.box_index(degrees) * seed.BOX
 

@@ -53,7 +53,12 @@ struct PostgresContractAvailability {
 enum ContractPostgres {
     static func freshDatabase() async throws -> PostgresDatabase {
         let cluster = try await TestPostgresCluster.sharedOffThePool()
-        let name = try await cluster.createDatabaseOffThePool(prefix: "contract")
+        return try await database(named: try await cluster.createDatabaseOffThePool(prefix: "contract"))
+    }
+
+    /// Another pool on database `name` (a second instance of a cluster), running in the test's scope.
+    static func database(named name: String) async throws -> PostgresDatabase {
+        let cluster = try await TestPostgresCluster.sharedOffThePool()
         let database = try await PostgresDatabase(
             settings: PostgresConnectionSettings(host: cluster.host, port: cluster.port, user: cluster.user, database: name, tls: .disable),
             // Generous: on a loaded machine a statement's task can wait over 1 s for a thread.

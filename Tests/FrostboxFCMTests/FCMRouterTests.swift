@@ -67,6 +67,12 @@ struct FCMRouterTests {
             #expect(delays.contains { $0 < .seconds(1) })
             let counters = harness.mock.counters()
             #expect(counters.requestsByAlertID == ["q1": 2, "f1": 2])
+            // The 429's Retry-After paused the whole app (its pacer) for 7 s; the 503 said none.
+            let pacing = try #require(router.pacing.first)
+            #expect(pacing.budget == "fcm.\(FCMHarness.packageName)" && pacing.messagesPerMinute == 600_000)
+            #expect(pacing.pauses == 1)
+            #expect(pacing.sent == 4)
+            #expect(harness.pacerTime.recorded.reduce(.zero, +) >= .seconds(7))
         }
     }
 

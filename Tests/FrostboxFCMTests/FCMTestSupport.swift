@@ -19,6 +19,24 @@ final class ManualClock: Sendable {
     var closure: @Sendable () -> Int64 { { self.now } }
 }
 
+/// The pacer's wall clock (epoch milliseconds), moved only by the pacer's own waits, which
+/// return at once: a paced test takes no real time.
+final class PacerTime: Sendable {
+    private let value = Mutex<Int64>(1_800_000_000_000)
+    private let waits = Mutex<[Duration]>([])
+
+    var now: Int64 { value.withLock { $0 } }
+    var recorded: [Duration] { waits.withLock { $0 } }
+    var clock: @Sendable () -> Int64 { { self.now } }
+
+    var sleep: @Sendable (Duration) async throws -> Void {
+        { delay in
+            self.waits.withLock { $0.append(delay) }
+            self.value.withLock { $0 += Int64(delay / .milliseconds(1)) }
+        }
+    }
+}
+
 /// Records the backoff delays it is asked for and returns at once.
 final class RecordingSleeper: Sendable {
     private let delays = Mutex<[Duration]>([])
@@ -64,6 +82,7 @@ struct FCMHarness: Sendable {
     /// The clock of both the client and the mock (so assertion times agree).
     let clock: ManualClock
     let sleeper = RecordingSleeper()
+    let pacerTime = PacerTime()
 
     /// Runs `body` with a mock (configured by `configure`) serving on a free loopback port.
     static func with<T: Sendable>(
@@ -106,6 +125,6 @@ struct FCMHarness: Sendable {
         logger.logLevel = .error
         return try FCMPushRouter(
             apps: apps ?? [app()], settings: settings, retryPolicy: retry, clock: clock.closure, sleep: sleeper.closure, random: { 0.5 },
-            logger: logger)
+            wallClock: pacerTime.clock, pacerSleep: pacerTime.sleep, logger: logger)
     }
 }

@@ -162,6 +162,9 @@ struct AdminRoutesTests {
             #expect(ok.status == .ok)
             #expect(ok.json["outcome"] as? String == "delivered")
             #expect(ok.json["token"] as? String == "012345…cdef")
+            // The gateway's id under its platform-neutral name, and under its first name for one release.
+            let id = try #require(ok.json["message_id"] as? String)
+            #expect(!id.isEmpty && ok.json["apns_id"] as? String == id)
             let gone = try await client.send(.post, "/admin/push-test", json: #"{"token": "\#(dead.value)"}"#, headers: bearer(Self.secret))
             #expect(gone.json["outcome"] as? String == "invalid-token")
             #expect(gone.json["reason"] as? String == "Unregistered")

@@ -77,7 +77,7 @@ struct MetricsTests {
         let base = RecordingPushSender()
         let dead = try DeviceToken("ffeeddccbbaa99887766554433221100")
         base.script(dead, [.invalidToken(reason: "Unregistered", unregisteredAtMilliseconds: nil)])
-        let sender = MeteredPushSender(base, report: report, metrics: telemetry.factory, openConnections: { 3 })
+        let sender = MeteredPushSender(base, report: report, metrics: telemetry.factory)
         let frost = AlertContent(frost: FrostData(box: "60.20#25.00", night: "2026-11-21", level: "freeze", minimumC: -2))
         let first = PushNotification(token: try DeviceToken(Self.token), messageID: UUID().uuidString, content: frost)
         _ = await sender.send(first)
@@ -92,8 +92,8 @@ struct MetricsTests {
         // Alerts by level and class are the notifier's to count (it knows the outbox entry).
         #expect(!text.contains("frostbox_alerts_delivered_total"))
         #expect(text.contains(#"frostbox_push_duration_seconds_count 3"#))
-        #expect(text.contains(#"frostbox_apns_streams_in_flight 0"#))
-        #expect(text.contains(#"frostbox_apns_connections 3"#))
+        // No transport (the log-only sink): no transport gauges.
+        #expect(!text.contains("frostbox_push_connections"))
         let totals = report.snapshot()
         #expect(totals.outcomesByPlatform == ["ios": ["delivered": 2, "invalid-token": 1]])
         #expect(totals.sent == 3)
@@ -121,15 +121,25 @@ struct MetricsTests {
         #expect(text.contains(#"frostbox_push_total{outcome="delivered",platform="ios"} 1"#))
     }
 
-    @Test("with the transport's count, the streams-in-flight gauge shows the HTTP/2 streams awaiting an answer")
-    func streamsInFlightFromTransport() async throws {
+    @Test("with the transports' gauges: connections and streams in flight by platform, and each paced app's quota, waits and pauses")
+    func transportGauges() async throws {
         let telemetry = FrostboxTelemetry()
+        let pacing = PushPacing(budget: "fcm.fi.example.frost", messagesPerMinute: 600_000, sent: 12, waitedSeconds: 1.5, pauses: 2, pausedForSeconds: 3)
         let sender = MeteredPushSender(
-            RecordingPushSender(), report: OperationsReport(), metrics: telemetry.factory, openConnections: { 2 }, streamsInFlight: { 57 })
+            RecordingPushSender(), report: OperationsReport(), metrics: telemetry.factory,
+            transport: PushTransportGauges(
+                connections: { ["ios": 2, "android": 1] }, streamsInFlight: { ["ios": 57, "android": 4] }, pacing: { [pacing] }))
         _ = await sender.send(PushNotification(token: try DeviceToken(Self.token), messageID: UUID().uuidString, content: AlertContent()))
         let text = String(decoding: telemetry.render(), as: UTF8.self)
-        #expect(text.contains("frostbox_apns_streams_in_flight 57"))
-        #expect(text.contains("frostbox_apns_connections 2"))
+        #expect(text.contains(#"frostbox_push_streams_in_flight{platform="ios"} 57"#))
+        #expect(text.contains(#"frostbox_push_streams_in_flight{platform="android"} 4"#))
+        #expect(text.contains(#"frostbox_push_connections{platform="ios"} 2"#))
+        #expect(text.contains(#"frostbox_push_connections{platform="android"} 1"#))
+        #expect(text.contains(#"frostbox_push_pacer_messages_per_minute{budget="fcm.fi.example.frost"} 600000"#))
+        #expect(text.contains(#"frostbox_push_pacer_waited_seconds{budget="fcm.fi.example.frost"} 1.5"#))
+        #expect(text.contains(#"frostbox_push_pacer_pauses{budget="fcm.fi.example.frost"} 2"#))
+        #expect(text.contains(#"frostbox_push_pacer_paused_seconds{budget="fcm.fi.example.frost"} 3"#))
+        #expect(!text.contains("frostbox_apns_"))
     }
 
     @Test("the forecast decorator counts requests, weight, boxes by source, failures by reason and quota left")

@@ -286,8 +286,12 @@ struct StatusRoutesTests {
             #expect(outbox["pending"] as? Int == 0)
             #expect((outbox["recent_failures_by_class"] as? [String: Int])?["invalid-token"] == 4)
             #expect((outbox["recent_failures_by_class"] as? [String: Int])?["temporary"] == 2)
+            let push = try #require(response.json["push"] as? [String: Any])
+            #expect(push["connections"] as? Int == 0)
+            #expect(push["sent"] as? Int == 0)
+            #expect((push["pacing"] as? [Any])?.isEmpty == true)
+            // The first name, kept one release beside it.
             let apns = try #require(response.json["apns"] as? [String: Any])
-            #expect(apns["connections"] as? Int == 0)
             #expect(apns["sent"] as? Int == 0)
             let places = try #require(response.json["places"] as? [String: Any])
             #expect(places["stored"] as? Int == 0)

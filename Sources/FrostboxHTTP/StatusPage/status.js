@@ -602,20 +602,31 @@
       ...Object.entries(summary.outbox.pending_by_class || {}).sort().map(([k, v]) => [`Pending (${k.replace(/-/g, " ")})`, number(v)]),
       ...Object.entries(summary.outbox.recent_failures_by_class).sort().map(([k, v]) => [`Failed (${k}), listed runs`, number(v)]),
     ]);
-    const apns = summary.apns;
-    list($("#apns"), [
-      ["Connections", number(apns.connections)],
-      ["Sent", number(apns.sent)],
-      ["Confirmed", number(apns.confirmed)],
-      ["Failed", number(apns.failed)],
-      ["In flight", number(apns.in_flight)],
-      ["Mean time to confirm", `${apns.average_confirm_ms} ms`],
-      ...Object.entries(apns.outcomes).sort().map(([k, v]) => [`Outcome ${k}`, number(v)]),
-      // With devices on both platforms, the outcomes of each (iOS through APNs, Android through FCM).
-      ...(Object.keys(apns.outcomes_by_platform || {}).length > 1
-        ? Object.entries(apns.outcomes_by_platform).sort().flatMap(([platform, outcomes]) =>
-            Object.entries(outcomes).sort().map(([k, v]) => [`${platform === "ios" ? "iOS" : platform === "android" ? "Android" : platform} ${k}`, number(v)]))
+    const push = summary.push;
+    const platformName = (platform) => platform === "ios" ? "iOS" : platform === "android" ? "Android" : platform;
+    list($("#push"), [
+      ["Connections", number(push.connections)],
+      // With both platforms connected, each one's (iOS to APNs, Android to FCM).
+      ...(Object.values(push.connections_by_platform || {}).filter((n) => n > 0).length > 1
+        ? Object.entries(push.connections_by_platform).sort().map(([platform, n]) => [`Connections ${platformName(platform)}`, number(n)])
         : []),
+      ["Sent", number(push.sent)],
+      ["Confirmed", number(push.confirmed)],
+      ["Failed", number(push.failed)],
+      ["In flight", number(push.in_flight)],
+      ["Mean time to confirm", `${push.average_confirm_ms} ms`],
+      ...Object.entries(push.outcomes).sort().map(([k, v]) => [`Outcome ${k}`, number(v)]),
+      // With devices on both platforms, the outcomes of each (iOS through APNs, Android through FCM).
+      ...(Object.keys(push.outcomes_by_platform || {}).length > 1
+        ? Object.entries(push.outcomes_by_platform).sort().flatMap(([platform, outcomes]) =>
+            Object.entries(outcomes).sort().map(([k, v]) => [`${platformName(platform)} ${k}`, number(v)]))
+        : []),
+      // Each paced app: its quota, the time its sends waited, and the pauses FCM asked for.
+      ...(push.pacing || []).map((p) => [
+        `Pacing ${p.budget}`,
+        `${number(p.messages_per_minute)}/min · ${number(p.sent)} sent · waited ${p.waited_seconds.toFixed(1)} s · ` +
+          `${number(p.pauses)} pauses${p.paused_for_seconds > 0 ? ` · paused ${p.paused_for_seconds.toFixed(0)} s more` : ""}`,
+      ]),
     ]);
     list($("#places"), [
       ["Places stored", number(summary.places.stored)],
@@ -911,6 +922,8 @@
     project,
     setView,
     setColourBy,
+    // Draws the panels from a summary as `GET /admin/status/summary` answers it.
+    renderSummary,
     get chanceLevel() { return chanceLevel(); },
     get detail() { return state.detail; },
     get view() { return { ...state.view }; },

@@ -12,9 +12,13 @@ import Synchronization
 /// connection was lost under it is retried alone (on a connection that carries nothing else
 /// meanwhile), and fails permanently once lost there `lossesAloneBeforeGivingUp` times — it
 /// is what makes the gateway drop the connection; a refused credential is renewed and the push
-/// sent again once; credentials refused for good stop all sending for the app.
+/// sent again once; credentials refused for good stop all sending for the app. With a pacer,
+/// every attempt first takes its message from the app's budget, and an answer with
+/// `Retry-After` pauses the app.
 package final class PushClient<Platform: PushPlatform>: Sendable {
     package let platform: Platform
+    /// Keeps the app within its quota; nil: unpaced.
+    package let pacer: PushPacer?
     private let retryPolicy: PushRetryPolicy
     private let sleep: @Sendable (Duration) async throws -> Void
     private let random: @Sendable () -> Double
@@ -22,10 +26,11 @@ package final class PushClient<Platform: PushPlatform>: Sendable {
     private let stoppedReason = Mutex<String?>(nil)
 
     package init(
-        platform: Platform, retryPolicy: PushRetryPolicy, sleep: @escaping @Sendable (Duration) async throws -> Void,
-        random: @escaping @Sendable () -> Double, logger: Logger
+        platform: Platform, pacer: PushPacer? = nil, retryPolicy: PushRetryPolicy,
+        sleep: @escaping @Sendable (Duration) async throws -> Void, random: @escaping @Sendable () -> Double, logger: Logger
     ) {
         self.platform = platform
+        self.pacer = pacer
         self.retryPolicy = retryPolicy
         self.sleep = sleep
         self.random = random
@@ -99,28 +104,47 @@ package final class PushClient<Platform: PushPlatform>: Sendable {
         }
 
         // First attempts: judged where they are answered; the others go on in tasks of their own.
+        // Paced, they go in slices as the budget lets them.
         let authorization = platform.authorization(credential)
         var tickets: [(HTTP2Gateway, HTTP2Gateway.Ticket)] = []
         for (gateway, items) in sends.values {
-            let outgoing = items.map { HTTP2Outgoing(path: $0.request.path, fields: $0.request.fields, authorization: authorization, body: $0.request.body) }
-            let ticket = gateway.send(outgoing) { [self] answers in
-                var final: [(index: Int, outcome: PushOutcome)] = []
-                final.reserveCapacity(answers.count)
-                for (position, exchange) in answers {
-                    let item = items[position]
-                    if let outcome = finalOutcome(of: exchange, for: item.notification) {
-                        final.append((item.index, outcome))
-                    } else {
-                        progress.retry(item.index) {
-                            await self.deliver(item.notification, item.request, first: (exchange, credential))
-                        }
-                    }
+            var start = 0
+            while start < items.count {
+                let count = await pacer?.acquire(items.count - start) ?? (items.count - start)
+                guard count > 0 else {
+                    // Cancelled while waiting for the budget: the rest is not sent.
+                    progress.finish(items[start...].map { ($0.index, .temporaryFailure(reason: "cancelled")) })
+                    break
                 }
-                progress.finish(final)
+                let slice = Array(items[start..<(start + count)])
+                start += count
+                tickets.append((gateway, handOver(slice, to: gateway, authorization: authorization, credential: credential, progress: progress)))
             }
-            tickets.append((gateway, ticket))
         }
         await waitOrCancel(progress, tickets: tickets)
+    }
+
+    /// Sends the first attempts of `items` in one hand-over; each answer is judged where it
+    /// arrives, and a push that needs more goes on in a task of its own.
+    private func handOver(
+        _ items: [Prepared], to gateway: HTTP2Gateway, authorization: String?, credential: Platform.Credential?, progress: PushBatchProgress
+    ) -> HTTP2Gateway.Ticket {
+        let outgoing = items.map { HTTP2Outgoing(path: $0.request.path, fields: $0.request.fields, authorization: authorization, body: $0.request.body) }
+        return gateway.send(outgoing) { [self] answers in
+            var final: [(index: Int, outcome: PushOutcome)] = []
+            final.reserveCapacity(answers.count)
+            for (position, exchange) in answers {
+                let item = items[position]
+                if let outcome = finalOutcome(of: exchange, for: item.notification) {
+                    final.append((item.index, outcome))
+                } else {
+                    progress.retry(item.index) {
+                        await self.deliver(item.notification, item.request, first: (exchange, credential))
+                    }
+                }
+            }
+            progress.finish(final)
+        }
     }
 
     private func waitOrCancel(_ progress: PushBatchProgress, tickets: [(HTTP2Gateway, HTTP2Gateway.Ticket)]) async {
@@ -178,6 +202,7 @@ package final class PushClient<Platform: PushPlatform>: Sendable {
                     exchange = .failed(reason)
                 case .ready(let ready):
                     credential = ready
+                    if let pacer, await pacer.acquire(1) == 0 { return .temporaryFailure(reason: "cancelled") }
                     exchange = await request.gateway.post(
                         path: request.path, fields: request.fields, authorization: platform.authorization(ready), body: request.body,
                         alone: alone)
@@ -202,6 +227,8 @@ package final class PushClient<Platform: PushPlatform>: Sendable {
                     if case .refused(let reason) = await platform.renew(rejected: credential) { return stop(reason: reason) }
                     continue
                 case .temporary(let reason, let retryAfter):
+                    // The server asked to wait (429 QUOTA_EXCEEDED, 503): the whole app waits.
+                    if let retryAfter, let pacer { pacer.pause(for: min(retryAfter, retryPolicy.maximumRetryAfter)) }
                     temporary = (reason, retryAfter)
                 }
             case .unprocessed(let reason), .failed(let reason):

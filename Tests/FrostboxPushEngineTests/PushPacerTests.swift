@@ -1,0 +1,118 @@
+import FrostboxCore
+import Synchronization
+import Testing
+
+@testable import FrostboxPushEngine
+
+/// A frozen wall clock (epoch milliseconds) that only the pacer's sleeps move: a sleeper wakes
+/// at its own deadline, and the clock never goes back.
+final class PacerClock: Sendable {
+    private let value: Mutex<Int64>
+
+    init(_ start: Int64 = 1_800_000_000_000) { value = Mutex(start) }
+
+    var now: Int64 { value.withLock { $0 } }
+
+    var clock: @Sendable () -> Int64 { { self.now } }
+
+    var sleep: @Sendable (Duration) async throws -> Void {
+        { delay in
+            try Task.checkCancellation()
+            let start = self.now
+            // Let the other waiters run first, as real time would.
+            await Task.yield()
+            self.value.withLock { $0 = max($0, start + Int64(delay / .milliseconds(1))) }
+        }
+    }
+}
+
+/// The in-process budget, recording what each take granted and for which window.
+final class LoggedBudget: PushBudgetStore {
+    private let base = LocalPushBudget()
+    private let grants = Mutex<[(window: Int64, count: Int)]>([])
+
+    func take(key: String, window: Int64, count: Int, limit: Int) async throws -> Int {
+        let granted = try await base.take(key: key, window: window, count: count, limit: limit)
+        grants.withLock { $0.append((window, granted)) }
+        return granted
+    }
+
+    /// Messages granted per one-second window (by start, epoch seconds).
+    var perSecond: [Int64: Int] {
+        grants.withLock { $0.reduce(into: [:]) { $0[$1.window, default: 0] += $1.count } }
+    }
+}
+
+@Suite("The push pacer: a quota in messages a minute, kept with a frozen clock")
+struct PushPacerTests {
+    @Test("three senders wanting 1,200 messages at 600 a minute: never more than 10 in a second or 600 in 60 seconds, done in 2 minutes")
+    func neverExceeded() async throws {
+        let time = PacerClock()
+        let budget = LoggedBudget()
+        let pacer = PushPacer(key: "fcm.test", messagesPerMinute: 600, store: budget, clock: time.clock, sleep: time.sleep)
+        #expect(pacer.window == (1_000, 10))
+        let start = time.now
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    var left = 400
+                    while left > 0 {
+                        let granted = await pacer.acquire(min(left, 7))
+                        #expect(granted > 0 && granted <= min(left, 7))
+                        left -= granted
+                    }
+                }
+            }
+        }
+        let perSecond = budget.perSecond
+        #expect(perSecond.values.reduce(0, +) == 1_200)
+        #expect(perSecond.values.allSatisfy { $0 <= 10 })
+        let first = start / 1_000
+        let last = perSecond.keys.max() ?? first
+        for window in first...last {
+            let minute = (window..<(window + 60)).reduce(0) { $0 + (perSecond[$1] ?? 0) }
+            #expect(minute <= 600, "60 seconds from \(window) carried \(minute)")
+        }
+        // 1,200 at 10 a second: the last ones go out in the 120th second.
+        #expect(last - first == 119)
+        #expect(pacer.snapshot.sent == 1_200)
+    }
+
+    @Test("under 60 a minute the window is the minute: 30 a minute go out 30 at a time")
+    func slowQuota() async throws {
+        let time = PacerClock(1_800_000_000_000)
+        let pacer = PushPacer(key: "fcm.slow", messagesPerMinute: 30, store: LocalPushBudget(), clock: time.clock, sleep: time.sleep)
+        #expect(pacer.window == (60_000, 30))
+        #expect(await pacer.acquire(100) == 30)
+        let before = time.now
+        #expect(await pacer.acquire(5) == 5)
+        #expect(time.now - before == 60_000)
+    }
+
+    @Test("a Retry-After pauses every sender until it has passed, and is counted")
+    func retryAfterPauses() async throws {
+        let time = PacerClock()
+        let pacer = PushPacer(key: "fcm.paused", messagesPerMinute: 600_000, store: LocalPushBudget(), clock: time.clock, sleep: time.sleep)
+        #expect(await pacer.acquire(10) == 10)
+        let paused = time.now
+        pacer.pause(for: .seconds(7))
+        pacer.pause(for: .seconds(2))  // a shorter one never cuts the pause short
+        #expect(pacer.snapshot.pauses == 1)
+        #expect(pacer.snapshot.pausedForSeconds == 7)
+        #expect(await pacer.acquire(10) == 10)
+        #expect(time.now - paused >= 7_000)
+        #expect(pacer.snapshot.waitedSeconds >= 7)
+        #expect(pacer.snapshot.pausedForSeconds == 0)
+    }
+
+    @Test("a cancelled sender waiting for the budget gets nothing")
+    func cancelled() async throws {
+        let pacer = PushPacer(
+            key: "fcm.cancel", messagesPerMinute: 60, store: LocalPushBudget(), clock: { 1_800_000_000_000 },
+            sleep: { try await Task.sleep(for: $0) })
+        #expect(await pacer.acquire(1) == 1)
+        let waiting = Task { await pacer.acquire(1) }
+        waiting.cancel()
+        #expect(await waiting.value == 0)
+    }
+}
