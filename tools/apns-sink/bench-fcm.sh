@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
 # The FCM send benchmark, side by side in one run (release build):
 #   1. h2load sending the same FCM HTTP v1 request to the nginx sink: the limit;
-#   2. bench-fcm (Frostbox's FCM adapter: OAuth2 token, v1 message, AsyncHTTPClient over
-#      HTTP/2) against the same sink.
-# Ends with the medians and the ratio.
-# Usage: tools/apns-sink/bench-fcm.sh [COUNT] [CONCURRENCY] [RUNS]
-# Installs what it needs when missing: nginx, nghttp2-client (h2load).
+#   2. bench-fcm (Frostbox's FCM adapter: OAuth2 token, v1 message, the push engine's
+#      frame-level HTTP/2 transport) against the same sink;
+#   3. the Python FCM libraries a user would otherwise pick, the same message to the same sink
+#      (fcm_peers.py: async-firebase over HTTP/2, firebase-admin's send_each and send_each_async).
+# Ends with the medians and the ratios.
+# Usage: [PEER_COUNT=N] tools/apns-sink/bench-fcm.sh [COUNT] [CONCURRENCY] [RUNS]
+#   PEER_COUNT: messages per run for the Python peers (default COUNT; they are slow).
+# Installs what it needs when missing: nginx, nghttp2-client (h2load), and from PyPI
+# async-firebase, firebase-admin, httpx[http2].
 set -euo pipefail
 command -v nginx >/dev/null && command -v h2load >/dev/null \
     || { apt-get update -qq && apt-get install -y -qq nginx nghttp2-client; }
+python3 -c 'import async_firebase, firebase_admin, h2' 2>/dev/null || {
+    packages=(async-firebase firebase-admin 'httpx[http2]')
+    python3 -m pip install -q --break-system-packages "${packages[@]}" 2>/dev/null \
+        || python3 -m pip install -q "${packages[@]}"
+}
 count="${1:-100000}"
 concurrency="${2:-1000}"
 runs="${3:-3}"
+peer_count="${PEER_COUNT:-$count}"
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 work="$(mktemp -d /tmp/frostbox-fcm-bench.XXXXXX)"
@@ -48,3 +58,16 @@ limit=$(awk '/^run/ {print $3}' "$work/h2load.out" | median)
 ours=$(awk '/^median/ {print $2}' "$work/frostbox.out")
 echo "== medians: h2load $limit, Frostbox $ours messages/s"
 awk -v l="$limit" -v o="$ours" 'BEGIN {printf "== Frostbox FCM = %.1f %% of h2load\n", 100 * o / l}'
+echo "== Python peers → nginx sink (count $peer_count, concurrency $concurrency, runs $runs)"
+# A peer whose sends fail prints an error instead of a rate (and the script exits 1): go on.
+python3 "$here/fcm_peers.py" --url "https://127.0.0.1:$port" --trust "$work/sink/sink.crt" \
+    --count "$peer_count" --concurrency "$concurrency" --runs "$runs" | tee "$work/peers.out" || true
+awk '/^median / {print "== median " $2 ": " $3 ($3 ~ /^[0-9.]+$/ ? " messages/s" : "")}' "$work/peers.out"
+fastest=$(awk '/^median / && $3 ~ /^[0-9.]+$/ {print $3, $2}' "$work/peers.out" | sort -n | tail -1)
+if [[ -n "$fastest" ]]; then
+    awk -v o="$ours" -v p="${fastest% *}" -v name="${fastest#* }" -v c="$count" -v pc="$peer_count" 'BEGIN {
+        printf "== Frostbox = %.1f× the fastest Python peer (%s)%s\n", o / p, name,
+            (c == pc ? "" : sprintf("; Frostbox over %d messages a run, the peers over %d", c, pc)) }'
+else
+    echo "== no Python peer finished its runs without errors"
+fi
