@@ -26,8 +26,11 @@ public struct FCMMessageRenderer: Sendable {
         self.channelID = channelID
     }
 
-    /// The request body for `notification`, `now` being UTC epoch seconds (for the TTL).
-    public func render(_ notification: PushNotification, now: Int64) -> Data {
+    /// The request body for `notification`, `now` being UTC epoch seconds (for the TTL);
+    /// `ttlOverride` replaces the TTL text (the templates' marker).
+    public func render(_ notification: PushNotification, now: Int64) -> Data { render(notification, now: now, ttlOverride: nil) }
+
+    func render(_ notification: PushNotification, now: Int64, ttlOverride: String?) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         if notification.purpose == .verification {
@@ -53,7 +56,7 @@ public struct FCMMessageRenderer: Sendable {
             android: Wire.Android(
                 collapseKey: notification.collapseID,
                 priority: notification.priority == .immediate ? "HIGH" : "NORMAL",
-                ttl: notification.expiration.map { "\(max(0, $0 - now))s" },
+                ttl: notification.expiration.map { ttlOverride ?? "\(max(0, $0 - now))s" },
                 notification: Wire.AndroidNotification(
                     titleLocKey: content.titleLocKey, titleLocArgs: content.titleLocKey == nil ? nil : content.titleLocArgs,
                     bodyLocKey: content.bodyLocKey, bodyLocArgs: content.bodyLocKey == nil ? nil : content.bodyLocArgs,

@@ -13,7 +13,7 @@ package struct FCMPlatform: PushPlatform {
     package let packageName: String
     private let path: String
     private let gateway: HTTP2Gateway
-    private let renderer: FCMMessageRenderer
+    private let bodies: FCMMessageTemplates
     private let tokens: FCMAccessTokenSource
     private let clock: @Sendable () -> Int64
     private let logger: Logger
@@ -25,7 +25,7 @@ package struct FCMPlatform: PushPlatform {
         self.packageName = app.settings.packageName
         self.path = app.sendPath
         self.gateway = gateway
-        self.renderer = FCMMessageRenderer(channelID: app.settings.channelID)
+        self.bodies = FCMMessageTemplates(renderer: FCMMessageRenderer(channelID: app.settings.channelID))
         self.tokens = tokens
         self.clock = clock
         self.logger = logger
@@ -36,8 +36,7 @@ package struct FCMPlatform: PushPlatform {
     package var credentialsHint: String { "the service account is fixed" }
 
     package func prepare(_ notification: PushNotification) -> Result<PushRequest, PushRefusal> {
-        let body = ByteBuffer(bytes: renderer.render(notification, now: clock()))
-        return .success(PushRequest(gateway: gateway, path: path, fields: Self.fields, body: body))
+        .success(PushRequest(gateway: gateway, path: path, fields: Self.fields, body: bodies.body(for: notification, now: clock())))
     }
 
     package func credential() async -> PushCredential<FCMAccessToken> {
@@ -60,8 +59,7 @@ package struct FCMPlatform: PushPlatform {
     package func authorization(_ credential: FCMAccessToken?) -> String? { credential?.bearer }
 
     package func judge(status: Int, header: String?, body: ByteBuffer?, for notification: PushNotification) -> PushVerdict {
-        let bytes = body.map { Data($0.readableBytesView) } ?? Data()
-        switch FCMVerdict.judge(status: status, retryAfter: header, body: bytes) {
+        switch FCMVerdict.judge(status: status, retryAfter: header, answer: body) {
         case .final(let outcome): return .final(outcome)
         case .unauthenticated(let reason): return .renewCredential(reason: reason, otherwise: .authFailure(reason: reason))
         case .temporary(let reason, let retryAfter): return .temporary(reason: reason, retryAfter: retryAfter)

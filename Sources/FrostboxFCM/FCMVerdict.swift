@@ -1,5 +1,6 @@
 import Foundation
 import FrostboxCore
+import NIOCore
 
 /// What one `messages:send` answer means, judged from its status, `Retry-After` and body alone
 /// (no I/O): a final outcome, a token FCM would not take, or a failure worth retrying.
@@ -50,6 +51,49 @@ public enum FCMVerdict: Sendable, Hashable {
         default:
             return .final(.permanentFailure(status: status, reason: reason))
         }
+    }
+
+    /// Judges an answer as the transport keeps it. A 200's `{"name": "…"}` is read without a
+    /// JSON decoder (the body of every delivered message: the hot path); anything else, or a
+    /// name the quick read cannot take (escapes), goes through `judge(status:retryAfter:body:)`.
+    public static func judge(status: Int, retryAfter: String?, answer: ByteBuffer?) -> FCMVerdict {
+        if status == 200, let answer, let name = quickName(answer.readableBytesView) {
+            return .final(.delivered(messageID: name))
+        }
+        return judge(status: status, retryAfter: retryAfter, body: answer.map { Data($0.readableBytesView) } ?? Data())
+    }
+
+    /// The value of a top-level `"name"` string in a JSON object of plain members, or nil when
+    /// the body is anything else (then the decoder decides).
+    static func quickName(_ bytes: ByteBufferView) -> String? {
+        let key = Array(#""name""#.utf8)
+        var index = bytes.startIndex
+        let end = bytes.endIndex
+        func skipSpace() { while index < end, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 } }
+        skipSpace()
+        guard index < end, bytes[index] == UInt8(ascii: "{") else { return nil }
+        index += 1
+        skipSpace()
+        guard end - index > key.count, bytes[index..<(index + key.count)].elementsEqual(key) else { return nil }
+        index += key.count
+        skipSpace()
+        guard index < end, bytes[index] == UInt8(ascii: ":") else { return nil }
+        index += 1
+        skipSpace()
+        guard index < end, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        let start = index
+        while index < end, bytes[index] != UInt8(ascii: "\"") {
+            guard bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 else { return nil }
+            index += 1
+        }
+        guard index < end, index > start else { return nil }
+        let name = String(decoding: bytes[start..<index], as: UTF8.self)
+        index += 1
+        skipSpace()
+        // Only `{"name": "…"}`: another member after it goes through the decoder.
+        guard index < end, bytes[index] == UInt8(ascii: "}") else { return nil }
+        return name
     }
 
     /// Whether a 400 blames the registration token (then the token is dead) rather than
