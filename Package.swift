@@ -389,7 +389,7 @@ let package = Package(
             name: "FrostboxEndToEndTests",
             dependencies: [
                 "FrostboxApp", "FrostboxCore", "FrostboxSQLite", "MockOpenMeteo", "MockAPNs", "TestPostgres", "FrostboxPostgres", "FrostboxNotifier",
-                "FrostboxAPNs", asyncHTTPClient, crypto, grdb, logging, nioCore, .product(name: "NIOHTTP1", package: "swift-nio"),
+                "FrostboxAPNs", "FrostboxFCM", "MockFCM", asyncHTTPClient, crypto, grdb, logging, nioCore, .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
     ],

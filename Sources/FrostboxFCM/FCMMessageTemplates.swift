@@ -102,6 +102,11 @@ final class FCMMessageTemplates: Sendable {
 
     /// `value` as the inside of a JSON string.
     static func writeEscaped(_ value: String, to buffer: inout ByteBuffer) {
+        // Tokens and ids need no escape: written whole.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            buffer.writeString(value)
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case 0x22: buffer.writeStaticString(#"\""#)

@@ -6,7 +6,7 @@ import Testing
 
 /// A message whose request makes the server drop the connection (mock-fcm's `DROP…` tokens)
 /// takes no other message down for good: what was on a lost connection is sent again alone,
-/// on a solo lane, and what is lost alone is given up.
+/// on a connection of its own, and what is lost alone is given up.
 @Suite("FCM: a poison message is isolated")
 struct FCMIsolationTests {
     @Test("a message that drops its connection every time is sent alone, and given up as permanent after two losses alone, even with one attempt")

@@ -7,6 +7,7 @@ import _CryptoExtras
 // bench-fcm: messages per second through the Frostbox FCM adapter (release build).
 //
 //   bench-fcm --url https://127.0.0.1:PORT --trust CERT.pem [--count 100000] [--concurrency 1000] [--runs 3]
+//             [--messages-per-minute 0]
 //
 // The server must answer FCM's two endpoints: POST /token (an access token) and POST
 // /v1/projects/bench/messages:send (`{"name": …}`): the nginx sink of tools/apns-sink does,
@@ -31,6 +32,8 @@ let trust = option("trust")
 let count = Int(option("count", "100000"))!
 let concurrency = Int(option("concurrency", "1000"))!
 let runs = Int(option("runs", "3"))!
+// The app's quota (FCM's default 600,000 a minute); 0, the default here: unpaced, at wire speed.
+let messagesPerMinute = Int(option("messages-per-minute", "0"))!
 
 var logger = Logger(label: "bench-fcm")
 logger.logLevel = .warning
@@ -40,7 +43,8 @@ let account =
     : FCMServiceAccount(
         clientEmail: "bench@bench.iam.gserviceaccount.com", projectID: "bench", tokenURI: url + "/token",
         privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
-let settings = FCMAppSettings(packageName: "com.example.frost", serviceAccountPath: "-", url: url, trustedCertificatesPath: trust)
+var settings = FCMAppSettings(packageName: "com.example.frost", serviceAccountPath: "-", url: url, trustedCertificatesPath: trust)
+settings.messagesPerMinute = messagesPerMinute
 var connection = FCMConnectionSettings()
 connection.maximumConcurrentSends = max(1, concurrency / 2)
 let router = try FCMPushRouter(
@@ -57,15 +61,18 @@ func notification(_ index: Int) -> PushNotification {
             frost: FrostData(box: "61.50,23.75", night: "2026-11-22", level: "hard", minimumC: -3)))
 }
 
-/// One run: `count` messages in batches of `concurrency / 2`, two outstanding.
+/// One run: `count` messages in batches of `concurrency / 2`, two outstanding. The messages
+/// are made before the clock starts, as bench-push's are (the notifier makes them while
+/// planning, before delivery).
 func run() async -> (Double, [String: Int]) {
+    let messages = (0..<count).map(notification)
     let start = ContinuousClock.now
     let batchSize = max(1, concurrency / 2)
     let outcomes = await withTaskGroup(of: [String: Int].self) { group in
         var next = 0
         var outcomes: [String: Int] = [:]
         func submit() {
-            let batch = (next..<min(count, next + batchSize)).map(notification)
+            let batch = Array(messages[next..<min(count, next + batchSize)])
             next += batch.count
             group.addTask {
                 await router.send(batch).collect(into: [String: Int]()) { counts, _, outcome in

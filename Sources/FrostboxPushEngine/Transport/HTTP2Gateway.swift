@@ -43,9 +43,10 @@ package final class HTTP2Gateway: Sendable {
     ///     used (each transport has at least one connection).
     ///   - answerHeader: the one header of each answer that is kept (APNs: `apns-id`; FCM:
     ///     `retry-after`), lower case.
+    ///   - indexPaths: every request has the same `:path` (FCM): HPACK keeps it in its table.
     package init(
         endpoint: HTTP2Endpoint, identity: HTTP2ClientIdentity?, trustedCertificatesPath: String?,
-        settings: HTTP2ConnectionSettings, maximumResends: Int, answerHeader: String?, loops: [any EventLoop],
+        settings: HTTP2ConnectionSettings, maximumResends: Int, answerHeader: String?, indexPaths: Bool = false, loops: [any EventLoop],
         random: @escaping @Sendable () -> Double, logger: Logger
     ) throws(HTTP2SetupError) {
         precondition(!loops.isEmpty, "a gateway needs an event loop")
@@ -60,7 +61,7 @@ package final class HTTP2Gateway: Sendable {
             share.maximumConnections = shared[index]
             return HTTP2Transport(
                 endpoint: endpoint, sslContext: context, settings: share, aloneConnections: alone[index],
-                maximumResends: maximumResends, answerHeader: answerHeader, eventLoop: loops[index], random: random, logger: logger)
+                maximumResends: maximumResends, answerHeader: answerHeader, indexPaths: indexPaths, eventLoop: loops[index], random: random, logger: logger)
         }
         self.endpoint = endpoint
     }

@@ -29,6 +29,9 @@ final class HTTP2Transport: @unchecked Sendable {
     private let settings: HTTP2ConnectionSettings
     /// The header of each answer that is kept (lower case), if any.
     let answerHeader: String?
+    /// `:path` goes into HPACK's table when every request has the same (FCM's), never when
+    /// each names its device (APNs').
+    private let pathIndexing: HPACKIndexing
     private let random: @Sendable () -> Double
     private let logger: Logger
     /// `:method`, `:scheme` and `:authority`: the same for every request, built once.
@@ -79,13 +82,15 @@ final class HTTP2Transport: @unchecked Sendable {
     /// - Parameter aloneConnections: most connections of the lane of requests sent alone.
     init(
         endpoint: HTTP2Endpoint, sslContext: NIOSSLContext, settings: HTTP2ConnectionSettings, aloneConnections: Int,
-        maximumResends: Int = 10, answerHeader: String? = nil, eventLoop: any EventLoop, random: @escaping @Sendable () -> Double, logger: Logger
+        maximumResends: Int = 10, answerHeader: String? = nil, indexPaths: Bool = false, eventLoop: any EventLoop, random: @escaping @Sendable () -> Double,
+        logger: Logger
     ) {
         self.sslContext = sslContext
         self.endpoint = endpoint
         self.settings = settings
         self.loop = eventLoop
         self.answerHeader = answerHeader
+        self.pathIndexing = indexPaths ? .indexable : .nonIndexable
         self.random = random
         self.logger = logger
         staticHeaders = [":method": "POST", ":scheme": "https", ":authority": endpoint.authority]
@@ -151,7 +156,7 @@ final class HTTP2Transport: @unchecked Sendable {
     private func headers(path: String, fields: HPACKHeaders, authorization: String?, body: ByteBuffer) -> HPACKHeaders {
         var headers = staticHeaders
         headers.reserveCapacity(staticHeaders.count + fields.count + 3)
-        headers.add(name: ":path", value: path, indexing: .nonIndexable)
+        headers.add(name: ":path", value: path, indexing: pathIndexing)
         headers.add(contentsOf: fields)
         if let authorization { headers.add(name: "authorization", value: authorization) }
         headers.add(name: "content-length", value: String(body.readableBytes))
