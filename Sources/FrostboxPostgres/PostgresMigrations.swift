@@ -26,6 +26,7 @@ enum PostgresMigrations {
         ("p9-night-records", nightRecords),
         ("p10-night-checks", nightChecks),
         ("p11-push-budget", pushBudget),
+        ("p12-push-names", pushNames),
     ]
 
     /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;

@@ -54,17 +54,17 @@ extension PostgresNotifierStore: DeviceVerificationStore {
         return VerificationCounts()
     }
 
-    static let pendingColumns = "token, platform, topic, environment, created_at, registered_at"
+    static let pendingColumns = "token, platform, app, environment, created_at, registered_at"
 
     private func pending(_ rows: PostgresRows) async throws -> [PendingDevice] {
         var result: [PendingDevice] = []
-        for try await (value, platform, topic, environment, createdAt, registeredAt) in rows.decode(
+        for try await (value, platform, app, environment, createdAt, registeredAt) in rows.decode(
             (String, String, String?, String?, Int64, Int64).self)
         {
             let token = DeviceToken(trusted: value)
             result.append(
                 PendingDevice(
-                    token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: topic,
+                    token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: app,
                     environment: environment.flatMap(PushEnvironment.init(rawValue:)), createdAt: createdAt, registeredAt: registeredAt))
         }
         return result

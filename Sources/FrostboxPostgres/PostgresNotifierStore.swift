@@ -56,7 +56,7 @@ public struct PostgresNotifierStore: NotifierStore {
         let rows = try await database.query(
             """
             SELECT s.box, s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
-                   s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet,
+                   s.all_clear, d.app, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet,
                    s.notify_after, s.notify_before, d.id, s.min_probability
             FROM subscription AS s JOIN device AS d ON d.token = s.token
             WHERE s.box = ANY(\(boxes.map(\.key))) AND (d.verified_at IS NOT NULL OR NOT \(verifiedDevicesOnly))
@@ -64,7 +64,7 @@ public struct PostgresNotifierStore: NotifierStore {
             """)
         var result: [GeoBox: [SubscribedPlace]] = [:]
         for try await row in rows {
-            let (key, id, token, name, unit, rule, frostRisk, freeze, hardFreeze, allClear, topic, environment, platform) = try row.decode(
+            let (key, id, token, name, unit, rule, frostRisk, freeze, hardFreeze, allClear, app, environment, platform) = try row.decode(
                 (Int64, Int64, String, String, String, String?, Double?, Double?, Double?, Bool, String?, String?, String).self)
             guard let box = GeoBox(key: key) else { continue }
             let columns = row.makeRandomAccess()
@@ -76,7 +76,7 @@ public struct PostgresNotifierStore: NotifierStore {
                         rule: rule, frostRiskC: frostRisk, freezeC: freeze, hardFreezeC: hardFreeze, allClear: allClear,
                         window: Self.window(try columns[16].decode(Int32?.self), try columns[17].decode(Int32?.self)),
                         minProbability: try columns[19].decode(Double?.self)),
-                    platform: DevicePlatform(rawValue: platform) ?? .ios, app: topic,
+                    platform: DevicePlatform(rawValue: platform) ?? .ios, app: app,
                     environment: environment.flatMap(PushEnvironment.init(rawValue:)),
                     quietHours: Self.quietHours(try columns[13].decode(Int32?.self), try columns[14].decode(Int32?.self)),
                     hardFreezeBreaksQuietHours: try columns[15].decode(Bool.self))
@@ -201,11 +201,11 @@ public struct PostgresNotifierStore: NotifierStore {
                     """
                     UPDATE outbox AS o SET status = u.status, attempts = o.attempts + 1, last_attempt_at = u.at,
                         delivered_at = CASE WHEN u.status = 'delivered' THEN u.at END,
-                        delivered_apns_id = CASE WHEN u.status = 'delivered' THEN u.apns_id END,
+                        delivered_message_id = CASE WHEN u.status = 'delivered' THEN u.message_id END,
                         failure_class = NULLIF(u.class, ''),
                         failure_reason = CASE WHEN u.status = 'delivered' THEN NULL ELSE u.reason END
                     FROM unnest(\(ids), \(statuses), \(times), \(messageIDs), \(classes), \(reasons))
-                        AS u(id, status, at, apns_id, class, reason)
+                        AS u(id, status, at, message_id, class, reason)
                     WHERE o.id = u.id AND o.status = 'pending'
                     """, logger: logger)
             }

@@ -10,7 +10,7 @@ import PostgresNIO
 /// rolled back to the savepoint and written by the statement, whose rules skip those rows.
 extension PostgresOutboxWriter {
     private static let copyColumns = [
-        "id", "device_id", "box", "night", "level", "kind", "push_id", "apns_id", "topic", "environment", "status", "attempts",
+        "id", "device_id", "box", "night", "level", "kind", "push_id", "message_id", "app", "environment", "status", "attempts",
         "created_at", "expires_at", "run_id", "claimed_by", "claim_run", "not_before", "frost_starts_at",
     ]
 

@@ -74,15 +74,15 @@ enum PostgresOutboxWriter {
         }
         let rows = try await connection.query(
             """
-            INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, apns_id, topic, environment,
+            INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, message_id, app, environment,
                                 status, attempts, created_at, expires_at, run_id, claimed_by, claim_run, not_before, frost_starts_at)
-            SELECT u.id, d.id, u.box, u.night, u.level, u.kind, u.push_id, NULLIF(u.apns_id, ''),
-                   CASE WHEN u.has_topic THEN u.topic END, NULLIF(u.environment, ''), 'pending', u.attempts,
+            SELECT u.id, d.id, u.box, u.night, u.level, u.kind, u.push_id, NULLIF(u.message_id, ''),
+                   CASE WHEN u.has_app THEN u.app END, NULLIF(u.environment, ''), 'pending', u.attempts,
                    u.created_at, u.expires_at, \(runID), \(worker), \(runID), NULLIF(u.not_before, \(noValue)),
                    NULLIF(u.frost_starts_at, \(noValue))
             FROM unnest(\(ids), \(tokens), \(boxes), \(nights), \(levels), \(kinds), \(pushColumn), \(messageIDs), \(topics),
                         \(hasTopic), \(environments), \(attempts), \(created), \(expires), \(notBefore), \(frostStartsAt))
-                AS u(id, token, box, night, level, kind, push_id, apns_id, topic, has_topic, environment, attempts,
+                AS u(id, token, box, night, level, kind, push_id, message_id, app, has_app, environment, attempts,
                      created_at, expires_at, not_before, frost_starts_at)
             JOIN device AS d ON d.token = u.token
             ORDER BY u.id
@@ -169,14 +169,14 @@ enum PostgresOutboxWriter {
     static func read(on connection: PostgresConnection, _ condition: PostgresQuery, logger: Logger) async throws -> [OutboxEntry] {
         typealias Row = (
             id: Int64, token: String, box: Int64, night: Int32, level: Int16, kind: String, pushID: Int64,
-            messageID: String?, topic: String?, environment: String?, attempts: Int32, createdAt: Int64, platform: String,
+            messageID: String?, app: String?, environment: String?, attempts: Int32, createdAt: Int64, platform: String,
             notBefore: Int64?, frostStartsAt: Int64?
         )
         var rows: [Row] = []
         let query = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
+                    SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.message_id, o.app, o.environment,
                            o.attempts, o.created_at, d.platform, o.not_before, o.frost_starts_at
                     FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                     """ + " " + condition.sql, binds: condition.binds),
@@ -214,7 +214,7 @@ enum PostgresOutboxWriter {
             let token = DeviceToken(trusted: row.token)
             let event = FrostEvent(box: box, night: night, level: level)
             let notification = push.notification(
-                token: token, event: event, storedMessageID: row.messageID, platform: DevicePlatform(rawValue: row.platform) ?? .ios, app: row.topic,
+                token: token, event: event, storedMessageID: row.messageID, platform: DevicePlatform(rawValue: row.platform) ?? .ios, app: row.app,
                 environment: row.environment.flatMap(PushEnvironment.init(rawValue:)))
             return OutboxEntry(
                 id: row.id, event: event, kind: kind, notification: notification, attempts: Int(row.attempts), createdAt: row.createdAt,

@@ -22,16 +22,16 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
         let quietStart = quiet?.start.map { Int32($0) }, quietEnd = quiet?.end.map { Int32($0) }
         let rows = try await database.query(
             """
-            INSERT INTO device (token, platform, topic, environment, locale, created_at, registered_at,
+            INSERT INTO device (token, platform, app, environment, locale, created_at, registered_at,
                                 quiet_start, quiet_end, hard_freeze_breaks_quiet)
             VALUES (\(registration.token.value), \(registration.platform.rawValue), \(registration.app), \(registration.environment?.rawValue),
                     \(registration.locale), \(now), \(now), \(quietStart), \(quietEnd), \(registration.hardFreezeBreaksQuietHours ?? false))
             ON CONFLICT (token) DO UPDATE SET registered_at = excluded.registered_at,
                 verified_at = CASE
-                    WHEN (excluded.topic IS NOT NULL AND excluded.topic IS DISTINCT FROM device.topic)
+                    WHEN (excluded.app IS NOT NULL AND excluded.app IS DISTINCT FROM device.app)
                       OR (excluded.environment IS NOT NULL AND excluded.environment IS DISTINCT FROM device.environment)
                     THEN NULL ELSE device.verified_at END,
-                topic = COALESCE(excluded.topic, device.topic),
+                app = COALESCE(excluded.app, device.app),
                 environment = COALESCE(excluded.environment, device.environment),
                 locale = COALESCE(excluded.locale, device.locale),
                 quiet_start = CASE WHEN \(setsQuiet) THEN excluded.quiet_start ELSE device.quiet_start END,
@@ -51,15 +51,15 @@ public struct PostgresSubscriptionStore: SubscriptionStore {
     public func device(_ token: DeviceToken) async throws -> Device? {
         let rows = try await database.query(
             """
-            SELECT platform, topic, environment, locale, created_at, registered_at, quiet_start, quiet_end, hard_freeze_breaks_quiet,
+            SELECT platform, app, environment, locale, created_at, registered_at, quiet_start, quiet_end, hard_freeze_breaks_quiet,
                    verified_at
             FROM device WHERE token = \(token.value)
             """)
-        for try await (platform, topic, environment, locale, createdAt, registeredAt, quietStart, quietEnd, breaks, verifiedAt) in rows.decode(
+        for try await (platform, app, environment, locale, createdAt, registeredAt, quietStart, quietEnd, breaks, verifiedAt) in rows.decode(
             (String, String?, String?, String?, Int64, Int64, Int32?, Int32?, Bool, Int64?).self)
         {
             var device = Device(
-                token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: topic,
+                token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: app,
                 environment: environment.flatMap(PushEnvironment.init(rawValue:)), locale: locale,
                 createdAt: createdAt, registeredAt: registeredAt)
             device.quietHours = PostgresNotifierStore.quietHours(quietStart, quietEnd)

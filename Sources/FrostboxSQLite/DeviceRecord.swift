@@ -7,7 +7,7 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
 
     var token: String
     var platform: String
-    var topic: String?
+    var app: String?
     var environment: String?
     var locale: String?
     var createdAt: Int64
@@ -18,7 +18,7 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     var verifiedAt: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case token, platform, topic, environment, locale
+        case token, platform, app, environment, locale
         case createdAt = "created_at"
         case registeredAt = "registered_at"
         case quietStart = "quiet_start"
@@ -30,7 +30,7 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     init(_ registration: DeviceRegistration, at now: Int64) {
         token = registration.token.value
         platform = registration.platform.rawValue
-        topic = registration.app
+        app = registration.app
         environment = registration.environment?.rawValue
         locale = registration.locale
         createdAt = now
@@ -45,7 +45,7 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     var device: Device {
         let token = DeviceToken(trusted: token)
         var device = Device(
-            token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: topic,
+            token: token, platform: DevicePlatform(rawValue: platform) ?? token.formPlatform, app: app,
             environment: environment.flatMap(PushEnvironment.init(rawValue:)),
             locale: locale, createdAt: createdAt, registeredAt: registeredAt)
         device.quietHours = GRDBNotifierStore.quietHours(quietStart, quietEnd)

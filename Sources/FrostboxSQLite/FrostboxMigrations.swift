@@ -37,6 +37,7 @@ public enum FrostboxMigrations {
         ("v17-ensembles", v17Ensembles),
         ("v18-night-records", v18NightRecords),
         ("v19-night-checks", v19NightChecks),
+        ("v20-push-names", v20PushNames),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

@@ -60,7 +60,7 @@ extension GRDBNotifierStore: DeviceVerificationStore {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT token, platform, topic, environment, created_at, registered_at FROM device
+                SELECT token, platform, app, environment, created_at, registered_at FROM device
                 WHERE \(condition) ORDER BY \(order) LIMIT ?
                 """, arguments: arguments
         ).map { row in

@@ -55,7 +55,7 @@ public struct GRDBNotifierStore: NotifierStore {
                 db,
                 sql: """
                     SELECT s.id, s.token, s.name, s.unit, s.rule, s.frost_risk_c, s.freeze_c, s.hard_freeze_c,
-                           s.all_clear, d.topic, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet,
+                           s.all_clear, d.app, d.environment, d.platform, d.quiet_start, d.quiet_end, d.hard_freeze_breaks_quiet,
                            s.notify_after, s.notify_before, d.id, s.min_probability
                     FROM subscription AS s JOIN device AS d ON d.token = s.token
                     WHERE s.box = ? \(verified)
@@ -174,7 +174,7 @@ public struct GRDBNotifierStore: NotifierStore {
                 db,
                 sql: """
                     UPDATE outbox SET status = 'delivered', attempts = attempts + 1, last_attempt_at = ?1,
-                        delivered_at = ?1, delivered_apns_id = ?2, failure_class = NULL, failure_reason = NULL
+                        delivered_at = ?1, delivered_message_id = ?2, failure_class = NULL, failure_reason = NULL
                     WHERE id = ?3 AND status = 'pending'
                     """)
             let failed = try RawStatement(

@@ -112,9 +112,9 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
         let update = try db.cachedStatement(
             sql: """
                 UPDATE device SET registered_at = ?1,
-                    verified_at = CASE WHEN (?3 IS NOT NULL AND ?3 IS NOT topic) OR (?4 IS NOT NULL AND ?4 IS NOT environment)
+                    verified_at = CASE WHEN (?3 IS NOT NULL AND ?3 IS NOT app) OR (?4 IS NOT NULL AND ?4 IS NOT environment)
                         THEN NULL ELSE verified_at END,
-                    topic = COALESCE(?3, topic), environment = COALESCE(?4, environment), locale = COALESCE(?5, locale),
+                    app = COALESCE(?3, app), environment = COALESCE(?4, environment), locale = COALESCE(?5, locale),
                     quiet_start = CASE WHEN ?7 THEN ?8 ELSE quiet_start END, quiet_end = CASE WHEN ?7 THEN ?9 ELSE quiet_end END,
                     hard_freeze_breaks_quiet = COALESCE(?10, hard_freeze_breaks_quiet)
                 WHERE token = ?6 AND platform = ?2
@@ -136,7 +136,7 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
     static func insertDevice(_ db: Database, _ registration: DeviceRegistration, at now: Int64) throws {
         let insert = try db.cachedStatement(
             sql: """
-                INSERT INTO device (token, platform, topic, environment, locale, created_at, registered_at,
+                INSERT INTO device (token, platform, app, environment, locale, created_at, registered_at,
                     quiet_start, quiet_end, hard_freeze_breaks_quiet)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)

@@ -22,7 +22,7 @@ struct OutboxWriter {
         addEntry = try RawStatement(
             db,
             sql: """
-                INSERT INTO outbox (device_id, box, night, level, kind, push_id, apns_id, topic, environment,
+                INSERT INTO outbox (device_id, box, night, level, kind, push_id, message_id, app, environment,
                     status, attempts, created_at, expires_at, run_id, not_before, frost_starts_at)
                 SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, ?11, ?12, ?13, ?14, ?15 FROM device WHERE token = ?1
                 ON CONFLICT (box, device_id, night, level) DO NOTHING
@@ -30,7 +30,7 @@ struct OutboxWriter {
         addEntryByKey = try RawStatement(
             db,
             sql: """
-                INSERT INTO outbox (device_id, box, night, level, kind, push_id, apns_id, topic, environment,
+                INSERT INTO outbox (device_id, box, night, level, kind, push_id, message_id, app, environment,
                     status, attempts, created_at, expires_at, run_id, not_before, frost_starts_at)
                 SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, ?11, ?12, ?13, ?14, ?15 FROM device
                 WHERE id = ?16 AND token = ?1
@@ -121,7 +121,7 @@ enum OutboxReader {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.apns_id, o.topic, o.environment,
+                SELECT o.id, d.token, o.box, o.night, o.level, o.kind, o.push_id, o.message_id, o.app, o.environment,
                        o.attempts, o.created_at, d.platform, o.not_before, o.frost_starts_at
                 FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                 WHERE o.status = 'pending' AND o.id > ? AND o.id <= ? AND (o.not_before IS NULL OR o.not_before <= ?)

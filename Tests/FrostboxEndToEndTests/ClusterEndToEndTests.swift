@@ -102,7 +102,7 @@ struct ClusterEndToEndTests {
             try await Self.waitForRuns(port: second.port, finished: 1)
 
             // Every planned alert delivered, under its own apns-id, the resends identical.
-            let rows = try cluster.psql("SELECT status, delivered_apns_id FROM outbox", database: databaseName)
+            let rows = try cluster.psql("SELECT status, delivered_message_id FROM outbox", database: databaseName)
             let events = try cluster.psql("SELECT count(*) FROM (SELECT DISTINCT night, level FROM outbox) AS e", database: databaseName)
             let perBox = Int(events.first?.first ?? "") ?? 0
             #expect(perBox >= 1)

@@ -149,7 +149,7 @@ struct NotifyKillMixedPlatformTests {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.token, d.platform, o.box, o.night, o.level, o.apns_id, o.status, o.delivered_apns_id
+                    SELECT d.token, d.platform, o.box, o.night, o.level, o.message_id, o.status, o.delivered_message_id
                     FROM outbox AS o JOIN device AS d ON d.id = o.device_id
                     """
             ).map { row in
@@ -159,7 +159,7 @@ struct NotifyKillMixedPlatformTests {
                     box: GeoBox(key: row["box"])!, night: LocalDate(compactNumber: row["night"])!, level: FrostLevel(rawValue: row["level"])!)
                 return PlannedAlert(
                     token: token.value, platform: DevicePlatform(rawValue: row["platform"]) ?? .ios,
-                    messageID: (row["apns_id"] as String?) ?? event.messageID(for: token), deliveredID: row["delivered_apns_id"] ?? "")
+                    messageID: (row["message_id"] as String?) ?? event.messageID(for: token), deliveredID: row["delivered_message_id"] ?? "")
             }
         }
     }

@@ -177,10 +177,10 @@ struct NotifyKillTests {
         let database = try FrostboxDatabase(path: path, logger: quiet)
         return try await database.pool.read { db in
             var result: [Int64: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, status, delivered_apns_id FROM outbox") {
+            for row in try Row.fetchAll(db, sql: "SELECT id, status, delivered_message_id FROM outbox") {
                 let status: String = row["status"]
                 #expect(status == "delivered")
-                result[row["id"]] = row["delivered_apns_id"] ?? ""
+                result[row["id"]] = row["delivered_message_id"] ?? ""
             }
             return result
         }

@@ -120,7 +120,7 @@ struct GRDBNotifierStoreTests {
         let counts = try await database.pool.read { db in
             (
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox_push") ?? -1,
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE apns_id IS NOT NULL") ?? -1
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE message_id IS NOT NULL") ?? -1
             )
         }
         #expect(counts.0 == 1)
@@ -149,11 +149,11 @@ struct GRDBNotifierStoreTests {
         ])
         let rows = try database.pool.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT status, attempts, delivered_at, delivered_apns_id, failure_class, failure_reason, last_attempt_at FROM outbox ORDER BY id")
+                db, sql: "SELECT status, attempts, delivered_at, delivered_message_id, failure_class, failure_reason, last_attempt_at FROM outbox ORDER BY id")
         }
         #expect(rows[0]["status"] == "delivered")
         #expect(rows[0]["delivered_at"] == 2_000)
-        #expect(rows[0]["delivered_apns_id"] == stored[0].notification.messageID)
+        #expect(rows[0]["delivered_message_id"] == stored[0].notification.messageID)
         #expect(rows[1]["status"] == "pending")
         #expect(rows[1]["failure_reason"] == "503 ServiceUnavailable")
         #expect(rows[1]["last_attempt_at"] == 2_001)

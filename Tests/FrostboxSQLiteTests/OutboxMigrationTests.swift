@@ -71,12 +71,12 @@ struct OutboxMigrationTests {
         #expect(payload == oldPayload)
 
         let rows = try database.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, status, run_id, delivered_apns_id, failure_class, expires_at FROM outbox ORDER BY id")
+            try Row.fetchAll(db, sql: "SELECT id, status, run_id, delivered_message_id, failure_class, expires_at FROM outbox ORDER BY id")
         }
         #expect(rows.map { $0["id"] as Int64 } == [41, 42, 43])
         #expect(rows.map { $0["status"] as String } == ["pending", "delivered", "failed"])
         #expect(rows[0]["run_id"] as Int64? == 3)
-        #expect(rows[1]["delivered_apns_id"] as String? == "11111111-2222-4333-8444-666666666666")
+        #expect(rows[1]["delivered_message_id"] as String? == "11111111-2222-4333-8444-666666666666")
         #expect(rows[2]["failure_class"] as String? == "permanent")
         // The alerted mark's window moved with the row.
         #expect(rows.map { $0["expires_at"] as Int64 } == [5000, 5000, 6000])

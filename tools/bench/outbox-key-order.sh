@@ -14,9 +14,9 @@ trap 'rm -rf "$work"' EXIT
 command -v sqlite3 >/dev/null || { echo "sqlite3 is missing: apt-get install -y sqlite3" >&2; exit 1; }
 rows="$(sqlite3 "$db" "SELECT max(id) FROM outbox")"
 size=$(((rows + chunks - 1) / chunks))
-columns="device_id, box, night, level, kind, push_id, apns_id, topic, environment, status, attempts, created_at, expires_at, run_id, not_before, frost_starts_at"
+columns="device_id, box, night, level, kind, push_id, message_id, app, environment, status, attempts, created_at, expires_at, run_id, not_before, frost_starts_at"
 # As the run wrote them: pending, not yet attempted.
-pending="device_id, box, night, level, kind, push_id, apns_id, topic, environment, 'pending', 0, created_at, expires_at, run_id, not_before, frost_starts_at"
+pending="device_id, box, night, level, kind, push_id, message_id, app, environment, 'pending', 0, created_at, expires_at, run_id, not_before, frost_starts_at"
 table="$(sqlite3 "$db" ".schema outbox" | sed -e 's/CREATE TABLE IF NOT EXISTS "outbox"/CREATE TABLE o2/' -e 's/CREATE TABLE outbox/CREATE TABLE o2/' \
     -e '/^CREATE INDEX/d' -e 's/UNIQUE ([a-z_, ]*)/UNIQUE (@KEY@)/' -e 's/ REFERENCES device(id) ON DELETE CASCADE//')"
 for layout in device-first box-first; do

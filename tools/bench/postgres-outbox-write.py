@@ -146,7 +146,7 @@ def main():
             cur.execute("SELECT nextval(pg_get_serial_sequence('outbox', 'id')) FROM generate_series(1, %s)", (len(chunk),))
             ids = sorted(r[0] for r in cur.fetchall())
             cur.execute("""
-                INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, apns_id, topic, environment,
+                INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, message_id, app, environment,
                                     status, attempts, created_at, expires_at, run_id, claimed_by, claim_run)
                 SELECT u.id, d.id, u.box, u.night, u.level, 'frost', u.push_id, NULL, NULL, NULL, 'pending', 0,
                        %s, %s, %s, 'bench', %s
@@ -228,7 +228,7 @@ def main():
                     with db.cursor() as cur:
                         for offset in range(0, len(ids), a.chunk):
                             cur.execute("""UPDATE outbox SET status = 'delivered', attempts = attempts + 1, last_attempt_at = %s,
-                                           delivered_at = %s, delivered_apns_id = '12345678-1234-1234-1234-123456789012'
+                                           delivered_at = %s, delivered_message_id = '12345678-1234-1234-1234-123456789012'
                                            WHERE id = ANY(%s) AND status = 'pending'""", (NOW, NOW, ids[offset:offset + a.chunk]))
                             db.commit()
                     spent = time.monotonic() - start

@@ -165,7 +165,7 @@ def seed(path, subscriptions=20000, now=None):
     with database:
         devices = max(1, len(rows) // 2)
         database.executemany(
-            "INSERT OR IGNORE INTO device (token, topic, environment, locale, created_at, registered_at) VALUES (?, 'fi.example.frost', 'production', 'en', ?, ?)",
+            "INSERT OR IGNORE INTO device (token, app, environment, locale, created_at, registered_at) VALUES (?, 'fi.example.frost', 'production', 'en', ?, ?)",
             [(f"{i:064x}", now - 86400, now - 86400) for i in range(1, devices + 1)])
         database.executemany(
             "INSERT INTO subscription (token, latitude, longitude, box, name, unit, created_at) VALUES (?, ?, ?, ?, ?, 'C', ?)",
