@@ -27,10 +27,10 @@ struct DevicePlatformMigrationTests {
         }
         try FrostboxMigrations.migrator.migrate(queue)
         try queue.read { db in
-            let row = try #require(try Row.fetchOne(db, sql: "SELECT id, platform, topic FROM device WHERE token = ?", arguments: [Self.alice]))
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT id, platform, app FROM device WHERE token = ?", arguments: [Self.alice]))
             #expect(row["id"] as Int64 == 17)
             #expect(row["platform"] as String == "ios")
-            #expect(row["topic"] as String? == "fi.example.app")
+            #expect(row["app"] as String? == "fi.example.app")
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM subscription WHERE token = ?", arguments: [Self.alice]) == 1)
         }
         try queue.write { db in
