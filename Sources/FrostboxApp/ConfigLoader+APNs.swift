@@ -4,7 +4,7 @@ import FrostboxCore
 import Logging
 
 extension ConfigKeys {
-    /// Field names under `apns.apps.<name>.`, as in the apps file (`PushAppSettings`).
+    /// Field names under `apns.apps.<name>.`, as in the apps file (`APNsAppEntry`).
     static let appFields = [
         "bundle_id", "environment", "host", "trusted_certificates_path", "key_path", "key_id", "team_id", "certificate_path",
         "certificate_key_path", "p12_path", "p12_passphrase_file",
@@ -15,7 +15,7 @@ extension ConfigKeys {
     /// `frost`) or on the command line (`--set apns.apps.frost.bundle_id=…`); `apns.apps_file`
     /// names a JSON apps file as well. Key files are checked here (readable, not readable by
     /// others) so that a bad path stops start-up naming its key.
-    static func readAPNs(_ r: inout ConfigLoader.Reader, into settings: inout PushSettings, logger: Logger) throws(ConfigurationError) {
+    static func readAPNs(_ r: inout ConfigLoader.Reader, into settings: inout APNsSettings, logger: Logger) throws(ConfigurationError) {
         if let file = try r.string("apns.apps_file") {
             if file.isEmpty {
                 settings.appsFile = nil
@@ -46,7 +46,7 @@ extension ConfigKeys {
         sectionNames(r, prefix: "apns.apps.", environmentPrefix: "APNS_APPS_", fields: appFields)
     }
 
-    static func readApp(_ name: String, _ r: inout ConfigLoader.Reader, logger: Logger) throws(ConfigurationError) -> PushAppSettings {
+    static func readApp(_ name: String, _ r: inout ConfigLoader.Reader, logger: Logger) throws(ConfigurationError) -> APNsAppEntry {
         let base = "apns.apps.\(name)"
         guard name.allSatisfy({ ($0.isASCII && $0.isLetter && $0.isLowercase) || $0.isNumber || $0 == "_" }) else {
             throw r.fail(base, "app names are lower-case letters, digits and _ (got \"\(name)\")")
@@ -59,7 +59,7 @@ extension ConfigKeys {
         else {
             throw r.fail("\(base).bundle_id", "must be a bundle id (letters, digits, '.', '-', '_')")
         }
-        var app = PushAppSettings(bundleID: bundleID)
+        var app = APNsAppEntry(bundleID: bundleID)
         if let environment = try r.choice("\(base).environment", PushEnvironment.allCases.map(\.rawValue)) {
             app.environment = PushEnvironment(rawValue: environment) ?? .production
         }

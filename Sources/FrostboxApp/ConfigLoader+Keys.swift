@@ -59,7 +59,7 @@ enum ConfigKeys {
         // The loader reads the FROSTBOX_FORECAST_* variables itself (from `Sources`, with the
         // other sources); start from the plain defaults, not the process environment.
         config.forecasts = ForecastSettings()
-        config.push = PushSettings()
+        config.apns = APNsSettings()
 
         // server
         if let host = try r.string("server.host") {
@@ -128,7 +128,7 @@ enum ConfigKeys {
 
         try readNotifier(&r, into: &config)
         try readForecast(&r, into: &config, logger: logger)
-        try readAPNs(&r, into: &config.push, logger: logger)
+        try readAPNs(&r, into: &config.apns, logger: logger)
         try readFCM(&r, into: &config.fcm, logger: logger)
         return config
     }

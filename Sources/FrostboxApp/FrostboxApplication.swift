@@ -93,7 +93,7 @@ public enum FrostboxApplication {
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
             do throws(PushConfigurationError) {
                 pushComponents = try PushComponents(
-                    settings: config.demo ? PushSettings() : config.push, fcm: config.demo ? FCMSettings() : config.fcm,
+                    settings: config.demo ? APNsSettings() : config.apns, fcm: config.demo ? FCMSettings() : config.fcm,
                     budget: database.pushBudget, logger: logger)
             } catch {
                 // Start-up stops on it like on any other configuration error (exit 78).

@@ -102,7 +102,7 @@ public struct FrostboxSettings: Sendable {
     // MARK: Push
     /// APNs apps (bundle id → `.p8` key or client certificate, environment or host) and the
     /// default app, or a JSON apps file (`apns.apps_file`). None: pushes are only logged.
-    public var push = PushSettings()
+    public var apns = APNsSettings()
     /// The FCM apps Android devices' alerts go through (`fcm.*`); none: they are logged.
     public var fcm = FCMSettings()
     /// `devices.verify` as configured; nil: on exactly when a push app is configured.
@@ -115,7 +115,7 @@ public struct FrostboxSettings: Sendable {
     /// forecasts (`DeviceVerification`): `devices.verify`, by default on when an APNs or FCM
     /// app is configured; never in demo mode (pushes only go to the log there).
     public var verifiesDevices: Bool {
-        !demo && (verifyDevicesSetting ?? (!push.apps.isEmpty || push.appsFile != nil || !fcm.apps.isEmpty))
+        !demo && (verifyDevicesSetting ?? (!apns.apps.isEmpty || apns.appsFile != nil || !fcm.apps.isEmpty))
     }
 
     // MARK: Demo

@@ -23,7 +23,7 @@ public enum PushCommands {
         }
         let push: PushComponents
         do {
-            push = try PushComponents(settings: config.push, fcm: config.fcm, logger: logger)
+            push = try PushComponents(settings: config.apns, fcm: config.fcm, logger: logger)
         } catch {
             throw Failure(description: error.message)
         }

@@ -16,7 +16,7 @@ public final class PushComponents: Sendable {
     public let apps: [APNsAppSettings]
     /// The app for pushes without a topic.
     public let defaultApp: String?
-    private let settings: PushSettings
+    private let settings: APNsSettings
     let logger: Logger
     private let router = Mutex<APNsPushRouter?>(nil)
     private let logOnly: LogOnlyPushSender
@@ -30,7 +30,7 @@ public final class PushComponents: Sendable {
     /// - Parameter budget: the cluster's push budget (`DeviceDatabase.pushBudget`); nil: this
     ///   process paces alone.
     public convenience init(
-        settings: PushSettings, fcm: FCMSettings = FCMSettings(), budget: (any PushBudgetStore)? = nil, logger: Logger
+        settings: APNsSettings, fcm: FCMSettings = FCMSettings(), budget: (any PushBudgetStore)? = nil, logger: Logger
     ) throws(PushConfigurationError) {
         var fcmApps: [FCMApp] = []
         for app in fcm.apps {
@@ -52,7 +52,7 @@ public final class PushComponents: Sendable {
     }
 
     private init(
-        apns settings: PushSettings, fcmApps: [FCMApp], fcm: FCMSettings, budget: (any PushBudgetStore)?, logger: Logger
+        apns settings: APNsSettings, fcmApps: [FCMApp], fcm: FCMSettings, budget: (any PushBudgetStore)?, logger: Logger
     ) throws(APNsConfigurationError) {
         self.fcmApps = fcmApps
         self.budget = budget

@@ -22,7 +22,7 @@ struct APNsAppsConfigurationTests {
                 let appsPath = try ConfigLoaderTests.write(
                     #"{"apps": [{"bundle_id": "fi.example.frost", "key_path": "\#(keyPath)", "key_id": "ABC123DEFG", "team_id": "DEF123GHIJ"}]}"#,
                     to: directory, name: "apps.json")
-                var settings = PushSettings()
+                var settings = APNsSettings()
                 settings.appsFile = appsPath
                 let logs = RecordingLogHandler.Store()
                 let push = try PushComponents(settings: settings, logger: logs.logger())
@@ -63,11 +63,11 @@ struct APNsAppsConfigurationTests {
             ]
             let logs = RecordingLogHandler.Store()
             let config = try await ConfigLoaderTests.load(file: path, environment: environment, logs: logs)
-            #expect(config.push.apps.map(\.bundleID) == ["fi.example.frost.beta", "fi.example.frost"])
-            #expect(config.push.defaultApp == "fi.example.frost")
-            #expect(config.push.connection.maximumConnections == 2)
-            #expect(config.push.retry.lossesAloneBeforeGivingUp == 3)
-            let frost = try #require(config.push.apps.last)
+            #expect(config.apns.apps.map(\.bundleID) == ["fi.example.frost.beta", "fi.example.frost"])
+            #expect(config.apns.defaultApp == "fi.example.frost")
+            #expect(config.apns.connection.maximumConnections == 2)
+            #expect(config.apns.retry.lossesAloneBeforeGivingUp == 3)
+            let frost = try #require(config.apns.apps.last)
             #expect(frost.environment == .sandbox)
             #expect(frost.host == "127.0.0.1:2197")
             // The group-readable key is warned about, by path only.

@@ -82,7 +82,7 @@ struct ConfigLoaderTests {
         #expect(try await Self.load(overrides: ["devices.verify": "off"]).verifyDevicesSetting == false)
         #expect(try await Self.load(overrides: ["devices.verify": "auto"]).verifyDevicesSetting == nil)
         var withApp = FrostboxSettings()
-        withApp.push.appsFile = "/etc/frostbox/apps.json"
+        withApp.apns.appsFile = "/etc/frostbox/apps.json"
         #expect(withApp.verifiesDevices)
         withApp.verifyDevicesSetting = false
         #expect(!withApp.verifiesDevices)
@@ -117,12 +117,12 @@ struct ConfigLoaderTests {
         #expect(config.alertRule == defaults.alertRule)
         #expect(config.alertNightsAhead == defaults.alertNightsAhead)
         #expect(config.forecasts == ForecastSettings())
-        #expect(config.push.apps.isEmpty)
-        #expect(config.push.appsFile == nil)
-        #expect(config.push.defaultApp == nil)
-        #expect(config.push.connection.maximumConnections == PushSettings().connection.maximumConnections)
-        #expect(config.push.connection.streamsPerConnection == PushSettings().connection.streamsPerConnection)
-        #expect(config.push.connection.requestTimeout == PushSettings().connection.requestTimeout)
+        #expect(config.apns.apps.isEmpty)
+        #expect(config.apns.appsFile == nil)
+        #expect(config.apns.defaultApp == nil)
+        #expect(config.apns.connection.maximumConnections == APNsSettings().connection.maximumConnections)
+        #expect(config.apns.connection.streamsPerConnection == APNsSettings().connection.streamsPerConnection)
+        #expect(config.apns.connection.requestTimeout == APNsSettings().connection.requestTimeout)
     }
 
     @Test("no file and no environment: the built-in defaults")

@@ -40,7 +40,7 @@ struct DemoModeTests {
     @Test("demo mode sends through the log-only sink even when an APNs app is configured")
     func demoNeverUsesAPNs() throws {
         var config = FrostboxSettings()
-        config.push.apps = [PushAppSettings(bundleID: "com.example.frost")]
+        config.apns.apps = [APNsAppEntry(bundleID: "com.example.frost")]
         let demo = config.demoMode()
         #expect(demo.demo)
         #expect(demo.notifier.interval == .seconds(10))

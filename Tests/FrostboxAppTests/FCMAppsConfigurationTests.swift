@@ -36,7 +36,7 @@ struct FCMAppsConfigurationTests {
                 // A loaded whole run held the token endpoint's TLS handshake past the 5 s default;
                 // this test is about where the alerts go, not the connect deadline.
                 config.fcm.connection.connectTimeout = .seconds(60)
-                let push = try PushComponents(settings: config.push, fcm: config.fcm, logger: logs.logger())
+                let push = try PushComponents(settings: config.apns, fcm: config.fcm, logger: logs.logger())
                 let android = PushNotification(
                     token: DeviceToken(trusted: "fcm:android_1"), platform: .android, messageID: "00000000-0000-4000-8000-000000000001",
                     content: AlertContent(title: "Frost", body: "Frost tonight"))

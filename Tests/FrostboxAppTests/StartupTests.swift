@@ -53,11 +53,11 @@ struct StartupTests {
         let directory = try TemporaryDirectory()
         var config = FrostboxSettings()
         config.databasePath = directory.databasePath
-        var app = PushAppSettings(bundleID: "com.example.frost")
+        var app = APNsAppEntry(bundleID: "com.example.frost")
         app.keyPath = directory.path("missing.p8")
         app.keyID = "ABCDE12345"
         app.teamID = "TEAM123456"
-        config.push.apps = [app]
+        config.apns.apps = [app]
         let error = #expect(throws: ConfigurationError.self) {
             _ = try FrostboxApplication.Components(config: config, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         }

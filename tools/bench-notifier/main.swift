@@ -21,7 +21,7 @@ import _CryptoExtras
 //       W % of the devices' subscriptions have the delivery window 16:00–22:00.
 //   bench-notifier run --db FILE --forecast-url URL --now EPOCH [--concurrency 64] [--nights 1]
 //                      [--apns-host HOST:PORT --trust CERT.pem --key AuthKey.p8 --key-id ID --team-id ID
-//                       [--streams 100] [--connections N]] [--fcm-url https://HOST:PORT --trust CERT.pem] [--prefetch]
+//                       [--streams 100] [--connections N]] [--fcm-url https://HOST:PORT --trust CERT.pem [--fcm-messages-per-minute N]] [--prefetch]
 //       One notify run against a forecast source (the mock Open-Meteo) and prints its figures.
 //       Pushes go to an in-process sender that accepts each at once, or, with --apns-host,
 //       through Frostbox's APNs transport (the one `serve` uses) to that server, e.g. the
@@ -252,8 +252,12 @@ func makeFCMRouter(_ arguments: Arguments, concurrency: Int, logger: Logger) thr
     return try FCMPushRouter(
         apps: [
             FCMApp(
-                settings: FCMAppSettings(packageName: "com.example.frost", serviceAccountPath: "-", url: fcmURL, trustedCertificatesPath: trust),
-                account: account)
+                settings: {
+                    var settings = FCMAppSettings(packageName: "com.example.frost", serviceAccountPath: "-", url: fcmURL, trustedCertificatesPath: trust)
+                    // FCM's quota pacing (--fcm-messages-per-minute 600000 for the default); unpaced unless asked.
+                    settings.messagesPerMinute = arguments.int("fcm-messages-per-minute", 0)
+                    return settings
+                }(), account: account)
         ],
         settings: connection, clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
 }

@@ -4,9 +4,9 @@ import FrostboxCore
 import FrostboxPushEngine
 
 /// The APNs apps Frostbox pushes for. With no app configured, pushes go to the log-only sink.
-public struct PushSettings: Sendable {
+public struct APNsSettings: Sendable {
     /// Apps configured in code (tests, embedding).
-    public var apps: [PushAppSettings] = []
+    public var apps: [APNsAppEntry] = []
     /// A JSON file listing more apps (`apns.apps_file`, `FROSTBOX_APNS_APPS_FILE`); read when
     /// components start.
     public var appsFile: String?
@@ -20,7 +20,7 @@ public struct PushSettings: Sendable {
     public init() {}
 
     /// Every app: the ones in code, then the file's; the file's default app unless one is set.
-    func resolved() throws(APNsConfigurationError) -> (apps: [PushAppSettings], defaultApp: String?) {
+    func resolved() throws(APNsConfigurationError) -> (apps: [APNsAppEntry], defaultApp: String?) {
         guard let appsFile else { return (apps, defaultApp) }
         guard let data = FileManager.default.contents(atPath: appsFile) else { throw .unreadableFile(appsFile) }
         let file: PushAppsFile
@@ -35,7 +35,7 @@ public struct PushSettings: Sendable {
 
 /// One app: bundle id, environment or host, and either a `.p8` key (token auth) or a client
 /// certificate (PEM certificate + key, or `.p12`). Paths only: the files are read at start.
-public struct PushAppSettings: Sendable, Codable, Hashable {
+public struct APNsAppEntry: Sendable, Codable, Hashable {
     /// The bundle id (`apns-topic`).
     public var bundleID: String
     /// `production` or `sandbox`: the gateway for devices that did not say.
@@ -126,7 +126,7 @@ public struct PushAppSettings: Sendable, Codable, Hashable {
 /// The JSON apps file: `{"default_app": "…", "apps": [{…}, …]}`.
 struct PushAppsFile: Decodable {
     var defaultApp: String?
-    var apps: [PushAppSettings]
+    var apps: [APNsAppEntry]
 
     enum CodingKeys: String, CodingKey {
         case defaultApp = "default_app"
