@@ -69,19 +69,7 @@ struct PoisonPushEndToEndTests {
                 #expect(summary.failed == [.permanent: 1])
                 #expect(deliveredTokens.count == 999)
                 #expect(!deliveredTokens.contains(poison.value))
-                let rows = try await components.database.sqlite!.pool.read { db in
-                    try Row.fetchAll(
-                        db,
-                        sql: """
-                            SELECT token, status, failure_class, failure_reason FROM outbox JOIN device ON device.id = outbox.device_id
-                            WHERE status != 'delivered'
-                            """
-                    ).map {
-                        [$0["token"], $0["status"], $0["failure_class"], $0["failure_reason"]] as [String?]
-                    }
-                }
-                #expect(rows.count == 1, "nothing else left pending or failed: \(rows)")
-                #expect(rows.first == [poison.value, "failed", "permanent", "0 ConnectionLostWhenSentAlone"])
+                try await Self.expectOnlyParked(poison, in: components)
             }
         }
     }
@@ -141,21 +129,27 @@ struct PoisonPushEndToEndTests {
                     #expect(deliveredTokens.count == 999)
                     #expect(!deliveredTokens.contains(poison.value))
                     #expect(fcm.counters().rejected["ConnectionDropped"] == 3, "sent with others once, then alone twice")
-                    let rows = try await components.database.sqlite!.pool.read { db in
-                        try Row.fetchAll(
-                            db,
-                            sql: """
-                                SELECT token, status, failure_class, failure_reason FROM outbox JOIN device ON device.id = outbox.device_id
-                                WHERE status != 'delivered'
-                                """
-                        ).map {
-                            [$0["token"], $0["status"], $0["failure_class"], $0["failure_reason"]] as [String?]
-                        }
-                    }
-                    #expect(rows.count == 1, "nothing else left pending or failed: \(rows)")
-                    #expect(rows.first == [poison.value, "failed", "permanent", "0 ConnectionLostWhenSentAlone"])
+                    try await Self.expectOnlyParked(poison, in: components)
                 }
             }
         }
+    }
+
+    /// The outbox after the run: the poison push parked as permanent with its reason, nothing
+    /// else left pending or failed.
+    static func expectOnlyParked(_ poison: DeviceToken, in components: FrostboxApplication.Components) async throws {
+        let rows = try await components.database.sqlite!.pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT token, status, failure_class, failure_reason FROM outbox JOIN device ON device.id = outbox.device_id
+                    WHERE status != 'delivered'
+                    """
+            ).map {
+                [$0["token"], $0["status"], $0["failure_class"], $0["failure_reason"]] as [String?]
+            }
+        }
+        #expect(rows.count == 1, "nothing else left pending or failed: \(rows)")
+        #expect(rows.first == [poison.value, "failed", "permanent", "0 ConnectionLostWhenSentAlone"])
     }
 }

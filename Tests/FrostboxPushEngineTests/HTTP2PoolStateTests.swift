@@ -4,8 +4,8 @@ import Testing
 
 @testable import FrostboxPushEngine
 
-@Suite("APNs connection pool decisions (no I/O)")
-struct APNsPoolStateTests {
+@Suite("HTTP/2 connection pool decisions (no I/O)")
+struct HTTP2PoolStateTests {
     typealias Action = HTTP2PoolState.Action
     static let second: Int64 = 1_000_000_000
 
@@ -21,24 +21,8 @@ struct APNsPoolStateTests {
         return HTTP2PoolState(limits: limits)
     }
 
-    private func written(_ actions: [Action]) -> [HTTP2ConnectionID: [HTTP2RequestID]] {
-        var result: [HTTP2ConnectionID: [HTTP2RequestID]] = [:]
-        for case .write(let id, let started) in actions { result[id, default: []] += started.map(\.request) }
-        return result
-    }
-
-    private func completed(_ actions: [Action]) -> [HTTP2RequestID: HTTP2Exchange] {
-        var result: [HTTP2RequestID: HTTP2Exchange] = [:]
-        for case .complete(let id, let exchange) in actions { result[id] = exchange }
-        return result
-    }
-
     private func connects(_ actions: [Action]) -> [HTTP2ConnectionID] {
         actions.compactMap { if case .connect(let id) = $0 { id } else { nil } }
-    }
-
-    private func answer(_ pool: inout HTTP2PoolState, _ connection: HTTP2ConnectionID, _ stream: Int32) -> [Action] {
-        pool.headers(connection, stream: stream, status: 200, header: nil, endStream: true, now: 0)
     }
 
     @Test("the first request opens a connection; nothing is written before the server's SETTINGS; then odd stream ids")
