@@ -341,14 +341,15 @@ let package = Package(
         .testTarget(
             name: "FrostboxPushEngineTests",
             dependencies: [
-                "FrostboxPushEngine", "FrostboxCore", .product(name: "NIOEmbedded", package: "swift-nio"), nioCore,
+                "FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", .product(name: "NIOEmbedded", package: "swift-nio"), nioCore,
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"), logging,
             ]
         ),
         .testTarget(
             name: "FrostboxFCMTests",
             dependencies: [
-                "FrostboxFCM", "FrostboxPushEngine", "MockFCM", "FrostboxCore", "FrostboxFixtures", .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "FrostboxFCM", "FrostboxPushEngine", "MockFCM", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 logging,
                 asyncHTTPClient, nioSSL, nioCore,
             ]

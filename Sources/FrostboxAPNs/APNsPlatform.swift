@@ -59,9 +59,7 @@ package struct APNsPlatform: PushPlatform {
     package func renew(rejected: APNsProviderToken) async -> PushCredential<APNsProviderToken> {
         guard let issuer else { return .ready(nil) }
         do {
-            let renewed = try issuer.renew(rejected: rejected)
-            logger.notice("APNs said the provider token expired", metadata: ["renewed": "\(renewed != rejected)", "iat": "\(renewed.issuedAt)"])
-            return .ready(renewed)
+            return .ready(try issuer.renew(rejected: rejected))
         } catch {
             return .refused("CannotSignProviderToken")
         }

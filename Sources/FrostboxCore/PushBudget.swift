@@ -9,7 +9,7 @@ public protocol PushBudgetStore: Sendable {
 
 /// Where one paced app stands, for the status page and metrics.
 public struct PushPacing: Sendable, Hashable, Codable {
-    /// The budget's key: `fcm.<package name>`.
+    /// The budget's key: `<platform>.<app>`.
     public var budget: String
     /// The configured quota.
     public var messagesPerMinute: Int

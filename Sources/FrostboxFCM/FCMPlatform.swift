@@ -1,7 +1,6 @@
 import Foundation
 import FrostboxCore
 import FrostboxPushEngine
-import Logging
 import NIOCore
 import NIOHPACK
 
@@ -16,11 +15,10 @@ package struct FCMPlatform: PushPlatform {
     private let bodies: FCMMessageTemplates
     private let tokens: FCMAccessTokenSource
     private let clock: @Sendable () -> Int64
-    private let logger: Logger
     private static let fields: HPACKHeaders = ["content-type": "application/json; charset=UTF-8"]
 
     init(
-        app: FCMApp, gateway: HTTP2Gateway, tokens: FCMAccessTokenSource, clock: @escaping @Sendable () -> Int64, logger: Logger
+        app: FCMApp, gateway: HTTP2Gateway, tokens: FCMAccessTokenSource, clock: @escaping @Sendable () -> Int64
     ) {
         self.packageName = app.settings.packageName
         self.path = app.sendPath
@@ -28,7 +26,6 @@ package struct FCMPlatform: PushPlatform {
         self.bodies = FCMMessageTemplates(renderer: FCMMessageRenderer(channelID: app.settings.channelID))
         self.tokens = tokens
         self.clock = clock
-        self.logger = logger
     }
 
     package var name: String { "FCM" }
@@ -44,8 +41,7 @@ package struct FCMPlatform: PushPlatform {
     }
 
     package func renew(rejected: FCMAccessToken) async -> PushCredential<FCMAccessToken> {
-        logger.notice("FCM refused the access token; renewing it", metadata: ["token": "\(rejected)"])
-        return Self.credential(await tokens.renew(rejected: rejected))
+        Self.credential(await tokens.renew(rejected: rejected))
     }
 
     private static func credential(_ result: Result<FCMAccessToken, FCMTokenFailure>) -> PushCredential<FCMAccessToken> {

@@ -92,7 +92,7 @@ public final class FCMPushRouter: PushSender {
                     sleep: pacerSleep) : nil
             if let pacer { pacers.append(pacer) }
             clients[app.settings.packageName] = PushClient(
-                platform: FCMPlatform(app: app, gateway: gateway, tokens: source, clock: clock, logger: logger), pacer: pacer,
+                platform: FCMPlatform(app: app, gateway: gateway, tokens: source, clock: clock), pacer: pacer,
                 retryPolicy: retryPolicy, sleep: sleep, random: random, logger: logger)
             logger.info(
                 "FCM app configured",

@@ -69,7 +69,9 @@ public enum FCMVerdict: Sendable, Hashable {
         let key = Array(#""name""#.utf8)
         var index = bytes.startIndex
         let end = bytes.endIndex
-        func skipSpace() { while index < end, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 } }
+        func skipSpace() {
+            while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+        }
         skipSpace()
         guard index < end, bytes[index] == UInt8(ascii: "{") else { return nil }
         index += 1

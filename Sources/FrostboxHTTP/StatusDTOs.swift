@@ -11,11 +11,26 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
     public var runs: [Run]
     public var quota: Quota
     public var outbox: Outbox
-    /// The push gateways.
+    /// The push gateways; also sent as `apns`, its first name, for one release (deprecated in
+    /// the OpenAPI document).
     public var push: Push
-    /// The same under its first name, kept one release (deprecated in the OpenAPI document).
-    public var apns: Push
     public var places: Places
+
+    enum CodingKeys: String, CodingKey {
+        case generatedAt, counts, runs, quota, outbox, push, apns, places
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(generatedAt, forKey: .generatedAt)
+        try container.encode(counts, forKey: .counts)
+        try container.encode(runs, forKey: .runs)
+        try container.encode(quota, forKey: .quota)
+        try container.encode(outbox, forKey: .outbox)
+        try container.encode(push, forKey: .push)
+        try container.encode(push, forKey: .apns)
+        try container.encode(places, forKey: .places)
+    }
 
     public init(generatedAt: Int64, counts: Counts, runs: [Run], quota: Quota, outbox: Outbox, push: Push, places: Places) {
         self.generatedAt = Timestamp.iso8601(generatedAt)
@@ -24,7 +39,6 @@ public struct StatusSummary: Sendable, Encodable, Equatable {
         self.quota = quota
         self.outbox = outbox
         self.push = push
-        self.apns = push
         self.places = places
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import FrostboxCore
+import FrostboxDoubles
 import FrostboxFCM
 import FrostboxPushEngine
 import Logging
@@ -17,24 +18,6 @@ final class ManualClock: Sendable {
     func advance(seconds: Int64) { value.withLock { $0 += seconds } }
 
     var closure: @Sendable () -> Int64 { { self.now } }
-}
-
-/// The pacer's wall clock (epoch milliseconds), moved only by the pacer's own waits, which
-/// return at once: a paced test takes no real time.
-final class PacerTime: Sendable {
-    private let value = Mutex<Int64>(1_800_000_000_000)
-    private let waits = Mutex<[Duration]>([])
-
-    var now: Int64 { value.withLock { $0 } }
-    var recorded: [Duration] { waits.withLock { $0 } }
-    var clock: @Sendable () -> Int64 { { self.now } }
-
-    var sleep: @Sendable (Duration) async throws -> Void {
-        { delay in
-            self.waits.withLock { $0.append(delay) }
-            self.value.withLock { $0 += Int64(delay / .milliseconds(1)) }
-        }
-    }
 }
 
 /// Records the backoff delays it is asked for and returns at once.
@@ -82,7 +65,7 @@ struct FCMHarness: Sendable {
     /// The clock of both the client and the mock (so assertion times agree).
     let clock: ManualClock
     let sleeper = RecordingSleeper()
-    let pacerTime = PacerTime()
+    let pacerTime = SteppedWallClock()
 
     /// Runs `body` with a mock (configured by `configure`) serving on a free loopback port.
     static func with<T: Sendable>(

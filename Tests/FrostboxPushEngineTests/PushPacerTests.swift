@@ -1,30 +1,9 @@
 import FrostboxCore
+import FrostboxDoubles
 import Synchronization
 import Testing
 
 @testable import FrostboxPushEngine
-
-/// A frozen wall clock (epoch milliseconds) that only the pacer's sleeps move: a sleeper wakes
-/// at its own deadline, and the clock never goes back.
-final class PacerClock: Sendable {
-    private let value: Mutex<Int64>
-
-    init(_ start: Int64 = 1_800_000_000_000) { value = Mutex(start) }
-
-    var now: Int64 { value.withLock { $0 } }
-
-    var clock: @Sendable () -> Int64 { { self.now } }
-
-    var sleep: @Sendable (Duration) async throws -> Void {
-        { delay in
-            try Task.checkCancellation()
-            let start = self.now
-            // Let the other waiters run first, as real time would.
-            await Task.yield()
-            self.value.withLock { $0 = max($0, start + Int64(delay / .milliseconds(1))) }
-        }
-    }
-}
 
 /// The in-process budget, recording what each take granted and for which window.
 final class LoggedBudget: PushBudgetStore {
@@ -47,7 +26,7 @@ final class LoggedBudget: PushBudgetStore {
 struct PushPacerTests {
     @Test("three senders wanting 1,200 messages at 600 a minute: never more than 10 in a second or 600 in 60 seconds, done in 2 minutes")
     func neverExceeded() async throws {
-        let time = PacerClock()
+        let time = SteppedWallClock()
         let budget = LoggedBudget()
         let pacer = PushPacer(key: "fcm.test", messagesPerMinute: 600, store: budget, clock: time.clock, sleep: time.sleep)
         #expect(pacer.window == (1_000, 10))
@@ -80,7 +59,7 @@ struct PushPacerTests {
 
     @Test("under 60 a minute the window is the minute: 30 a minute go out 30 at a time")
     func slowQuota() async throws {
-        let time = PacerClock(1_800_000_000_000)
+        let time = SteppedWallClock(1_800_000_000_000)
         let pacer = PushPacer(key: "fcm.slow", messagesPerMinute: 30, store: LocalPushBudget(), clock: time.clock, sleep: time.sleep)
         #expect(pacer.window == (60_000, 30))
         #expect(await pacer.acquire(100) == 30)
@@ -91,7 +70,7 @@ struct PushPacerTests {
 
     @Test("a Retry-After pauses every sender until it has passed, and is counted")
     func retryAfterPauses() async throws {
-        let time = PacerClock()
+        let time = SteppedWallClock()
         let pacer = PushPacer(key: "fcm.paused", messagesPerMinute: 600_000, store: LocalPushBudget(), clock: time.clock, sleep: time.sleep)
         #expect(await pacer.acquire(10) == 10)
         let paused = time.now

@@ -62,14 +62,6 @@ package struct PushAppRouter<Platform: PushPlatform>: Sendable {
         })
     }
 
-    /// Sends one push through its app's client.
-    package func send(_ notification: PushNotification) async -> PushOutcome {
-        switch route(notification) {
-        case .success(let app): await clients[app]?.send(notification) ?? .permanentFailure(status: 400, reason: refusals.unknownApp)
-        case .failure(let refusal): refusal.outcome
-        }
-    }
-
     private func route(_ notification: PushNotification) -> Result<String, PushRefusal> {
         guard notification.platform == devices else {
             return .failure(PushRefusal(.permanentFailure(status: 400, reason: refusals.otherPlatform)))

@@ -42,15 +42,6 @@ package final class PushClient<Platform: PushPlatform>: Sendable {
     /// Why sending for this app stopped (its credentials were refused), or nil.
     package var stopped: String? { stoppedReason.withLock { $0 } }
 
-    /// Sends one push and says what became of it.
-    package func send(_ notification: PushNotification) async -> PushOutcome {
-        if let reason = stopped { return .authFailure(reason: reason) }
-        switch platform.prepare(notification) {
-        case .failure(let refusal): return refusal.outcome
-        case .success(let request): return await deliver(notification, request, first: nil)
-        }
-    }
-
     /// Sends a batch: every push's first attempt goes to its gateway in one hand-over, and the
     /// answers are judged on the event loops as they come (`yieldAll` is called there with the
     /// final ones); a push that needs another attempt goes on as `send(_:)` would, in a task of
@@ -223,8 +214,12 @@ package final class PushClient<Platform: PushPlatform>: Sendable {
                         return otherwise
                     }
                     renewed = true
-                    logger.notice("\(platform.name) refused the credential; renewing it and sending again once", metadata: ["reason": "\(reason)"])
-                    if case .refused(let reason) = await platform.renew(rejected: credential) { return stop(reason: reason) }
+                    let renewal = await platform.renew(rejected: credential)
+                    if case .refused(let reason) = renewal { return stop(reason: reason) }
+                    var fresh = false
+                    if case .ready(let new) = renewal { fresh = new != credential }
+                    logger.notice(
+                        "\(platform.name) refused the credential; sending again once", metadata: ["reason": "\(reason)", "renewed": "\(fresh)"])
                     continue
                 case .temporary(let reason, let retryAfter):
                     // The server asked to wait (429 QUOTA_EXCEEDED, 503): the whole app waits.
