@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import FrostboxCore
 
 /// A signed APNs provider token (ES256 JWT) and the time it was issued. Its description is
 /// redacted: a whole JWT never reaches a log.
@@ -27,20 +28,4 @@ public struct APNsProviderToken: Sendable, Hashable, CustomStringConvertible {
     public var bearer: String { "bearer " + jwt }
 
     public var description: String { "APNsProviderToken(key: \(keyID), iat: \(issuedAt), jwt: \(jwt.prefix(8))…)" }
-}
-
-/// base64url without padding (RFC 7515 §2).
-enum Base64URL {
-    static func encode(_ data: Data) -> String {
-        var text = data.base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.last == "=" { text.removeLast() }
-        return text
-    }
-
-    static func decode(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.utf8.count % 4 != 0 { base64.append("=") }
-        return Data(base64Encoded: base64)
-    }
 }

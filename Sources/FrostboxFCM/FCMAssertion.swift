@@ -27,9 +27,9 @@ public struct FCMAssertion: Sendable, CustomStringConvertible {
         let claims =
             #"{"iss":"# + Self.jsonString(account.clientEmail) + #","scope":"# + Self.jsonString(Self.scope) + #","aud":"#
             + Self.jsonString(account.tokenURI) + #","iat":\#(now),"exp":\#(now + Self.lifetime)}"#
-        let signingInput = Self.base64URL(Data(header.utf8)) + "." + Self.base64URL(Data(claims.utf8))
+        let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
         let signature = try account.privateKey.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
-        compact = signingInput + "." + Self.base64URL(signature.rawRepresentation)
+        compact = signingInput + "." + Base64URL.encode(signature.rawRepresentation)
         issuedAt = now
     }
 
@@ -41,12 +41,6 @@ public struct FCMAssertion: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "FCMAssertion(iat: \(issuedAt), \(redact(compact)))" }
-
-    /// Base64url without padding (RFC 7515 §2).
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 
     /// A JSON string literal.
     static func jsonString(_ value: String) -> String {
