@@ -44,6 +44,8 @@ public enum PushCommands {
                         ? "no FCM app is configured (fcm.apps in the configuration file)"
                         : "Android app \(bundleID) is not configured (configured: \(configured))")
             }
+        case .web:
+            throw Failure(description: "push-test --platform web: no Web Push app is configured")
         }
         let notification = PushNotification(
             token: device, platform: platform, app: bundleID, environment: platform == .ios && sandbox ? .sandbox : nil,

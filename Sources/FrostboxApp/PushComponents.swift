@@ -90,6 +90,7 @@ public final class PushComponents: Sendable {
     public var sender: any PushSender {
         PushSenderByPlatform([
             .ios: apps.isEmpty ? logOnly : Sender(components: self), .android: fcmApps.isEmpty ? logOnly : AndroidSender(components: self),
+            .web: logOnly,
         ])
     }
 
@@ -104,6 +105,7 @@ public final class PushComponents: Sendable {
         return PushReach([
             .ios: platform(apps.map(\.bundleID), defaultApp: defaultApp),
             .android: platform(fcmApps.map(\.settings.packageName), defaultApp: fcmSettings.defaultApp),
+            .web: .notConfigured,
         ])
     }
 

@@ -21,6 +21,8 @@ public struct Device: Sendable, Hashable {
     /// When a gateway accepted the device's verification push (epoch seconds); nil while
     /// pending (see `DeviceVerification`).
     public var verifiedAt: Int64?
+    /// A browser's push subscription (web devices only).
+    public var webPush: WebPushSubscription?
 
     public init(
         token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil,
@@ -47,6 +49,9 @@ public struct DeviceRegistration: Sendable, Hashable {
     public var quietHours: QuietHoursUpdate?
     /// A new value of `Device.hardFreezeBreaksQuietHours`; nil keeps what is stored.
     public var hardFreezeBreaksQuietHours: Bool?
+    /// A browser's push subscription: what a web device is registered by
+    /// (`SubscriptionStore.registerWebPush`); nil for the other platforms.
+    public var webPush: WebPushSubscription?
 
     /// `platform` nil: the one the token's form says (`DeviceToken.formPlatform`).
     public init(

@@ -1,7 +1,8 @@
 /// A device's push token, in the form its gateway knows it: for iOS even-length hex of
 /// 16–200 digits, stored lower case (upper case and the `<abcd ef01>` form iOS prints are
 /// accepted); for Android an opaque registration token of up to 4,096 characters from
-/// `A–Z a–z 0–9 _ : -`, kept exactly as sent.
+/// `A–Z a–z 0–9 _ : -`, kept exactly as sent; for a browser the device id the server gave its
+/// Web Push subscription, `web:` and 22 base64url characters (16 random bytes).
 public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The token as the gateway knows it.
     public let value: String
@@ -17,13 +18,14 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
     public init(_ raw: String) throws(ValidationError) {
         if let hex = Self.hexForm(raw) {
             value = hex
-        } else if Self.isRegistrationTokenForm(raw) {
+        } else if Self.isWebIDForm(raw) || Self.isRegistrationTokenForm(raw) {
             value = raw
         } else {
             throw ValidationError(
                 .invalidToken, field: "token",
                 "token must be an iOS device token (an even number of hex digits, \(Self.minimumLength)–\(Self.maximumLength) long) "
-                    + "or an Android registration token (1–\(Self.maximumRegistrationTokenLength) characters of A–Z a–z 0–9 _ : -)")
+                    + "or an Android registration token (1–\(Self.maximumRegistrationTokenLength) characters of A–Z a–z 0–9 _ : -) "
+                    + "or a browser's device id (web:…)")
         }
     }
 
@@ -43,20 +45,40 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
             }
             value = hex
         case .android:
-            guard Self.isRegistrationTokenForm(raw) else {
+            guard Self.isRegistrationTokenForm(raw), !Self.isWebIDForm(raw) else {
                 throw ValidationError(
                     .invalidToken, field: "token",
                     "an Android registration token must be 1–\(Self.maximumRegistrationTokenLength) characters of A–Z a–z 0–9 _ : -")
             }
             value = raw
+        case .web:
+            guard Self.isWebIDForm(raw) else {
+                throw ValidationError(
+                    .invalidToken, field: "token",
+                    "a browser is named by the device id its registration answered (web: and 22 characters); register its subscription first")
+            }
+            value = raw
         }
     }
+
+    /// A new browser device id from 16 random bytes.
+    public static func webID(random bytes: [UInt8]) -> DeviceToken {
+        precondition(bytes.count == 16, "a web device id is 16 bytes")
+        return DeviceToken(trusted: webIDPrefix + Base64URL.encode(bytes))
+    }
+
+    /// What every browser device id starts with.
+    public static let webIDPrefix = "web:"
 
     /// For values read back from our own storage.
     public init(trusted value: String) { self.value = value }
 
-    /// The platform the token's form says: iOS for a hex token, Android otherwise.
-    public var formPlatform: DevicePlatform { Self.hexForm(value) == value ? .ios : .android }
+    /// The platform the token's form says: iOS for a hex token, web for a browser's device id,
+    /// Android otherwise.
+    public var formPlatform: DevicePlatform {
+        if Self.hexForm(value) == value { return .ios }
+        return Self.isWebIDForm(value) ? .web : .android
+    }
 
     /// The form safe for logs: first 6 and last 4 characters of a token of at least
     /// `redactionMinimumLength`; a shorter one (whose ends would be most of it) as `#` and
@@ -114,6 +136,19 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: " "): true
         default: false
         }
+    }
+
+    /// Whether `raw` is a browser device id: `web:` and 22 base64url characters.
+    static func isWebIDForm(_ raw: String) -> Bool {
+        raw.utf8.count == webIDPrefix.utf8.count + 22 && raw.hasPrefix(webIDPrefix)
+            && raw.utf8.dropFirst(webIDPrefix.utf8.count).allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    true
+                default: false
+                }
+            }
     }
 
     /// Whether `raw` has an Android registration token's form.

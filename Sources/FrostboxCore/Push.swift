@@ -1,8 +1,10 @@
 /// The platform a device's app runs on, which decides the gateway its pushes go through:
-/// Apple's for `ios`, Google's for `android`.
+/// Apple's for `ios`, Google's for `android`, the browser's own push service for `web`.
 public enum DevicePlatform: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case ios
     case android
+    /// A browser's Web Push subscription (RFC 8030).
+    case web
 
     public var description: String { rawValue }
 }
@@ -85,9 +87,10 @@ public struct AlertContent: Sendable, Hashable {
 public enum PushPurpose: String, Sendable, Hashable, Codable {
     /// An alert the person sees.
     case alert
-    /// Proof that a token reaches an installed app, which the person never sees: each adapter
-    /// sends the quietest request its gateway still checks the token with (no content is
-    /// rendered; `content` is ignored).
+    /// Proof that a token reaches an installed app: each adapter sends the quietest request
+    /// its gateway still checks the token with (no content is rendered; `content` is
+    /// ignored). Browsers show every push (`userVisibleOnly`), so a web device's is a visible
+    /// confirmation that alerts are on.
     case verification
 }
 
@@ -112,6 +115,9 @@ public struct PushNotification: Sendable, Hashable {
     public var content: AlertContent
     /// An alert, or a verification push (which shows nothing).
     public var purpose: PushPurpose
+    /// Web only: where the browser's push service takes the message and the keys it is
+    /// encrypted to, filled in by the Web Push sender from the device's store (nil before).
+    public var webPush: WebPushSubscription?
 
     public init(
         token: DeviceToken, platform: DevicePlatform = .ios, app: String? = nil, environment: PushEnvironment? = nil, messageID: String,

@@ -9,11 +9,18 @@ public protocol SubscriptionStore: Sendable {
     @discardableResult
     func register(_ registration: DeviceRegistration, at now: Int64) async throws -> Bool
 
+    /// Registers a browser's push subscription (`registration.webPush`): the device whose
+    /// endpoint it is — registering the same endpoint again is the same device, its keys and
+    /// facts refreshed — or a new device named `newID`. Returns the device's id and whether it
+    /// is new.
+    func registerWebPush(_ registration: DeviceRegistration, newID: DeviceToken, at now: Int64) async throws -> (token: DeviceToken, created: Bool)
+
     /// The device, or nil when unknown.
     func device(_ token: DeviceToken) async throws -> Device?
 
-    /// Adds a subscription, registering the device on the way. A subscription with the same
-    /// point (to 1e-6°) and name is returned instead of a second one.
+    /// Adds a subscription, registering the device on the way — but a browser's, which only
+    /// `registerWebPush` registers (`UnknownDeviceError` when it is not). A subscription with
+    /// the same point (to 1e-6°) and name is returned instead of a second one.
     func subscribe(_ token: DeviceToken, to new: NewSubscription, at now: Int64) async throws -> SubscriptionChange
 
     /// Removes the device's subscriptions at this point (to 1e-6°) with this name; returns how many.
@@ -51,6 +58,15 @@ public struct SubscriptionChange: Sendable, Hashable {
 public struct StoreLimitError: Error, Sendable, Equatable {
     public var message: String
     public init(_ message: String) { self.message = message }
+}
+
+/// A store refusing a write for a device it does not know and cannot register on the way
+/// (a browser's device id that no registration gave, or one deleted since).
+public struct UnknownDeviceError: Error, Sendable, Equatable {
+    public var token: DeviceToken
+    public init(_ token: DeviceToken) { self.token = token }
+
+    public var message: String { "no browser is registered under this device id; register its push subscription first" }
 }
 
 /// A store refusing to register a token as another platform than the one it is stored as

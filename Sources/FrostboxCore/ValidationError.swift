@@ -10,6 +10,9 @@ public struct ValidationError: Error, Sendable, Equatable, CustomStringConvertib
         case invalidField = "invalid_field"
         case missingField = "missing_field"
         case invalidQuery = "invalid_query"
+        /// A Web Push endpoint whose push service is not allowed (not on the allow-list, or at
+        /// a private, loopback, link-local or multicast address).
+        case endpointNotAllowed = "endpoint_not_allowed"
     }
 
     /// The machine-readable reason.

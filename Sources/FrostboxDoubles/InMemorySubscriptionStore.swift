@@ -5,7 +5,7 @@ import Synchronization
 /// runs both): idempotent registration that keeps facts a client did not resend, duplicates
 /// to 1e-6° returned instead of added, a per-device limit, ids in creation order, and device
 /// deletion taking its subscriptions with it.
-public final class InMemorySubscriptionStore: SubscriptionStore {
+public final class InMemorySubscriptionStore: SubscriptionStore, WebPushDirectory {
     struct State: Sendable {
         var devices: [DeviceToken: Device] = [:]
         var subscriptions: [Subscription] = []
@@ -30,8 +30,9 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
 
     @discardableResult
     public func register(_ registration: DeviceRegistration, at now: Int64) async throws -> Bool {
-        try state.withLock { state throws(PlatformMismatchError) in
+        try state.withLock { state throws in
             guard var device = state.devices[registration.token] else {
+                guard registration.platform != .web || registration.webPush != nil else { throw UnknownDeviceError(registration.token) }
                 state.devices[registration.token] = Self.newDevice(registration, at: now)
                 return true
             }
@@ -50,14 +51,38 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
         }
     }
 
+    public func registerWebPush(
+        _ registration: DeviceRegistration, newID: DeviceToken, at now: Int64
+    ) async throws -> (
+        token: DeviceToken, created: Bool
+    ) {
+        guard let web = registration.webPush else { throw UnknownDeviceError(newID) }
+        let stored = state.withLock { state in state.devices.values.first { $0.webPush?.endpoint.url == web.endpoint.url }?.token }
+        var registration = registration
+        registration.platform = .web
+        registration.token = stored ?? newID
+        let created = try await register(registration, at: now)
+        state.withLock { $0.devices[registration.token]?.webPush = web }
+        return (registration.token, created)
+    }
+
+    public func webPushSubscriptions(of tokens: [DeviceToken]) async throws -> [DeviceToken: WebPushSubscription] {
+        state.withLock { state in
+            var found: [DeviceToken: WebPushSubscription] = [:]
+            for token in tokens { if let web = state.devices[token]?.webPush { found[token] = web } }
+            return found
+        }
+    }
+
     public func device(_ token: DeviceToken) async throws -> Device? {
         state.withLock { $0.devices[token] }
     }
 
     public func subscribe(_ token: DeviceToken, to new: NewSubscription, at now: Int64) async throws -> SubscriptionChange {
         let limit = maximumSubscriptionsPerDevice
-        return try state.withLock { state throws(StoreLimitError) -> SubscriptionChange in
+        return try state.withLock { state throws -> SubscriptionChange in
             if state.devices[token] == nil {
+                guard token.formPlatform != .web else { throw UnknownDeviceError(token) }
                 state.devices[token] = Self.newDevice(DeviceRegistration(token: token), at: now)
             }
             if let existing = state.subscriptions.first(where: { Self.matches($0, token, new.coordinate, new.name) }) {
@@ -115,6 +140,7 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
             token: registration.token, platform: registration.platform, app: registration.app, environment: registration.environment,
             locale: registration.locale, createdAt: now, registeredAt: now)
         device.apply(registration)
+        device.webPush = registration.webPush
         return device
     }
 

@@ -198,9 +198,13 @@ struct DeviceResponse: Encodable {
     let hardFreezeBreaksQuietHours: Bool
     /// `pending` until a gateway accepted the device's verification push, then `verified`.
     let verification: DeviceVerification
+    /// A browser's: the push service its endpoint is at (never the endpoint's path or keys).
+    let endpointOrigin: String?
 
     enum CodingKeys: String, CodingKey {
         case token, platform, app, topic, environment, locale, verification
+        case deviceID = "device_id"
+        case endpointOrigin = "endpoint_origin"
         case createdAt = "created_at"
         case registeredAt = "registered_at"
         case quietHours = "quiet_hours"
@@ -210,7 +214,9 @@ struct DeviceResponse: Encodable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(token, forKey: .token)
+        if endpointOrigin != nil { try container.encode(token, forKey: .deviceID) }
         try container.encode(platform, forKey: .platform)
+        try container.encodeIfPresent(endpointOrigin, forKey: .endpointOrigin)
         try container.encodeIfPresent(app, forKey: .app)
         try container.encodeIfPresent(topic, forKey: .topic)
         try container.encodeIfPresent(environment, forKey: .environment)
@@ -235,6 +241,7 @@ struct DeviceResponse: Encodable {
         quietHours = device.quietHours.map { QuietHoursBody(start: $0.start, end: $0.end) }
         hardFreezeBreaksQuietHours = device.hardFreezeBreaksQuietHours
         verification = DeviceVerification(verifiedAt: device.verifiedAt, required: verificationRequired)
+        endpointOrigin = device.webPush?.endpoint.origin
     }
 }
 

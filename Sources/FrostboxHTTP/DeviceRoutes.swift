@@ -17,22 +17,26 @@ public struct DeviceRoutes: Sendable {
     let verifiesDevices: Bool
     /// Which platforms and apps this server pushes to: registrations of others are refused.
     let reach: PushReach
+    /// How browsers register; nil: they do not (no `POST /v1/devices`).
+    let webPush: WebPushRegistration?
 
     public init(
         store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false,
-        reach: PushReach = .logOnly
+        reach: PushReach = .logOnly, webPush: WebPushRegistration? = nil
     ) {
         self.store = store
         self.clock = clock
         self.newPlaces = newPlaces
         self.verifiesDevices = verifiesDevices
         self.reach = reach
+        self.webPush = webPush
     }
 
     public func add(to routes: RouteBuilder) {
         addLegacy(to: routes)
         addDevices(to: routes)
         addSubscriptions(to: routes)
+        if let webPush { addWebPush(to: routes, webPush) }
     }
 
     /// The routes of the existing app, unchanged on the wire.
@@ -40,7 +44,7 @@ public struct DeviceRoutes: Sendable {
         routes.on(.post, "/register") { request, context in
             let body = try await JSONBody.decode(RegisterBody.self, from: request, context: context)
             let registration = try Self.validated { () throws(ValidationError) in
-                let platform = try WireValidation.platform(body.platform)
+                let platform = try WireValidation.legacyPlatform(body.platform)
                 return DeviceRegistration(token: try DeviceToken(body.token, platform: platform), platform: platform)
             }
             let token = registration.token
@@ -52,7 +56,7 @@ public struct DeviceRoutes: Sendable {
         routes.on(.post, "/add_location") { request, context in
             let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)
             let (token, platform, new) = try Self.validated { () throws(ValidationError) in
-                let platform = try WireValidation.platform(body.platform)
+                let platform = try WireValidation.legacyPlatform(body.platform)
                 let token = try DeviceToken(body.token, platform: platform)
                 let new = try WireValidation.newSubscription(
                     latitude: body.location.latitude, longitude: body.location.longitude,
@@ -67,7 +71,7 @@ public struct DeviceRoutes: Sendable {
         routes.on(.post, "/remove_location") { request, context in
             let body = try await JSONBody.decode(LegacyLocationBody.self, from: request, context: context)
             let (token, coordinate, name) = try Self.validated { () throws(ValidationError) in
-                let token = try DeviceToken(body.token, platform: try WireValidation.platform(body.platform))
+                let token = try DeviceToken(body.token, platform: try WireValidation.legacyPlatform(body.platform))
                 _ = try TemperatureUnit(parsing: body.location.unit)
                 let coordinate = try Coordinate(latitude: body.location.latitude.value, longitude: body.location.longitude.value)
                 return (token, coordinate, try PlaceName(body.location.name))
@@ -158,6 +162,8 @@ public struct DeviceRoutes: Sendable {
             return try await store.register(registration, at: clock())
         } catch let error as PlatformMismatchError {
             throw APIError(.conflict, code: "platform_mismatch", error.message)
+        } catch let error as UnknownDeviceError {
+            throw APIError(.notFound, code: "unknown_device", error.message)
         }
     }
 
@@ -196,6 +202,8 @@ public struct DeviceRoutes: Sendable {
             return change
         } catch let error as StoreLimitError {
             throw APIError(.conflict, code: "subscription_limit", error.message)
+        } catch let error as UnknownDeviceError {
+            throw APIError(.notFound, code: "unknown_device", error.message)
         }
     }
 

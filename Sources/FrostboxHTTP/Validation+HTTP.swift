@@ -12,7 +12,19 @@ enum WireValidation {
     static func platform(_ raw: String?) throws(ValidationError) -> DevicePlatform {
         guard let raw else { return .ios }
         guard let platform = DevicePlatform(rawValue: raw) else {
-            throw ValidationError(.invalidField, field: "platform", "platform must be ios or android")
+            throw ValidationError(.invalidField, field: "platform", "platform must be ios, android or web")
+        }
+        return platform
+    }
+
+    /// `platform` on the routes of the existing app (`/register`, `/add_location`,
+    /// `/remove_location`): iOS or Android only (a browser registers its push subscription
+    /// with `POST /v1/devices`).
+    static func legacyPlatform(_ raw: String?) throws(ValidationError) -> DevicePlatform {
+        guard let raw else { return .ios }
+        guard let platform = DevicePlatform(rawValue: raw), platform != .web else {
+            throw ValidationError(
+                .invalidField, field: "platform", "platform must be ios or android here (a browser registers with POST /v1/devices)")
         }
         return platform
     }
@@ -51,9 +63,19 @@ enum WireValidation {
     /// The registration a client asks for: the token validated as its platform's (`platform`
     /// absent is `ios`), the app named by `app` (or its older name `topic`).
     static func registration(rawToken: String, body: DeviceBody?) throws(ValidationError) -> DeviceRegistration {
-        let platform = try self.platform(body?.platform)
+        // Absent: iOS (what the existing app sends), but for a browser's device id.
+        let platform =
+            try body?.platform.map { raw throws(ValidationError) in try self.platform(raw) }
+            ?? ((try? DeviceToken(rawToken, platform: .web)) != nil ? .web : .ios)
         var registration = DeviceRegistration(token: try DeviceToken(rawToken, platform: platform), platform: platform)
         guard let body else { return registration }
+        try facts(body, into: &registration)
+        return registration
+    }
+
+    /// The facts of a device body (app, environment, locale, quiet hours) into `registration`.
+    static func facts(_ body: DeviceBody, into registration: inout DeviceRegistration) throws(ValidationError) {
+        let platform = registration.platform
         if let app = body.app, let topic = body.topic, app != topic {
             throw ValidationError(.invalidField, field: "app", "app and topic name the same thing; send one of them")
         }
@@ -90,6 +112,5 @@ enum WireValidation {
         case .span(let span): registration.quietHours = .set(try QuietHours(start: span.start, end: span.end, field: "quiet_hours"))
         }
         registration.hardFreezeBreaksQuietHours = body.hardFreezeBreaksQuietHours
-        return registration
     }
 }

@@ -27,6 +27,7 @@ enum PostgresMigrations {
         ("p10-night-checks", nightChecks),
         ("p11-push-budget", pushBudget),
         ("p12-push-names", pushNames),
+        ("p13-web-push", webPush),
     ]
 
     /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;

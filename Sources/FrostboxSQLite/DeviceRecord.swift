@@ -16,6 +16,9 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
     var quietEnd: Int64?
     var hardFreezeBreaksQuiet: Bool
     var verifiedAt: Int64?
+    var webEndpoint: String?
+    var webP256dh: String?
+    var webAuth: String?
 
     enum CodingKeys: String, CodingKey {
         case token, platform, app, environment, locale
@@ -25,6 +28,9 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
         case quietEnd = "quiet_end"
         case hardFreezeBreaksQuiet = "hard_freeze_breaks_quiet"
         case verifiedAt = "verified_at"
+        case webEndpoint = "web_endpoint"
+        case webP256dh = "web_p256dh"
+        case webAuth = "web_auth"
     }
 
     init(_ registration: DeviceRegistration, at now: Int64) {
@@ -40,6 +46,9 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
         quietEnd = quiet?.end
         hardFreezeBreaksQuiet = registration.hardFreezeBreaksQuietHours ?? false
         verifiedAt = nil
+        webEndpoint = registration.webPush?.endpoint.url
+        webP256dh = registration.webPush?.p256dh
+        webAuth = registration.webPush?.auth
     }
 
     var device: Device {
@@ -51,6 +60,9 @@ struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
         device.quietHours = GRDBNotifierStore.quietHours(quietStart, quietEnd)
         device.hardFreezeBreaksQuietHours = hardFreezeBreaksQuiet
         device.verifiedAt = verifiedAt
+        if let webEndpoint, let webP256dh, let webAuth {
+            device.webPush = WebPushSubscription(trustedEndpoint: webEndpoint, p256dh: webP256dh, auth: webAuth)
+        }
         return device
     }
 }

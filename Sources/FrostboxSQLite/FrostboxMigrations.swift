@@ -38,6 +38,7 @@ public enum FrostboxMigrations {
         ("v18-night-records", v18NightRecords),
         ("v19-night-checks", v19NightChecks),
         ("v20-push-names", v20PushNames),
+        ("v21-web-push", v21WebPush),
     ]
 
     /// Places live in their own file now (`PlacesDatabase`): the device database drops its

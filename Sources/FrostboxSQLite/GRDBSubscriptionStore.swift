@@ -3,7 +3,7 @@ import GRDB
 
 /// The `SubscriptionStore` on SQLite. Writes go through the group committer, so each method
 /// returns after its change is durable.
-public struct GRDBSubscriptionStore: SubscriptionStore {
+public struct GRDBSubscriptionStore: SubscriptionStore, WebPushDirectory {
     let database: FrostboxDatabase
     /// Most subscriptions one device may hold; `subscribe` beyond it throws `StoreLimitError`.
     public let maximumSubscriptionsPerDevice: Int
@@ -20,6 +20,46 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
         }
     }
 
+    public func registerWebPush(
+        _ registration: DeviceRegistration, newID: DeviceToken, at now: Int64
+    ) async throws -> (
+        token: DeviceToken, created: Bool
+    ) {
+        guard let web = registration.webPush else { throw UnknownDeviceError(newID) }
+        return try await database.write { db in
+            let byEndpoint = try db.cachedStatement(sql: "SELECT token FROM device WHERE web_endpoint = ?")
+            var registration = registration
+            registration.platform = .web
+            guard let stored = try String.fetchOne(byEndpoint, arguments: [web.endpoint.url]) else {
+                registration.token = newID
+                try Self.insertDevice(db, registration, at: now)
+                return (newID, true)
+            }
+            registration.token = DeviceToken(trusted: stored)
+            _ = try Self.upsertDevice(db, registration, at: now)
+            let keys = try db.cachedStatement(sql: "UPDATE device SET web_p256dh = ?, web_auth = ? WHERE token = ?")
+            try keys.execute(arguments: [web.p256dh, web.auth, stored])
+            return (registration.token, false)
+        }
+    }
+
+    public func webPushSubscriptions(of tokens: [DeviceToken]) async throws -> [DeviceToken: WebPushSubscription] {
+        try await database.pool.read { db in
+            var found: [DeviceToken: WebPushSubscription] = [:]
+            for chunk in stride(from: 0, to: tokens.count, by: 500).map({ tokens[$0..<min(tokens.count, $0 + 500)] }) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: "SELECT token, web_endpoint, web_p256dh, web_auth FROM device WHERE platform = 'web' AND token IN (\(marks))",
+                    arguments: StatementArguments(chunk.map(\.value)))
+                while let row = try rows.next() {
+                    found[DeviceToken(trusted: row[0])] = WebPushSubscription(trustedEndpoint: row[1], p256dh: row[2], auth: row[3])
+                }
+            }
+            return found
+        }
+    }
+
     public func device(_ token: DeviceToken) async throws -> Device? {
         try await database.pool.read { db in
             try DeviceRecord.fetchOne(db, key: ["token": token.value])?.device
@@ -32,6 +72,8 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
             // The hot path of the device API: cached statements, no SQL generated per request.
             let known = try db.cachedStatement(sql: "SELECT 1 FROM device WHERE token = ?")
             if try Int.fetchOne(known, arguments: [token.value]) == nil {
+                // A browser is registered by its push subscription only.
+                guard token.formPlatform != .web else { throw UnknownDeviceError(token) }
                 try Self.insertDevice(db, DeviceRegistration(token: token), at: now)
             }
             if let existing = try Self.matching(db, token, new.coordinate, new.name).first {
@@ -129,6 +171,8 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
         if let platform = try String.fetchOne(stored, arguments: [registration.token.value]) {
             throw PlatformMismatchError(stored: DevicePlatform(rawValue: platform) ?? registration.token.formPlatform, requested: registration.platform)
         }
+        // A browser is registered by its push subscription only (`registerWebPush`).
+        guard registration.platform != .web || registration.webPush != nil else { throw UnknownDeviceError(registration.token) }
         try insertDevice(db, registration, at: now)
         return true
     }
@@ -137,13 +181,15 @@ public struct GRDBSubscriptionStore: SubscriptionStore {
         let insert = try db.cachedStatement(
             sql: """
                 INSERT INTO device (token, platform, app, environment, locale, created_at, registered_at,
-                    quiet_start, quiet_end, hard_freeze_breaks_quiet)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    quiet_start, quiet_end, hard_freeze_breaks_quiet, web_endpoint, web_p256dh, web_auth)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         let quiet = registration.quietHours?.minutes
+        let web = registration.webPush
         try insert.execute(arguments: [
             registration.token.value, registration.platform.rawValue, registration.app, registration.environment?.rawValue,
             registration.locale, now, now, quiet?.start, quiet?.end, registration.hardFreezeBreaksQuietHours ?? false,
+            web?.endpoint.url, web?.p256dh, web?.auth,
         ])
     }
 

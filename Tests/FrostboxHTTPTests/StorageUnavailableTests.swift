@@ -83,6 +83,9 @@ struct ReadOnlyStore: SubscriptionStore {
     static let refused = StorageUnavailableError(.readOnly, code: "25006", message: "cannot execute INSERT in a read-only transaction")
 
     func register(_ registration: DeviceRegistration, at now: Int64) async throws -> Bool { throw Self.refused }
+    func registerWebPush(_ registration: DeviceRegistration, newID: DeviceToken, at now: Int64) async throws -> (token: DeviceToken, created: Bool) {
+        throw Self.refused
+    }
     func device(_ token: DeviceToken) async throws -> Device? { try await base.device(token) }
     func subscribe(_ token: DeviceToken, to new: NewSubscription, at now: Int64) async throws -> SubscriptionChange { throw Self.refused }
     func unsubscribe(_ token: DeviceToken, at coordinate: Coordinate, named name: PlaceName) async throws -> Int { throw Self.refused }

@@ -24,7 +24,7 @@ struct PushSenderContractTests {
 
     @Test("the platform router keeps the contract for each platform")
     func byPlatform() async {
-        let router = PushSenderByPlatform([.ios: RecordingPushSender(), .android: RecordingPushSender()])
+        let router = PushSenderByPlatform([.ios: RecordingPushSender(), .android: RecordingPushSender(), .web: RecordingPushSender()])
         for platform in DevicePlatform.allCases {
             let found = await PushSenderContract.violations(of: router, tokens: tokens, platform: platform) {
                 .delivered(messageID: $0.messageID)

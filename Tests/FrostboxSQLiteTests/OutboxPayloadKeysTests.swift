@@ -52,6 +52,6 @@ struct PlatformDeliveriesCodecTests {
         #expect(PlatformDeliveriesCodec.encode(deliveries) == "android:3:0;ios:12:1")
         #expect(PlatformDeliveriesCodec.decode("android:3:0;ios:12:1") == deliveries)
         #expect(PlatformDeliveriesCodec.decode("") == PlatformDeliveries())
-        #expect(PlatformDeliveriesCodec.decode("web:1:1;ios:12:1;android:x:0") == PlatformDeliveries([.ios: .init(delivered: 12, failed: 1)]))
+        #expect(PlatformDeliveriesCodec.decode("watch:1:1;ios:12:1;android:x:0") == PlatformDeliveries([.ios: .init(delivered: 12, failed: 1)]))
     }
 }
