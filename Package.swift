@@ -105,6 +105,13 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FrostboxWebPush",
+            dependencies: [
+                "FrostboxCore", "FrostboxPushEngine", crypto, .product(name: "NIOHPACK", package: "swift-nio-http2"), nioCore, nioPosix,
+                nioSSL, logging,
+            ]
+        ),
+        .target(
             name: "FrostboxFCM",
             dependencies: [
                 "FrostboxCore", "FrostboxPushEngine", crypto, .product(name: "NIOHPACK", package: "swift-nio-http2"),
@@ -344,6 +351,10 @@ let package = Package(
                 "FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", .product(name: "NIOEmbedded", package: "swift-nio"), nioCore,
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"), logging,
             ]
+        ),
+        .testTarget(
+            name: "FrostboxWebPushTests",
+            dependencies: ["FrostboxWebPush", "FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", crypto, logging, nioCore]
         ),
         .testTarget(
             name: "FrostboxFCMTests",
