@@ -1,0 +1,121 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The addresses a push service must not be at unless it is allowed to be private: this
+/// host's and its networks' (private, loopback, link-local, carrier-grade NAT, unspecified,
+/// multicast, reserved), in IPv4 and IPv6 (IPv4-mapped IPv6 as its IPv4).
+enum WebPushAddresses {
+    /// Whether `address` is one a public push service cannot have.
+    static func isPrivate(_ address: SocketAddress) -> Bool {
+        switch address {
+        case .v4(let v4):
+            let value = UInt32(bigEndian: v4.address.sin_addr.s_addr)
+            return isPrivateIPv4(value)
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            return isPrivateIPv6(bytes)
+        default:
+            return true
+        }
+    }
+
+    static func isPrivateIPv4(_ value: UInt32) -> Bool {
+        let ranges: [(UInt32, Int)] = [
+            (0x0000_0000, 8),  // 0.0.0.0/8 "this network"
+            (0x0A00_0000, 8),  // 10/8
+            (0x6440_0000, 10),  // 100.64/10 carrier-grade NAT
+            (0x7F00_0000, 8),  // 127/8 loopback
+            (0xA9FE_0000, 16),  // 169.254/16 link-local (cloud metadata services)
+            (0xAC10_0000, 12),  // 172.16/12
+            (0xC000_0000, 24),  // 192.0.0/24 protocol assignments
+            (0xC0A8_0000, 16),  // 192.168/16
+            (0xC612_0000, 15),  // 198.18/15 benchmarking
+            (0xE000_0000, 4),  // 224/4 multicast
+            (0xF000_0000, 4),  // 240/4 reserved, and the broadcast address
+        ]
+        return ranges.contains { base, bits in value >> UInt32(32 - bits) == base >> UInt32(32 - bits) }
+    }
+
+    static func isPrivateIPv6(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count == 16 else { return true }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+            // ::ffff:a.b.c.d, an IPv4 address.
+            return isPrivateIPv4(UInt32(bytes[12]) << 24 | UInt32(bytes[13]) << 16 | UInt32(bytes[14]) << 8 | UInt32(bytes[15]))
+        }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) && (bytes[15] == 0 || bytes[15] == 1) { return true }  // :: and ::1
+        if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return true }  // fe80::/10 link-local
+        if bytes[0] & 0xfe == 0xfc { return true }  // fc00::/7 unique local
+        if bytes[0] == 0xff { return true }  // ff00::/8 multicast
+        if bytes[0] == 0x20 && bytes[1] == 0x01 && bytes[2] == 0x0d && bytes[3] == 0xb8 { return true }  // 2001:db8::/32 documentation
+        return false
+    }
+}
+
+/// Finds the addresses of a push service's host.
+public protocol WebPushResolver: Sendable {
+    /// Every address of `host` (an IP literal: itself), within the resolver's deadline.
+    func addresses(of host: String, port: Int) async throws -> [SocketAddress]
+}
+
+/// The system's resolver (`getaddrinfo`, on NIO's thread pool), with a deadline.
+public struct SystemWebPushResolver: WebPushResolver {
+    /// The longest a lookup may take.
+    public let deadline: Duration
+
+    public init(deadline: Duration = .seconds(3)) {
+        self.deadline = deadline
+    }
+
+    public func addresses(of host: String, port: Int) async throws -> [SocketAddress] {
+        if let literal = try? SocketAddress(ipAddress: host, port: port) { return [literal] }
+        return try await withThrowingTaskGroup(of: [SocketAddress].self) { group in
+            group.addTask { try await Self.lookup(host, port: port) }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                throw WebPushResolutionError(host: host, reason: "no answer within \(deadline)")
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? []
+        }
+    }
+
+    private static func lookup(_ host: String, port: Int) async throws -> [SocketAddress] {
+        // getaddrinfo blocks: NIO's thread pool, never an event loop or the cooperative pool.
+        try await NIOThreadPool.singleton.runIfActive {
+            var hints = addrinfo()
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            var list: UnsafeMutablePointer<addrinfo>?
+            let status = getaddrinfo(host, String(port), &hints, &list)
+            guard status == 0, let first = list else { throw WebPushResolutionError(host: host, reason: "getaddrinfo status \(status)") }
+            defer { freeaddrinfo(list) }
+            var found: [SocketAddress] = []
+            var entry: UnsafeMutablePointer<addrinfo>? = first
+            while let current = entry {
+                if let address = current.pointee.ai_addr {
+                    switch Int32(current.pointee.ai_family) {
+                    case AF_INET:
+                        address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { found.append(SocketAddress($0.pointee, host: host)) }
+                    case AF_INET6:
+                        address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { found.append(SocketAddress($0.pointee, host: host)) }
+                    default: break
+                    }
+                }
+                entry = current.pointee.ai_next
+            }
+            return found
+        }
+    }
+}
+
+/// A push service's host that could not be resolved.
+public struct WebPushResolutionError: Error, Sendable, CustomStringConvertible {
+    public let host: String
+    public let reason: String
+    public var description: String { "cannot resolve \(host): \(reason)" }
+}
