@@ -45,8 +45,18 @@ struct NotifyRunFailoverTests {
             cluster: cluster, database: database, store: PostgresNotifierStore(database: database, worker: "w", leaseSeconds: 30),
             push: PrimaryLosingPush(failAfter: failAfter) {
                 try? await TestPostgresCluster.offThePool { try cluster.setReadOnly(true) }
-                // The sessions take the reloaded setting at their next statement: a moment.
-                try? await Task.sleep(for: .milliseconds(300))
+                // The sessions take the reloaded setting once the postmaster has signalled them:
+                // a moment, but seconds on a loaded machine (a fixed 300 ms let a whole run's
+                // writes through). Lost means a write through the pool is refused.
+                let deadline = ContinuousClock.now + .seconds(20)
+                while ContinuousClock.now < deadline {
+                    do {
+                        try await database.query("UPDATE outbox SET attempts = attempts WHERE false", writes: true)
+                        try? await Task.sleep(for: .milliseconds(20))
+                    } catch {
+                        break
+                    }
+                }
             })
         setup.forecasts.set(Fixtures.frost(low: -1))
         return setup
