@@ -167,7 +167,7 @@ let package = Package(
             name: "FrostboxApp",
             dependencies: [
                 "FrostboxCore", "FrostboxSQLite", "FrostboxPostgres", "FrostboxGeoNames", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxAPNs",
-                "FrostboxFCM", "FrostboxPushEngine", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport", "CFrostboxSystem",
+                "FrostboxFCM", "FrostboxWebPush", "FrostboxPushEngine", "FrostboxHTTP", "FrostboxNotifier", "FrostboxPlaceImport", "CFrostboxSystem",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 nioCore, .product(name: "CoreMetrics", package: "swift-metrics"), hummingbird, asyncHTTPClient,
                 .product(name: "Configuration", package: "swift-configuration"), .product(name: "Yams", package: "Yams"), serviceLifecycle,
@@ -255,6 +255,16 @@ let package = Package(
             ],
             path: "tools/MockFCM"
         ),
+        .target(
+            name: "MockWebPush",
+            // A browser's push service (RFC 8030) over HTTP/2 + TLS: checks VAPID and the headers,
+            // decrypts each body as a browser does, answers chosen faults.
+            dependencies: [
+                "MockAPNs", "FrostboxCore", crypto, hummingbird, .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), nioCore, nioSSL, logging, serviceLifecycle,
+            ],
+            path: "tools/MockWebPush"
+        ),
         .executableTarget(
             name: "mock-fcm",
             dependencies: [
@@ -329,7 +339,8 @@ let package = Package(
             name: "FrostboxAppTests",
             dependencies: [
                 "FrostboxApp", "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures", "MockOpenMeteo", "FrostboxAPNs",
-                "FrostboxPlaceImport", "FrostboxOpenMeteo", "MockFCM", asyncHTTPClient, crypto, logging, serviceLifecycle,
+                "FrostboxPlaceImport", "FrostboxOpenMeteo", "MockFCM", "MockWebPush", "FrostboxWebPush", asyncHTTPClient, crypto, logging,
+                serviceLifecycle,
             ]
         ),
         .testTarget(
@@ -354,7 +365,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FrostboxWebPushTests",
-            dependencies: ["FrostboxWebPush", "FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", crypto, logging, nioCore]
+            dependencies: ["FrostboxWebPush", "FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", "MockWebPush", crypto, logging, nioCore]
         ),
         .testTarget(
             name: "FrostboxFCMTests",

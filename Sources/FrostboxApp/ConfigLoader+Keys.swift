@@ -130,6 +130,7 @@ enum ConfigKeys {
         try readForecast(&r, into: &config, logger: logger)
         try readAPNs(&r, into: &config.apns, logger: logger)
         try readFCM(&r, into: &config.fcm, logger: logger)
+        try readWebPush(&r, into: &config.webPush)
         return config
     }
 

@@ -4,6 +4,7 @@ import FrostboxCore
 import FrostboxHTTP
 import FrostboxPlaceImport
 import FrostboxSQLite
+import FrostboxWebPush
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -91,11 +92,16 @@ public enum FrostboxApplication {
             operations = OperationsComponents(config: config)
             placesReloader = PlacesReloader(places: placesInUse, metrics: operations.telemetry.factory)
             forecasts = ForecastComponents(database: database, settings: config.forecasts, logger: logger)
-            do throws(PushConfigurationError) {
-                pushComponents = try PushComponents(
-                    settings: config.demo ? APNsSettings() : config.apns, fcm: config.demo ? FCMSettings() : config.fcm,
+            do {
+                let web = try WebPushComponents(
+                    settings: config.demo ? WebPushSettings() : config.webPush, directory: subscriptions as? any WebPushDirectory,
                     budget: database.pushBudget, logger: logger)
-            } catch {
+                pushComponents = try PushComponents(
+                    settings: config.demo ? APNsSettings() : config.apns, fcm: config.demo ? FCMSettings() : config.fcm, web: web,
+                    budget: database.pushBudget, logger: logger)
+            } catch let error as WebPushServicesError {
+                throw ConfigurationError(key: "webpush.push_services", source: "settings", error.description)
+            } catch let error as PushConfigurationError {
                 // Start-up stops on it like on any other configuration error (exit 78).
                 throw ConfigurationError(key: nil, source: "push apps", error.message)
             }
@@ -103,7 +109,8 @@ public enum FrostboxApplication {
                 // The log-only sink proves no device real: every device would stay pending.
                 throw ConfigurationError(
                     key: "devices.verify", source: "settings",
-                    "is on but no APNs or FCM app is configured: no device could ever be verified (configure an app, or leave devices.verify at auto)")
+                    "is on but no APNs, FCM or Web Push app is configured: no device could ever be verified (configure an app, or leave devices.verify at auto)"
+                )
             }
             push = operations.metered(pushComponents.sender, transport: pushComponents.gauges)
             demoScenario = config.demo ? DemoForecastProvider() : nil
@@ -135,6 +142,7 @@ public enum FrostboxApplication {
                 subscriptions: components.subscriptions, places: components.places, clock: components.clock,
                 ready: { await database.isReady() }, newPlaces: components.newPlaces,
                 verifiesDevices: components.notifier.verification != nil, reach: components.pushComponents.reach,
+                webPush: components.pushComponents.web?.registration,
                 placeCoverage: { [placesInUse = components.placesInUse] in try? await PlaceCoverage.hint(placesInUse.database) }
             )
                 + operationsRoutes(
@@ -156,11 +164,13 @@ public enum FrostboxApplication {
     public static func publicRoutes(
         subscriptions: any SubscriptionStore, places: any PlaceIndex, clock: @escaping @Sendable () -> Int64,
         ready: @escaping @Sendable () async -> Bool, newPlaces: NewPlaceLimit? = nil, verifiesDevices: Bool = false,
-        reach: PushReach = .logOnly, placeCoverage: @escaping @Sendable () async -> String? = { nil }
+        reach: PushReach = .logOnly, webPush: WebPushRegistration? = nil, placeCoverage: @escaping @Sendable () async -> String? = { nil }
     ) -> [FrostboxAPI.RouteGroup] {
         [
             HealthRoutes(ready: ready).add(to:),
-            DeviceRoutes(store: subscriptions, clock: clock, newPlaces: newPlaces, verifiesDevices: verifiesDevices, reach: reach).add(to:),
+            DeviceRoutes(
+                store: subscriptions, clock: clock, newPlaces: newPlaces, verifiesDevices: verifiesDevices, reach: reach, webPush: webPush
+            ).add(to:),
             PlaceRoutes(index: places, coverage: placeCoverage).add(to:),
         ]
     }

@@ -105,6 +105,8 @@ public struct FrostboxSettings: Sendable {
     public var apns = APNsSettings()
     /// The FCM apps Android devices' alerts go through (`fcm.*`); none: they are logged.
     public var fcm = FCMSettings()
+    /// The Web Push apps browsers' alerts go through (`webpush.*`); none: they are logged.
+    public var webPush = WebPushSettings()
     /// `devices.verify` as configured; nil: on exactly when a push app is configured.
     public var verifyDevicesSetting: Bool?
     /// `devices.pending_ttl`: a device still pending this long after its first registration
@@ -115,7 +117,7 @@ public struct FrostboxSettings: Sendable {
     /// forecasts (`DeviceVerification`): `devices.verify`, by default on when an APNs or FCM
     /// app is configured; never in demo mode (pushes only go to the log there).
     public var verifiesDevices: Bool {
-        !demo && (verifyDevicesSetting ?? (!apns.apps.isEmpty || apns.appsFile != nil || !fcm.apps.isEmpty))
+        !demo && (verifyDevicesSetting ?? (!apns.apps.isEmpty || apns.appsFile != nil || !fcm.apps.isEmpty || !webPush.apps.isEmpty))
     }
 
     // MARK: Demo

@@ -45,7 +45,9 @@ public enum PushCommands {
                         : "Android app \(bundleID) is not configured (configured: \(configured))")
             }
         case .web:
-            throw Failure(description: "push-test --platform web: no Web Push app is configured")
+            throw Failure(
+                description: "push-test does not send to browsers yet: a browser's visible confirmation push, sent by the next notify run, "
+                    + "shows whether it is reached (frostbox runs)")
         }
         let notification = PushNotification(
             token: device, platform: platform, app: bundleID, environment: platform == .ios && sandbox ? .sandbox : nil,

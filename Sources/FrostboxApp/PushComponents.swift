@@ -7,8 +7,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// The push capability of a Frostbox process: iOS devices through the APNs router over the
-/// configured apps, Android devices through the FCM router over its apps, and a platform
-/// with no app configured through the log-only sink. Key and certificate files are read (and
+/// configured apps, Android devices through the FCM router over its apps, browsers through the
+/// Web Push router over theirs, and a platform with no app configured through the log-only sink. Key and certificate files are read (and
 /// checked) when this is made; connections open on the first push, so commands that never
 /// push open none. `shutdown()` closes them (`serve` does it on the way out).
 public final class PushComponents: Sendable {
@@ -26,11 +26,14 @@ public final class PushComponents: Sendable {
     private let fcmRouter = Mutex<FCMPushRouter?>(nil)
     /// Where the FCM pacers keep their budgets (nil: in the process).
     private let budget: (any PushBudgetStore)?
+    /// Browsers' side (nil: browsers' pushes are logged, e.g. in commands without a database).
+    public let web: WebPushComponents?
 
     /// - Parameter budget: the cluster's push budget (`DeviceDatabase.pushBudget`); nil: this
     ///   process paces alone.
     public convenience init(
-        settings: APNsSettings, fcm: FCMSettings = FCMSettings(), budget: (any PushBudgetStore)? = nil, logger: Logger
+        settings: APNsSettings, fcm: FCMSettings = FCMSettings(), web: WebPushComponents? = nil, budget: (any PushBudgetStore)? = nil,
+        logger: Logger
     ) throws(PushConfigurationError) {
         var fcmApps: [FCMApp] = []
         for app in fcm.apps {
@@ -45,16 +48,17 @@ public final class PushComponents: Sendable {
             logger.notice("no FCM app configured: Android devices' pushes are only logged (set fcm.apps to send them)")
         }
         do throws(APNsConfigurationError) {
-            try self.init(apns: settings, fcmApps: fcmApps, fcm: fcm, budget: budget, logger: logger)
+            try self.init(apns: settings, fcmApps: fcmApps, fcm: fcm, web: web, budget: budget, logger: logger)
         } catch {
             throw .apns(error)
         }
     }
 
     private init(
-        apns settings: APNsSettings, fcmApps: [FCMApp], fcm: FCMSettings, budget: (any PushBudgetStore)?, logger: Logger
+        apns settings: APNsSettings, fcmApps: [FCMApp], fcm: FCMSettings, web: WebPushComponents?, budget: (any PushBudgetStore)?, logger: Logger
     ) throws(APNsConfigurationError) {
         self.fcmApps = fcmApps
+        self.web = web
         self.budget = budget
         self.fcmSettings = fcm
         let resolved = try settings.resolved()
@@ -90,7 +94,7 @@ public final class PushComponents: Sendable {
     public var sender: any PushSender {
         PushSenderByPlatform([
             .ios: apps.isEmpty ? logOnly : Sender(components: self), .android: fcmApps.isEmpty ? logOnly : AndroidSender(components: self),
-            .web: logOnly,
+            .web: web?.sender(fallback: logOnly) ?? logOnly,
         ])
     }
 
@@ -98,14 +102,15 @@ public final class PushComponents: Sendable {
     /// log-only when no app is configured at all (and in the demo, which configures none);
     /// otherwise the configured apps of each platform, and a platform without apps refused.
     public var reach: PushReach {
-        guard !apps.isEmpty || !fcmApps.isEmpty else { return .logOnly }
+        let webApps = web?.apps ?? []
+        guard !apps.isEmpty || !fcmApps.isEmpty || !webApps.isEmpty else { return .logOnly }
         func platform(_ ids: [String], defaultApp: String?) -> PushReach.Platform {
             ids.isEmpty ? .notConfigured : .apps(Set(ids), defaultApp: defaultApp ?? (ids.count == 1 ? ids[0] : nil))
         }
         return PushReach([
             .ios: platform(apps.map(\.bundleID), defaultApp: defaultApp),
             .android: platform(fcmApps.map(\.settings.packageName), defaultApp: fcmSettings.defaultApp),
-            .web: .notConfigured,
+            .web: platform(webApps, defaultApp: web?.settings.defaultApp),
         ])
     }
 
@@ -134,7 +139,7 @@ public final class PushComponents: Sendable {
     }
 
     /// Where each paced FCM app stands (empty before the first Android push).
-    public var pacing: [PushPacing] { fcmRouter.withLock { $0 }?.pacing ?? [] }
+    public var pacing: [PushPacing] { (fcmRouter.withLock { $0 }?.pacing ?? []) + (web?.pacing ?? []) }
 
     /// HTTP/2 connections open now, by platform (`ios`: APNs, `android`: FCM; 0 for the
     /// log-only sink or before the first push).
@@ -142,6 +147,7 @@ public final class PushComponents: Sendable {
         [
             DevicePlatform.ios.rawValue: router.withLock { $0 }?.openConnections ?? 0,
             DevicePlatform.android.rawValue: fcmRouter.withLock { $0 }?.openConnections ?? 0,
+            DevicePlatform.web.rawValue: web?.openConnections ?? 0,
         ]
     }
 
@@ -150,6 +156,7 @@ public final class PushComponents: Sendable {
         [
             DevicePlatform.ios.rawValue: router.withLock { $0 }?.streamsInFlight ?? 0,
             DevicePlatform.android.rawValue: fcmRouter.withLock { $0 }?.streamsInFlight ?? 0,
+            DevicePlatform.web.rawValue: web?.streamsInFlight ?? 0,
         ]
     }
 
@@ -159,8 +166,9 @@ public final class PushComponents: Sendable {
             connections: { [self] in connectionsByPlatform }, streamsInFlight: { [self] in streamsByPlatform }, pacing: { [self] in pacing })
     }
 
-    /// Closes the APNs and FCM connections, if any were opened.
+    /// Closes the APNs, FCM and Web Push connections, if any were opened.
     public func shutdown() async {
+        await web?.shutdown()
         let fcm = fcmRouter.withLock { router in
             defer { router = nil }
             return router

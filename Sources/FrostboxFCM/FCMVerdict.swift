@@ -1,5 +1,6 @@
 import Foundation
 import FrostboxCore
+import FrostboxPushEngine
 import NIOCore
 
 /// What one `messages:send` answer means, judged from its status, `Retry-After` and body alone
@@ -110,11 +111,7 @@ public enum FCMVerdict: Sendable, Hashable {
     }
 
     /// `Retry-After` as delay-seconds (FCM's form); an HTTP date or garbage is ignored.
-    static func parseRetryAfter(_ value: String) -> Duration? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        guard let seconds = Int64(trimmed), seconds >= 0 else { return nil }
-        return .seconds(seconds)
-    }
+    static func parseRetryAfter(_ value: String) -> Duration? { PushRetryPolicy.retryAfter(value) }
 
     struct SendAnswer: Decodable {
         var name: String?

@@ -8,6 +8,7 @@ public struct WebPushConfigurationError: Error, Sendable, Hashable, CustomString
         case existingFile
         case unwritableFile
         case invalidSubject
+        case invalidApp
     }
 
     private let code: Code
@@ -55,6 +56,11 @@ public struct WebPushConfigurationError: Error, Sendable, Hashable, CustomString
             "invalid VAPID subject \"\(subject)\": \(detail); accepted: mailto:name@example.com or an https:// URL with a dotted host"
                 + " (https://example.com/contact), not localhost or a host without a dot, which push services refuse"
         )
+    }
+
+    /// An app that cannot be set up as configured.
+    public static func invalidApp(_ name: String, _ problem: String) -> Self {
+        .init(.invalidApp, "Web Push app \(name) \(problem)")
     }
 
     public var description: String { message }

@@ -5,7 +5,9 @@ dialect), which Python's `re` cannot compile, so no value could be generated for
 generator gets the same rule in Python's words instead: `[^\\W_]` is a Unicode letter or digit
 there (in ECMA-262 it would be ASCII only, so the document keeps its own spelling).
 """
+import copy
 import re
+import urllib.parse
 
 import schemathesis
 from schemathesis.core.parameters import ParameterLocation
@@ -39,11 +41,33 @@ def before_load_schema(context, raw_schema):
 APNS_TOKEN = re.compile(r"^([0-9a-fA-F]{2}){8,100}$")
 SOME_APNS_TOKEN = "0123456789abcdef0123456789abcdef"
 TOKEN_BODIES = {"/register", "/add_location", "/remove_location", "/admin/push-test"}
+BROWSER_KEYS = {
+    "p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+    "auth": "BTBZMqHH6r4Tts7J_aSIgg",
+}
+
+
+WEB_ID = re.compile(r"^web:[A-Za-z0-9_-]{22}$")
 
 
 def _keep_device_rules(body, token_in_path=None):
-    platform = body.get("platform")
+    if body.get("platform") == "web" and token_in_path is None:
+        # The existing app's routes take iOS and Android devices only.
+        body.pop("platform")
     token = body.get("token", token_in_path)
+    if isinstance(token, str) and WEB_ID.match(urllib.parse.unquote(token)):
+        # A browser's id (answered by POST /v1/devices): on the existing app's routes no token,
+        # on PUT /v1/devices/{id} a browser's, whatever platform was generated.
+        if token_in_path is None:
+            body["token"] = token = SOME_APNS_TOKEN
+            body.pop("platform", None)
+        else:
+            body["platform"] = "web"
+            body.pop("environment", None)
+    elif body.get("platform") == "web":
+        # A browser is registered by POST /v1/devices alone: any other id is not a browser's.
+        body.pop("platform")
+    platform = body.get("platform")
     if platform in (None, "ios") and isinstance(token, str) and not APNS_TOKEN.match(token):
         body["platform"] = platform = "android"
     if platform == "android":
@@ -69,9 +93,37 @@ def _keep_window_rules(body):
         settings["notify_after"] = "16:00"
 
 
+def _keep_browser_rules(body):
+    # A subscription the server takes: an allowed push service (the test server's private one,
+    # which is not resolved) and a key on the curve (RFC 8291's example).
+    body["subscription"] = {"endpoint": "https://127.0.0.1:9/push/schema", "expirationTime": None, "keys": BROWSER_KEYS}
+    quiet = body.get("quiet_hours")
+    if isinstance(quiet, dict) and quiet.get("start") is not None and quiet.get("start") == quiet.get("end"):
+        quiet["end"] = "07:00" if quiet["start"] != "07:00" else "22:00"
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    # Cases made from values the server answered (a browser's id reused as a token) do not
+    # pass through map_case: the same rules, just before they are sent.
+    meta = getattr(case, "meta", None)
+    if not isinstance(case.body, dict) or (meta is not None and meta.is_negative_at(ParameterLocation.BODY)):
+        return
+    path = case.operation.path
+    if path == "/v1/devices":
+        _keep_browser_rules(case.body)
+    elif path in TOKEN_BODIES:
+        _keep_device_rules(case.body)
+    elif path == "/v1/devices/{token}" and case.operation.method.upper() == "PUT":
+        _keep_device_rules(case.body, token_in_path=(case.path_parameters or {}).get("token"))
+
+
 @schemathesis.hook
 def map_case(context, case):
     path = case.operation.path
+    if isinstance(case.body, dict):
+        # Generated cases may share nested objects: a rule kept in one must not change another.
+        case.body = copy.deepcopy(case.body)
     body = case.body if isinstance(case.body, dict) else None
     meta = getattr(case, "meta", None)
     if body is not None and meta is not None and meta.is_negative_at(ParameterLocation.BODY):
@@ -84,6 +136,8 @@ def map_case(context, case):
         _keep_device_rules(body)
     elif path == "/v1/devices/{token}/subscriptions" and body is not None:
         _keep_window_rules(body)
+    elif path == "/v1/devices" and body is not None:
+        _keep_browser_rules(body)
     elif path == "/v1/devices/{token}" and case.operation.method.upper() == "PUT":
         token = (case.path_parameters or {}).get("token")
         if body is not None:

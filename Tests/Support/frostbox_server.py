@@ -43,7 +43,9 @@ def running_server(token, prepare=None, settings=None):
         [str(binary), "serve", "--host", "127.0.0.1", "--port", "0"], stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=directory)
     try:
         port = None
-        deadline = time.time() + 60
+        # The first start seeds the bundled places before it listens: seconds here, a minute on
+        # a loaded machine.
+        deadline = time.time() + 240
         while time.time() < deadline and port is None:
             match = re.search(r"listening on [^\s:]+:(\d+)", log_path.read_text())
             if match:

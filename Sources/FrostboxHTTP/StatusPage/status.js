@@ -591,7 +591,7 @@
     const counts = summary.counts;
     const platforms = Object.entries(counts.devices_by_platform || {})
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([platform, count]) => `${number(count)} ${platform === "ios" ? "iOS" : platform === "android" ? "Android" : platform}`);
+      .map(([platform, count]) => `${number(count)} ${platform === "ios" ? "iOS" : platform === "android" ? "Android" : platform === "web" ? "browsers" : platform}`);
     const byPlatform = platforms.length > 1 ? ` (${platforms.join(", ")})` : "";
     $("#counts").textContent = `${number(counts.devices)} devices${byPlatform} · ${number(counts.subscriptions)} subscriptions · ${number(counts.boxes)} boxes`;
     $("#updated").textContent = `updated ${time(summary.generated_at)}`;
@@ -603,7 +603,7 @@
       ...Object.entries(summary.outbox.recent_failures_by_class).sort().map(([k, v]) => [`Failed (${k}), listed runs`, number(v)]),
     ]);
     const push = summary.push;
-    const platformName = (platform) => platform === "ios" ? "iOS" : platform === "android" ? "Android" : platform;
+    const platformName = (platform) => platform === "ios" ? "iOS" : platform === "android" ? "Android" : platform === "web" ? "browsers" : platform;
     list($("#push"), [
       ["Connections", number(push.connections)],
       // With both platforms connected, each one's (iOS to APNs, Android to FCM).

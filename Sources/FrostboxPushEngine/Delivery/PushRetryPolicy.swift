@@ -1,3 +1,5 @@
+import Foundation
+
 /// When and how often temporary failures (429, 5xx, resets, lost connections, deadlines) are
 /// retried, on every platform: exponential backoff with jitter, a server's `Retry-After`
 /// honoured up to a ceiling, a bounded number of attempts, and the isolation of a push that
@@ -47,5 +49,11 @@ public struct PushRetryPolicy: Sendable, Hashable {
         let backoff = backoff(beforeRetry: retry, random: random)
         guard let retryAfter else { return backoff }
         return max(min(retryAfter, maximumRetryAfter), backoff)
+    }
+
+    /// A `Retry-After` header as delay-seconds; an HTTP date or garbage is nil (the backoff then).
+    package static func retryAfter(_ value: String) -> Duration? {
+        guard let seconds = Int64(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
+        return .seconds(seconds)
     }
 }

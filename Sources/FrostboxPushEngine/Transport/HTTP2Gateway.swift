@@ -44,10 +44,11 @@ package final class HTTP2Gateway: Sendable {
     ///   - answerHeader: the one header of each answer that is kept (APNs: `apns-id`; FCM:
     ///     `retry-after`), lower case.
     ///   - indexPaths: every request has the same `:path` (FCM): HPACK keeps it in its table.
+    ///   - resolve: where each connection goes (nil: the endpoint's host, resolved as usual).
     package init(
         endpoint: HTTP2Endpoint, identity: HTTP2ClientIdentity?, trustedCertificatesPath: String?,
         settings: HTTP2ConnectionSettings, maximumResends: Int, answerHeader: String?, indexPaths: Bool = false, loops: [any EventLoop],
-        random: @escaping @Sendable () -> Double, logger: Logger
+        random: @escaping @Sendable () -> Double, resolve: HTTP2AddressResolver? = nil, logger: Logger
     ) throws(HTTP2SetupError) {
         precondition(!loops.isEmpty, "a gateway needs an event loop")
         let context = try HTTP2Transport.makeSSLContext(
@@ -61,7 +62,8 @@ package final class HTTP2Gateway: Sendable {
             share.maximumConnections = shared[index]
             return HTTP2Transport(
                 endpoint: endpoint, sslContext: context, settings: share, aloneConnections: alone[index],
-                maximumResends: maximumResends, answerHeader: answerHeader, indexPaths: indexPaths, eventLoop: loops[index], random: random, logger: logger)
+                maximumResends: maximumResends, answerHeader: answerHeader, indexPaths: indexPaths, eventLoop: loops[index], random: random,
+                resolve: resolve, logger: logger)
         }
         self.endpoint = endpoint
     }

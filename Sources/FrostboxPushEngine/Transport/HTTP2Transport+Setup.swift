@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP2
+import NIOPosix
 import NIOSSL
 
 /// A TLS client certificate chain and its private key (APNs certificate authentication).
@@ -13,6 +14,11 @@ package struct HTTP2ClientIdentity: Sendable {
     }
 }
 
+/// The address a gateway's connection goes to, decided afresh for each connection (Web Push's
+/// guard: a push service's host is checked against private ranges every time, as a DNS answer
+/// can change); nil: the host is resolved as usual.
+package typealias HTTP2AddressResolver = @Sendable (HTTP2Endpoint) async throws -> SocketAddress
+
 /// Why a gateway could not be set up.
 package enum HTTP2SetupError: Error, Sendable, Equatable {
     /// The TLS configuration (trusted certificates, client identity) was refused.
@@ -21,6 +27,16 @@ package enum HTTP2SetupError: Error, Sendable, Equatable {
 
 /// How a transport's connections are set up: TLS, HTTP/2 limits, the deadline check's pace.
 extension HTTP2Transport {
+    /// Connects to the address `resolve` gives, or to the endpoint's host.
+    static func connect(
+        _ bootstrap: ClientBootstrap, to endpoint: HTTP2Endpoint, resolve: HTTP2AddressResolver?, on loop: any EventLoop
+    ) -> EventLoopFuture<any Channel> {
+        guard let resolve else { return bootstrap.connect(host: endpoint.host, port: endpoint.port) }
+        // The bootstrap is used on its loop only: the resolution's future completes there.
+        let bound = NIOLoopBound(bootstrap, eventLoop: loop)
+        return loop.makeFutureWithTask { try await resolve(endpoint) }.flatMap { bound.value.connect(to: $0) }
+    }
+
     /// The TLS context of a gateway's connections (shared by its transports).
     static func makeSSLContext(
         endpoint: HTTP2Endpoint, identity: HTTP2ClientIdentity?, trustedCertificatesPath: String?

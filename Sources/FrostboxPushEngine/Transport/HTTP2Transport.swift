@@ -29,10 +29,10 @@ final class HTTP2Transport: @unchecked Sendable {
     private let settings: HTTP2ConnectionSettings
     /// The header of each answer that is kept (lower case), if any.
     let answerHeader: String?
-    /// `:path` goes into HPACK's table when every request has the same (FCM's), never when
-    /// each names its device (APNs').
+    /// `:path` in HPACK's table when every request has the same (FCM's), never per device (APNs').
     private let pathIndexing: HPACKIndexing
     private let random: @Sendable () -> Double
+    private let resolve: HTTP2AddressResolver?
     private let logger: Logger
     /// `:method`, `:scheme` and `:authority`: the same for every request, built once.
     private let staticHeaders: HPACKHeaders
@@ -83,8 +83,9 @@ final class HTTP2Transport: @unchecked Sendable {
     init(
         endpoint: HTTP2Endpoint, sslContext: NIOSSLContext, settings: HTTP2ConnectionSettings, aloneConnections: Int,
         maximumResends: Int = 10, answerHeader: String? = nil, indexPaths: Bool = false, eventLoop: any EventLoop, random: @escaping @Sendable () -> Double,
-        logger: Logger
+        resolve: HTTP2AddressResolver? = nil, logger: Logger
     ) {
+        self.resolve = resolve
         self.sslContext = sslContext
         self.endpoint = endpoint
         self.settings = settings
@@ -305,7 +306,7 @@ final class HTTP2Transport: @unchecked Sendable {
                     handlers[id] = handler
                 }
             }
-        bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { [self] result in
+        Self.connect(bootstrap, to: endpoint, resolve: resolve, on: loop).whenComplete { [self] result in
             switch result {
             case .success(let channel):
                 if closeWhenConnected.remove(id) != nil { channel.close(promise: nil) }
