@@ -49,6 +49,20 @@ public struct FrostData: Sendable, Hashable {
     }
 }
 
+extension FrostData {
+    /// The frost data as text fields, for wires whose data is a string map (FCM's `data`, the
+    /// Web Push payload's): `box`, `night`, `level`, and `minimum_c` and `probability` when
+    /// known (a whole number without a fraction: `-3`, not `-3.0`).
+    public var textFields: [String: String] {
+        var fields = ["box": box, "night": night, "level": level]
+        if let minimumC {
+            fields["minimum_c"] = minimumC == minimumC.rounded() && abs(minimumC) < 1e15 ? String(Int64(minimumC)) : "\(minimumC)"
+        }
+        if let probability { fields["probability"] = String(probability) }
+        return fields
+    }
+}
+
 /// What an alert says, decided once by the core and rendered by each gateway's adapter for
 /// its wire: the English text, localisation keys with their arguments (so the app can
 /// translate), sound, grouping, how strongly it may interrupt, and the frost data.

@@ -40,14 +40,8 @@ public struct FCMMessageRenderer: Sendable {
             return (try? encoder.encode(Wire.Request(message: message, validateOnly: true))) ?? Data()
         }
         let content = notification.content
-        var data: [String: String] = ["alert_id": notification.messageID]
-        if let frost = content.frost {
-            data["box"] = frost.box
-            data["night"] = frost.night
-            data["level"] = frost.level
-            if let minimum = frost.minimumC { data["minimum_c"] = Self.decimal(minimum) }
-            if let probability = frost.probability { data["probability"] = String(probability) }
-        }
+        var data = content.frost?.textFields ?? [:]
+        data["alert_id"] = notification.messageID
         if let group = content.group { data["group"] = group }
         let visible = content.title != nil || content.body != nil
         let message = Wire.Message(
@@ -74,13 +68,6 @@ public struct FCMMessageRenderer: Sendable {
         case .active: "PRIORITY_DEFAULT"
         case .timeSensitive: "PRIORITY_HIGH"
         }
-    }
-
-    /// A temperature as data: the shortest decimal that reads back as the same Double
-    /// (`-4.5`, `-4`, `0.25`), never an exponent.
-    static func decimal(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
     }
 
     /// The v1 JSON, field names as FCM spells them.

@@ -78,7 +78,7 @@ public struct SystemWebPushResolver: WebPushResolver {
             group.addTask { try await Self.lookup(host, port: port) }
             group.addTask {
                 try await Task.sleep(for: deadline)
-                throw WebPushResolutionError(host: host, reason: "no answer within \(deadline)")
+                throw WebPushResolutionError(host: host, reason: "no DNS answer within \(deadline)")
             }
             defer { group.cancelAll() }
             return try await group.next() ?? []
@@ -92,7 +92,7 @@ public struct SystemWebPushResolver: WebPushResolver {
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
             var list: UnsafeMutablePointer<addrinfo>?
             let status = getaddrinfo(host, String(port), &hints, &list)
-            guard status == 0, let first = list else { throw WebPushResolutionError(host: host, reason: "getaddrinfo status \(status)") }
+            guard status == 0, let first = list else { throw WebPushResolutionError(host: host, reason: "does not resolve (getaddrinfo \(status))") }
             defer { freeaddrinfo(list) }
             var found: [SocketAddress] = []
             var entry: UnsafeMutablePointer<addrinfo>? = first
@@ -113,9 +113,10 @@ public struct SystemWebPushResolver: WebPushResolver {
     }
 }
 
-/// A push service's host that could not be resolved.
+/// A push service's host that is not connected to: it does not resolve, or not to an address
+/// the guard lets this server connect to.
 public struct WebPushResolutionError: Error, Sendable, CustomStringConvertible {
     public let host: String
     public let reason: String
-    public var description: String { "cannot resolve \(host): \(reason)" }
+    public var description: String { "push service \(host): \(reason)" }
 }

@@ -26,25 +26,13 @@ package enum WebPushPayload {
                 data: nil)
         } else {
             let content = notification.content
-            var data: [String: String] = [:]
-            if let frost = content.frost {
-                data["box"] = frost.box
-                data["night"] = frost.night
-                data["level"] = frost.level
-                if let minimum = frost.minimumC { data["minimum_c"] = decimal(minimum) }
-                if let probability = frost.probability { data["probability"] = String(probability) }
-            }
+            let data = content.frost?.textFields ?? [:]
             message = Message(
                 kind: "alert", alertID: notification.messageID, title: content.title ?? "Frostbox", body: content.body,
                 tag: notification.collapseID ?? content.group, data: data.isEmpty ? nil : data)
         }
         // Strings and string maps only: encoding cannot fail.
         return Array((try? encoder.encode(message)) ?? Data())
-    }
-
-    static func decimal(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
     }
 
     struct Message: Encodable {

@@ -48,9 +48,9 @@ public struct WebPushServiceGuard: WebPushAdmission {
     /// service is not allowed or not reachable.
     public func address(for host: String, port: Int, origin: String) async throws -> SocketAddress {
         let addresses = try await resolver.addresses(of: host, port: port)
-        guard let first = addresses.first else { throw WebPushResolutionError(host: host, reason: "no address") }
+        guard let first = addresses.first else { throw WebPushResolutionError(host: host, reason: "resolves to no address") }
         if !services.privateAllowed.contains(origin), addresses.contains(where: WebPushAddresses.isPrivate) {
-            throw WebPushResolutionError(host: host, reason: "resolves to a private, loopback, link-local or multicast address; not connecting")
+            throw WebPushResolutionError(host: host, reason: "not connecting: it resolves to a private, loopback, link-local or multicast address")
         }
         return first
     }

@@ -62,11 +62,13 @@ struct FCMMessageRendererTests {
         #expect(!text.contains("channel_id"))
     }
 
-    @Test("temperatures are written as plain decimals")
+    @Test("temperatures are written as plain decimals (the shortest that reads back, never an exponent)")
     func decimals() {
-        #expect(FCMMessageRenderer.decimal(-4) == "-4")
-        #expect(FCMMessageRenderer.decimal(-4.5) == "-4.5")
-        #expect(FCMMessageRenderer.decimal(0.25) == "0.25")
+        func written(_ value: Double) -> String? { FrostData(box: "b", night: "n", level: "freeze", minimumC: value).textFields["minimum_c"] }
+        #expect(written(-4) == "-4")
+        #expect(written(-4.5) == "-4.5")
+        #expect(written(0.25) == "0.25")
+        #expect(FrostData(box: "b", night: "n", level: "freeze", minimumC: nil).textFields == ["box": "b", "night": "n", "level": "freeze"])
     }
 
     @Test("a verification push is a validate-only request: the token and its id, nothing that would show")
