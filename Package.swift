@@ -133,6 +133,9 @@ let package = Package(
                 .embedInCode("StatusPage/status.html"), .embedInCode("StatusPage/status.css"),
                 .embedInCode("StatusPage/status.js"), .embedInCode("StatusPage/favicon.svg"),
                 .embedInCode("StatusPage/land.json"),
+                // The example web client (GET /web-push): a page and its service worker.
+                .embedInCode("WebPushExample/index.html"), .embedInCode("WebPushExample/app.js"), .embedInCode("WebPushExample/sw.js"),
+                .embedInCode("WebPushExample/example.css"),
             ]
         ),
 

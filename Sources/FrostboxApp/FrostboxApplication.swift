@@ -172,6 +172,7 @@ public enum FrostboxApplication {
                 store: subscriptions, clock: clock, newPlaces: newPlaces, verifiesDevices: verifiesDevices, reach: reach, webPush: webPush
             ).add(to:),
             PlaceRoutes(index: places, coverage: placeCoverage).add(to:),
+            WebPushExampleRoutes().add(to:),
         ]
     }
 
