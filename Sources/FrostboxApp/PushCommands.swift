@@ -45,9 +45,7 @@ public enum PushCommands {
                         : "Android app \(bundleID) is not configured (configured: \(configured))")
             }
         case .web:
-            throw Failure(
-                description: "push-test does not send to browsers yet: a browser's visible confirmation push, sent by the next notify run, "
-                    + "shows whether it is reached (frostbox runs)")
+            throw Failure(description: "a browser is named by its subscription: push-test --platform web --app NAME --subscription JSON")
         }
         let notification = PushNotification(
             token: device, platform: platform, app: bundleID, environment: platform == .ios && sandbox ? .sandbox : nil,

@@ -14,13 +14,19 @@ struct PushTest: AsyncParsableCommand {
             "Apps come from the configuration (apns.apps in the YAML file, FROSTBOX_APNS_… variables, or apns.apps_file; fcm.apps for Android).")
 
     @Option(help: "Bundle id of a configured APNs app, or package name of a configured FCM app (with --platform android).") var app: String
-    @Option(help: "Device token: hex for ios, the FCM registration token for android.") var token: String
-    @Option(help: "The device's platform: ios (APNs) or android (FCM).") var platform: DevicePlatform = .ios
+    @Option(help: "Device token: hex for ios, the FCM registration token for android.") var token: String?
+    @Option(help: "A browser's subscription.toJSON() (with --platform web).") var subscription: String?
+    @Option(help: "The device's platform: ios (APNs), android (FCM) or web (a browser, with --subscription).") var platform: DevicePlatform = .ios
     @Flag(help: "Send to the sandbox gateway (development builds of the app).") var sandbox = false
     @Option(help: "JSON file of APNs apps (apns.apps_file; env FROSTBOX_APNS_APPS_FILE).") var appsFile: String?
     @OptionGroup var options: ConfigOptions
 
     func validate() throws {
+        if platform == .web {
+            guard subscription != nil, token == nil else { throw ArgumentParser.ValidationError("--platform web takes --subscription, not --token") }
+            return
+        }
+        guard let token, subscription == nil else { throw ArgumentParser.ValidationError("--token is required (--subscription is for --platform web)") }
         do {
             _ = try DeviceToken(token, platform: platform)
         } catch {
@@ -36,8 +42,13 @@ struct PushTest: AsyncParsableCommand {
         logger.logLevel = .warning
         let report: PushCommands.Report
         do {
-            report = try await PushCommands.pushTestReport(
-                config: loaded, platform: platform, app: app, token: token, sandbox: sandbox, logger: logger)
+            report =
+                if let subscription {
+                    try await PushCommands.webPushTestReport(config: loaded, app: app, subscription: subscription, logger: logger)
+                } else {
+                    try await PushCommands.pushTestReport(
+                        config: loaded, platform: platform, app: app, token: token ?? "", sandbox: sandbox, logger: logger)
+                }
         } catch {
             FileHandle.standardError.write(Data("frostbox push-test: \(error)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG

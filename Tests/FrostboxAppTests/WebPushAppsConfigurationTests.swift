@@ -58,6 +58,38 @@ struct WebPushAppsConfigurationTests {
         }
     }
 
+    @Test("push-test --platform web sends one visible push to the browser whose subscription it is given; a bad subscription or app is refused unsent")
+    func pushTest() async throws {
+        let server = try MockWebPushServer()
+        try await server.withRunning { port in
+            try await ConfigLoaderTests.inDirectory { directory in
+                let keyPath = directory.appendingPathComponent("vapid.pem").path
+                _ = try WebPushCommands.makeKeys(out: keyPath)
+                let config = try await ConfigLoaderTests.load(overrides: [
+                    "webpush.private_push_services": "https://127.0.0.1:\(port)", "webpush.trusted_certificates_path": server.certificatePath,
+                    "webpush.apps.garden.vapid_key_path": keyPath, "webpush.apps.garden.subject": "mailto:frost@example.org",
+                ])
+                let made = server.makeSubscription(port: port)
+                let json = #"{"endpoint": "\#(made.endpoint)", "expirationTime": null, "keys": {"p256dh": "\#(made.p256dh)", "auth": "\#(made.auth)"}}"#
+                let logger = Logger(label: "test")
+                let report = try await PushCommands.webPushTestReport(config: config, app: "garden", subscription: json, logger: logger)
+                #expect(report.delivered, "\(report.line)")
+                let shown = try #require(server.deliveries.first).plaintext
+                #expect(String(decoding: shown, as: UTF8.self).contains(#""title":"Frostbox""#))
+                for (app, subscription) in [
+                    ("garden", "{}"),
+                    ("garden", #"{"endpoint": "https://push.evil.example/x", "keys": {"p256dh": "\#(made.p256dh)", "auth": "\#(made.auth)"}}"#),
+                    ("other", json),
+                ] {
+                    await #expect(throws: PushCommands.Failure.self, "\(app) \(subscription)") {
+                        try await PushCommands.webPushTest(config: config, app: app, subscription: subscription, logger: logger)
+                    }
+                }
+                #expect(server.deliveries.count == 1, "nothing else was sent")
+            }
+        }
+    }
+
     @Test(
         "bad Web Push settings stop loading naming their key",
         arguments: [
