@@ -13,6 +13,12 @@ let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let nioHPACK: Target.Dependency = .product(name: "NIOHPACK", package: "swift-nio-http2")
+let nioHTTP2: Target.Dependency = .product(name: "NIOHTTP2", package: "swift-nio-http2")
+let hummingbirdHTTP2: Target.Dependency = .product(name: "HummingbirdHTTP2", package: "hummingbird")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 
 let package = Package(
     name: "frostbox",
@@ -78,52 +84,45 @@ let package = Package(
         ),
         .target(
             name: "FrostboxGeoNames",
-            dependencies: [
-                "FrostboxCore", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-            ]
+            dependencies: ["FrostboxCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
         .target(
             name: "FrostboxOpenMeteo",
-            dependencies: [
-                "FrostboxCore", asyncHTTPClient, nioCore, .product(name: "NIOHTTP1", package: "swift-nio"), nioPosix, logging,
-            ]
+            dependencies: ["FrostboxCore", asyncHTTPClient, nioCore, .product(name: "NIOHTTP1", package: "swift-nio"), nioPosix, logging]
         ),
         // The push engine every platform sends through: the frame-level HTTP/2 transport
         // (Transport/) and the delivery policy on top (Delivery/).
         .target(
             name: "FrostboxPushEngine",
             dependencies: [
-                "FrostboxCore", nioSSL, .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"), nioCore, nioPosix, logging,
+                "FrostboxCore", nioSSL, nioHTTP2,
+                nioHPACK, nioCore, nioPosix, logging,
             ]
         ),
         .target(
             name: "FrostboxAPNs",
             dependencies: [
-                "FrostboxCore", "FrostboxPushEngine", crypto, nioSSL, .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"), nioCore, nioPosix, logging,
+                "FrostboxCore", "FrostboxPushEngine", crypto, nioSSL, nioHTTP2,
+                nioHPACK, nioCore, nioPosix, logging,
             ]
         ),
         .target(
             name: "FrostboxWebPush",
-            dependencies: [
-                "FrostboxCore", "FrostboxPushEngine", crypto, .product(name: "NIOHPACK", package: "swift-nio-http2"), nioCore, nioPosix,
-                nioSSL, logging,
-            ]
+            dependencies: ["FrostboxCore", "FrostboxPushEngine", crypto, nioHPACK, nioCore, nioPosix, logging]
         ),
         .target(
             name: "FrostboxFCM",
             dependencies: [
-                "FrostboxCore", "FrostboxPushEngine", crypto, .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                "FrostboxCore", "FrostboxPushEngine", crypto, nioHPACK,
                 // RSA (RS256) for the service account's OAuth2 assertion.
-                .product(name: "_CryptoExtras", package: "swift-crypto"), asyncHTTPClient, nioCore, nioPosix, nioSSL, logging,
+                cryptoExtras, asyncHTTPClient, nioCore, nioPosix, nioSSL, logging,
             ]
         ),
         .target(
             name: "FrostboxHTTP",
             dependencies: [
                 "FrostboxCore", hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"), nioCore, .product(name: "NIOHTTP1", package: "swift-nio"), logging,
+                httpTypes, nioCore, .product(name: "NIOHTTP1", package: "swift-nio"), logging,
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             // docs/openapi.yaml (symlinked), compiled in so that the binary serves its own API description.
@@ -142,9 +141,7 @@ let package = Package(
         // MARK: Application
         .target(
             name: "FrostboxNotifier",
-            dependencies: [
-                "FrostboxCore", logging, .product(name: "Metrics", package: "swift-metrics"), serviceLifecycle,
-            ]
+            dependencies: ["FrostboxCore", logging, .product(name: "Metrics", package: "swift-metrics"), serviceLifecycle]
         ),
         // The GeoNames extract compiled into the binary (tools/bundled-places/generate.py):
         // data, no code; the first `serve` seeds places from it wherever the binary runs.
@@ -162,9 +159,7 @@ let package = Package(
             name: "FrostboxPlaceImport",
             // The import use case drives two adapters, one per thread: the GeoNames reader and
             // the SQLite place importer (they never see each other).
-            dependencies: [
-                "FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite", "CFrostboxSystem", "FrostboxBundledPlaces", logging, crypto,
-            ]
+            dependencies: ["FrostboxCore", "FrostboxGeoNames", "FrostboxSQLite", "CFrostboxSystem", "FrostboxBundledPlaces", logging, crypto]
         ),
         .target(
             name: "FrostboxApp",
@@ -180,9 +175,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "frostbox",
-            dependencies: [
-                "FrostboxApp", "FrostboxPlaceImport", "FrostboxCore", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["FrostboxApp", "FrostboxPlaceImport", "FrostboxCore", logging, argumentParser]
         ),
 
         // MARK: Test doubles
@@ -194,37 +187,27 @@ let package = Package(
         .target(name: "TestPostgres", path: "tools/TestPostgres"),
         .target(
             name: "MockOpenMeteo",
-            dependencies: [
-                "FrostboxCore", hummingbird, .product(name: "HTTPTypes", package: "swift-http-types"), nioCore, logging, serviceLifecycle,
-            ],
+            dependencies: ["FrostboxCore", hummingbird, httpTypes, nioCore, logging, serviceLifecycle],
             path: "tools/MockOpenMeteo"
         ),
         .executableTarget(
             name: "mock-open-meteo",
-            dependencies: [
-                "MockOpenMeteo", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["MockOpenMeteo", logging, argumentParser],
             path: "tools/mock-open-meteo"
         ),
         .executableTarget(
             name: "bench-forecasts",
-            dependencies: [
-                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo", asyncHTTPClient, logging,
-            ],
+            dependencies: ["FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo", asyncHTTPClient, logging],
             path: "tools/bench-forecasts"
         ),
         .executableTarget(
             name: "bench-model-runs",
-            dependencies: [
-                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo", asyncHTTPClient, logging,
-            ],
+            dependencies: ["FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo", asyncHTTPClient, logging],
             path: "tools/bench-model-runs"
         ),
         .executableTarget(
             name: "bench-ensembles",
-            dependencies: [
-                "FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo", asyncHTTPClient, logging,
-            ],
+            dependencies: ["FrostboxCore", "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxSQLite", "MockOpenMeteo", asyncHTTPClient, logging],
             path: "tools/bench-ensembles"
         ),
         .target(
@@ -234,15 +217,13 @@ let package = Package(
             // recording a delivery only once its answer has been written).
             dependencies: [
                 crypto, .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), nioCore, nioPosix,
-                nioSSL, .product(name: "NIOHTTP2", package: "swift-nio-http2"), .product(name: "NIOHPACK", package: "swift-nio-http2"), logging,
+                nioSSL, nioHTTP2, nioHPACK, logging,
             ],
             path: "tools/MockAPNs"
         ),
         .executableTarget(
             name: "mock-apns",
-            dependencies: [
-                "MockAPNs", crypto, logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["MockAPNs", crypto, logging, argumentParser],
             path: "tools/mock-apns"
         ),
 
@@ -252,8 +233,8 @@ let package = Package(
             // per request (validation, error bodies, Retry-After, hanging), not per frame.
             dependencies: [
                 // The self-signed loopback certificate, made the one way the APNs double makes it.
-                "MockAPNs", crypto, .product(name: "_CryptoExtras", package: "swift-crypto"), hummingbird,
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"), nioCore, nioSSL,
+                "MockAPNs", crypto, cryptoExtras, hummingbird,
+                hummingbirdHTTP2, httpTypes, nioCore, nioSSL,
                 logging, serviceLifecycle,
             ],
             path: "tools/MockFCM"
@@ -263,16 +244,14 @@ let package = Package(
             // A browser's push service (RFC 8030) over HTTP/2 + TLS: checks VAPID and the headers,
             // decrypts each body as a browser does, answers chosen faults.
             dependencies: [
-                "MockAPNs", "FrostboxCore", crypto, hummingbird, .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"), nioCore, nioSSL, logging, serviceLifecycle,
+                "MockAPNs", "FrostboxCore", crypto, hummingbird, hummingbirdHTTP2,
+                httpTypes, nioCore, nioSSL, logging, serviceLifecycle,
             ],
             path: "tools/MockWebPush"
         ),
         .executableTarget(
             name: "mock-fcm",
-            dependencies: [
-                "MockFCM", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["MockFCM", logging, argumentParser],
             path: "tools/mock-fcm"
         ),
 
@@ -295,7 +274,7 @@ let package = Package(
             name: "bench-notifier",
             dependencies: [
                 "FrostboxAPNs", "FrostboxFCM", "FrostboxApp", "FrostboxCore", "FrostboxNotifier", "FrostboxSQLite", "FrostboxPostgres",
-                "FrostboxForecasting", "FrostboxOpenMeteo", grdb, logging, asyncHTTPClient, .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "FrostboxForecasting", "FrostboxOpenMeteo", grdb, logging, asyncHTTPClient, cryptoExtras,
             ],
             path: "tools/bench-notifier"
         ),
@@ -303,17 +282,13 @@ let package = Package(
         // MARK: Push benchmark (APNs client throughput against mock-apns or the nginx sink)
         .executableTarget(
             name: "bench-push",
-            dependencies: [
-                "FrostboxAPNs", "FrostboxCore", logging, nioCore, nioPosix,
-            ],
+            dependencies: ["FrostboxAPNs", "FrostboxCore", logging, nioCore, nioPosix],
             path: "tools/bench-push"
         ),
         // FCM adapter throughput against the same sink (its /token and messages:send).
         .executableTarget(
             name: "bench-fcm",
-            dependencies: [
-                "FrostboxFCM", "FrostboxCore", logging, .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
+            dependencies: ["FrostboxFCM", "FrostboxCore", logging, cryptoExtras],
             path: "tools/bench-fcm"
         ),
 
@@ -323,9 +298,7 @@ let package = Package(
         .testTarget(name: "FrostboxCoreTests", dependencies: ["FrostboxCore", "FrostboxFixtures"]),
         .testTarget(
             name: "FrostboxSQLiteTests",
-            dependencies: [
-                "FrostboxSQLite", "FrostboxStorageFormats", "FrostboxCore", "FrostboxDoubles", "FrostboxGeoNames", grdb,
-            ]),
+            dependencies: ["FrostboxSQLite", "FrostboxStorageFormats", "FrostboxCore", "FrostboxDoubles", "FrostboxGeoNames", grdb]),
         .testTarget(
             name: "FrostboxGeoNamesTests",
             dependencies: ["FrostboxGeoNames", "FrostboxCore", "FrostboxDoubles", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
@@ -334,7 +307,7 @@ let package = Package(
             name: "FrostboxHTTPTests",
             dependencies: [
                 "FrostboxHTTP", "FrostboxCore", "FrostboxDoubles", "FrostboxApp", "FrostboxSQLite", "MockOpenMeteo", "FrostboxGeoNames",
-                .product(name: "HummingbirdTesting", package: "hummingbird"), hummingbird, .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"), hummingbird, httpTypes,
                 nioCore, logging, .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -348,22 +321,20 @@ let package = Package(
         ),
         .testTarget(
             name: "FrostboxOpenMeteoTests",
-            dependencies: [
-                "FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxCore", "MockOpenMeteo", "FrostboxDoubles", asyncHTTPClient, logging,
-            ]
+            dependencies: ["FrostboxOpenMeteo", "FrostboxForecasting", "FrostboxCore", "MockOpenMeteo", "FrostboxDoubles", asyncHTTPClient, logging]
         ),
         .testTarget(
             name: "FrostboxAPNsTests",
             dependencies: [
                 "FrostboxAPNs", "FrostboxPushEngine", "FrostboxCore", "MockAPNs", "FrostboxDoubles", "FrostboxFixtures", crypto, asyncHTTPClient, nioSSL,
-                .product(name: "NIOEmbedded", package: "swift-nio"), nioCore, .product(name: "NIOHTTP2", package: "swift-nio-http2"), logging,
+                .product(name: "NIOEmbedded", package: "swift-nio"), nioCore, nioHTTP2, logging,
             ]
         ),
         .testTarget(
             name: "FrostboxPushEngineTests",
             dependencies: [
                 "FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", .product(name: "NIOEmbedded", package: "swift-nio"), nioCore,
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"), logging,
+                nioHTTP2, logging,
             ]
         ),
         .testTarget(
@@ -374,7 +345,7 @@ let package = Package(
             name: "FrostboxFCMTests",
             dependencies: [
                 "FrostboxFCM", "FrostboxPushEngine", "MockFCM", "FrostboxCore", "FrostboxDoubles", "FrostboxFixtures",
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                cryptoExtras,
                 logging,
                 asyncHTTPClient, nioSSL, nioCore,
             ]

@@ -1,5 +1,6 @@
 import Foundation
 import FrostboxCore
+import FrostboxHTTP
 import FrostboxWebPush
 import Logging
 
@@ -44,7 +45,7 @@ extension PushCommands {
         }
         let push = try PushComponents(settings: APNsSettings(), web: web, logger: logger)
         var notification = PushNotification(
-            token: DeviceToken.webID(random: Array(UUID().uuidString.utf8.prefix(16))), platform: .web, app: app,
+            token: WebPushRegistration.randomID(), platform: .web, app: app,
             messageID: UUID().uuidString.lowercased(), collapseID: "frostbox-push-test", expiration: Int64(Date().timeIntervalSince1970) + 3_600,
             content: AlertContent(title: "Frostbox", body: "Test notification: pushes reach this browser."))
         notification.webPush = subscription

@@ -50,8 +50,8 @@ public struct FrostData: Sendable, Hashable {
 }
 
 extension FrostData {
-    /// The frost data as text fields, for wires whose data is a string map (FCM's `data`, the
-    /// Web Push payload's): `box`, `night`, `level`, and `minimum_c` and `probability` when
+    /// The frost data as text fields, for wires whose data is a string map (each adapter puts
+    /// them in its own payload): `box`, `night`, `level`, and `minimum_c` and `probability` when
     /// known (a whole number without a fraction: `-3`, not `-3.0`).
     public var textFields: [String: String] {
         var fields = ["box": box, "night": night, "level": level]

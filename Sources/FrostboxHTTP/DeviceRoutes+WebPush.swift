@@ -15,15 +15,18 @@ public struct WebPushRegistration: Sendable {
 
     public init(
         admission: any WebPushAdmission, publicKeys: [String: String], defaultApp: String?,
-        newID: @escaping @Sendable () -> DeviceToken = {
-            var generator = SystemRandomNumberGenerator()
-            return DeviceToken.webID(random: (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        }
+        newID: @escaping @Sendable () -> DeviceToken = WebPushRegistration.randomID
     ) {
         self.admission = admission
         self.publicKeys = publicKeys
         self.defaultApp = defaultApp ?? (publicKeys.count == 1 ? publicKeys.keys.first : nil)
         self.newID = newID
+    }
+
+    /// A browser device id from the system's random bytes.
+    @Sendable public static func randomID() -> DeviceToken {
+        var generator = SystemRandomNumberGenerator()
+        return DeviceToken.webID(random: (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }
 
