@@ -56,7 +56,9 @@ struct ConnectionGuardTests {
                 try connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
                 #expect(await connection.readResponseHead().hasPrefix("HTTP/1.1 200"))
             }
-            let sixth = try LoopbackConnection(port: port, source: Self.flooder, readTimeout: 10)
+            // The close comes at once; a loaded whole run (two cores, 16 tests at a time) once let
+            // it take longer than 10 s to be seen, so the read waits up to a minute for it.
+            let sixth = try LoopbackConnection(port: port, source: Self.flooder, readTimeout: 60)
             try? sixth.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
             let refused = await sixth.readUntilClosed()
             #expect(refused.closed && refused.text.isEmpty, "\(refused)")
