@@ -18,6 +18,9 @@ public protocol SubscriptionStore: Sendable {
     /// The device, or nil when unknown.
     func device(_ token: DeviceToken) async throws -> Device?
 
+    /// The browser whose push subscription has this endpoint, or nil when none has.
+    func webDevice(at endpoint: WebPushEndpoint) async throws -> Device?
+
     /// Adds a subscription, registering the device on the way — but a browser's, which only
     /// `registerWebPush` registers (`UnknownDeviceError` when it is not). A subscription with
     /// the same point (to 1e-6°) and name is returned instead of a second one.

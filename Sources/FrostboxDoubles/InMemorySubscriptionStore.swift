@@ -66,6 +66,10 @@ public final class InMemorySubscriptionStore: SubscriptionStore, WebPushDirector
         return (registration.token, created)
     }
 
+    public func webDevice(at endpoint: WebPushEndpoint) async throws -> Device? {
+        state.withLock { state in state.devices.values.first { $0.webPush?.endpoint.url == endpoint.url } }
+    }
+
     public func webPushSubscriptions(of tokens: [DeviceToken]) async throws -> [DeviceToken: WebPushSubscription] {
         state.withLock { state in
             var found: [DeviceToken: WebPushSubscription] = [:]

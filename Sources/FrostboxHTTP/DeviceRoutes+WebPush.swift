@@ -45,7 +45,12 @@ extension DeviceRoutes {
             } catch {
                 throw APIError(Self.underSubscription(error))
             }
-            if !reach.takesEverything { try admit(.web, app: registration.app) }
+            if !reach.takesEverything {
+                // Registered again without naming its app: the app it was registered with.
+                var app = registration.app
+                if app == nil, case .apps(_, defaultApp: nil) = reach.reach(.web) { app = try await store.webDevice(at: subscription.endpoint)?.app }
+                try admit(.web, app: app)
+            }
             let (token, created): (DeviceToken, Bool)
             do {
                 (token, created) = try await store.registerWebPush(registration, newID: registration.token, at: clock())

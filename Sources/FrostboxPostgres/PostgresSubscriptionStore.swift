@@ -120,6 +120,12 @@ public struct PostgresSubscriptionStore: SubscriptionStore, WebPushDirectory {
         return found
     }
 
+    public func webDevice(at endpoint: WebPushEndpoint) async throws -> Device? {
+        let rows = try await database.query("SELECT token FROM device WHERE web_endpoint = \(endpoint.url)")
+        for try await token in rows.decode(String.self) { return try await device(DeviceToken(trusted: token)) }
+        return nil
+    }
+
     public func device(_ token: DeviceToken) async throws -> Device? {
         let rows = try await database.query(
             """

@@ -43,6 +43,14 @@ public struct GRDBSubscriptionStore: SubscriptionStore, WebPushDirectory {
         }
     }
 
+    public func webDevice(at endpoint: WebPushEndpoint) async throws -> Device? {
+        let token = try await database.pool.read { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT token FROM device WHERE web_endpoint = ?"), arguments: [endpoint.url])
+        }
+        guard let token else { return nil }
+        return try await device(DeviceToken(trusted: token))
+    }
+
     public func webPushSubscriptions(of tokens: [DeviceToken]) async throws -> [DeviceToken: WebPushSubscription] {
         try await database.pool.read { db in
             var found: [DeviceToken: WebPushSubscription] = [:]

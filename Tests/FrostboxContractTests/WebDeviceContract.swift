@@ -37,6 +37,8 @@ struct WebDeviceContract {
         #expect(id == Self.id(1) && created)
         let device = try #require(try await store.device(id))
         #expect(device.platform == .web && device.app == "garden" && device.webPush == first && device.createdAt == 10)
+        #expect(try await store.webDevice(at: first.endpoint) == device, "the endpoint finds its device")
+        #expect(try await store.webDevice(at: try Self.subscription("nobody").endpoint) == nil)
 
         let renewed = try Self.subscription("abc", auth: "AAAAAAAAAAAAAAAAAAAAAA")
         let (again, createdAgain) = try await store.registerWebPush(Self.registration(renewed), newID: Self.id(2), at: 20)

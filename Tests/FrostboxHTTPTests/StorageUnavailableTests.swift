@@ -87,6 +87,7 @@ struct ReadOnlyStore: SubscriptionStore {
         throw Self.refused
     }
     func device(_ token: DeviceToken) async throws -> Device? { try await base.device(token) }
+    func webDevice(at endpoint: WebPushEndpoint) async throws -> Device? { try await base.webDevice(at: endpoint) }
     func subscribe(_ token: DeviceToken, to new: NewSubscription, at now: Int64) async throws -> SubscriptionChange { throw Self.refused }
     func unsubscribe(_ token: DeviceToken, at coordinate: Coordinate, named name: PlaceName) async throws -> Int { throw Self.refused }
     func unsubscribe(_ token: DeviceToken, id: Int64) async throws -> Bool { throw Self.refused }

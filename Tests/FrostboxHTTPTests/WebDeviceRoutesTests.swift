@@ -32,7 +32,7 @@ struct WebDeviceRoutesTests {
     }
 
     func run(
-        store: InMemorySubscriptionStore = .init(), publicKeys: [String: String] = ["garden": "BPUBLIC"],
+        store: InMemorySubscriptionStore = .init(), publicKeys: [String: String] = ["garden": "BPUBLIC"], reach: PushReach = .logOnly,
         _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let counter = Mutex<UInt8>(0)
@@ -46,7 +46,7 @@ struct WebDeviceRoutesTests {
                             return $0
                         }, count: 16))
             })
-        let api = FrostboxAPI(groups: [DeviceRoutes(store: store, clock: { 1_000 }, verifiesDevices: true, webPush: web).add(to:)])
+        let api = FrostboxAPI(groups: [DeviceRoutes(store: store, clock: { 1_000 }, verifiesDevices: true, reach: reach, webPush: web).add(to:)])
         try await Application(router: api.makeRouter(), logger: Logger(label: "test")).test(.router, body)
     }
 
@@ -114,6 +114,24 @@ struct WebDeviceRoutesTests {
             #expect(legacy.status == .badRequest && legacy.errorCode == "invalid_field", "the existing app's routes stay iOS and Android")
         }
         #expect(store.deviceCount == 0)
+    }
+
+    @Test("with two Web Push apps and no default: a new browser must name its app; registered again without one, it keeps the app it has")
+    func appOfARegisteredBrowser() async throws {
+        let store = InMemorySubscriptionStore()
+        let reach = PushReach([.web: .apps(["garden", "allotment"], defaultApp: nil)])
+        try await run(store: store, publicKeys: ["garden": "BPUBLIC", "allotment": "BOTHER"], reach: reach) { client in
+            let unnamed = try await client.send(.post, "/v1/devices", json: Self.body())
+            #expect(unnamed.status == .badRequest && unnamed.errorCode == "app_required")
+            #expect(store.deviceCount == 0, "nothing stored on the way")
+            let named = try await client.send(.post, "/v1/devices", json: Self.body(extra: #", "app": "allotment""#))
+            #expect(named.status == .created && named.json["app"] as? String == "allotment")
+            let again = try await client.send(.post, "/v1/devices", json: Self.body())
+            #expect(again.status == .ok && again.json["device_id"] as? String == named.json["device_id"] as? String)
+            #expect(again.json["app"] as? String == "allotment", "\(String(buffer: again.body))")
+            let unknown = try await client.send(.post, "/v1/devices", json: Self.body(extra: #", "app": "orchard""#))
+            #expect(unknown.status == .badRequest && unknown.errorCode == "unknown_app")
+        }
     }
 
     @Test("the VAPID public key for the page's applicationServerKey: the one app's, or 404 when there is none")
