@@ -386,7 +386,8 @@ let package = Package(
             name: "FrostboxEndToEndTests",
             dependencies: [
                 "FrostboxApp", "FrostboxCore", "FrostboxSQLite", "MockOpenMeteo", "MockAPNs", "TestPostgres", "FrostboxPostgres", "FrostboxNotifier",
-                "FrostboxAPNs", "FrostboxFCM", "MockFCM", asyncHTTPClient, crypto, grdb, logging, nioCore, .product(name: "NIOHTTP1", package: "swift-nio"),
+                "FrostboxAPNs", "FrostboxFCM", "MockFCM", "MockWebPush", asyncHTTPClient, crypto, grdb, logging, nioCore,
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
     ],
