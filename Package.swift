@@ -386,7 +386,7 @@ let package = Package(
             name: "FrostboxEndToEndTests",
             dependencies: [
                 "FrostboxApp", "FrostboxCore", "FrostboxSQLite", "MockOpenMeteo", "MockAPNs", "TestPostgres", "FrostboxPostgres", "FrostboxNotifier",
-                "FrostboxAPNs", "FrostboxFCM", "MockFCM", "MockWebPush", asyncHTTPClient, crypto, grdb, logging, nioCore,
+                "FrostboxAPNs", "FrostboxFCM", "MockFCM", "MockWebPush", "FrostboxWebPush", asyncHTTPClient, crypto, grdb, logging, nioCore,
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
