@@ -16,12 +16,14 @@ package struct WebPushPlatform: PushPlatform {
     private let tokens: VAPIDTokenCache
     private let gateways: WebPushGateways
     private let clock: @Sendable () -> Int64
+    private let ttlWatch: WebPushTTLWatch?
 
     /// Time to live of a push without an expiry: a day.
     static let defaultTTL: Int64 = 86_400
 
-    package init(app: WebPushApp, gateways: WebPushGateways, clock: @escaping @Sendable () -> Int64) {
+    package init(app: WebPushApp, gateways: WebPushGateways, clock: @escaping @Sendable () -> Int64, ttlWatch: WebPushTTLWatch? = nil) {
         self.app = app.name
+        self.ttlWatch = ttlWatch
         self.tokens = VAPIDTokenCache(key: app.key, subject: app.subject, clock: clock)
         self.gateways = gateways
         self.clock = clock
@@ -81,7 +83,13 @@ package struct WebPushPlatform: PushPlatform {
 
     package func authorization(_ credential: Never?) -> String? { nil }
 
+    /// `header` is the answer's `Retry-After`, or else its `TTL` (what a push service answers
+    /// a push it accepted, RFC 8030 §5.2).
     package func judge(status: Int, header: String?, body: ByteBuffer?, for notification: PushNotification) -> PushVerdict {
-        WebPushVerdict.judge(status: status, retryAfter: header, body: body, messageID: notification.messageID)
+        if status == 201, let ttlWatch, let origin = notification.webPush?.endpoint.origin {
+            ttlWatch.note(origin: origin, asked: notification.expiration.map { $0 - clock() } ?? Self.defaultTTL, answered: header)
+            return WebPushVerdict.judge(status: status, retryAfter: nil, body: body, messageID: notification.messageID)
+        }
+        return WebPushVerdict.judge(status: status, retryAfter: header, body: body, messageID: notification.messageID)
     }
 }

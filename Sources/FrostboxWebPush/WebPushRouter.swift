@@ -39,6 +39,7 @@ public final class WebPushRouter: PushSender {
         gateways = WebPushGateways(
             serviceGuard: serviceGuard, settings: settings, maximumResends: retryPolicy.maximumUnprocessedResends,
             loops: loops.isEmpty ? [eventLoopGroup.next()] : loops, random: random, logger: logger)
+        let ttlWatch = WebPushTTLWatch(logger: logger)
         var clients: [String: PushClient<WebPushPlatform>] = [:]
         var pacers: [PushPacer] = []
         let budget = budget ?? LocalPushBudget()
@@ -51,7 +52,7 @@ public final class WebPushRouter: PushSender {
                     sleep: { try await Task.sleep(for: $0) }) : nil
             if let pacer { pacers.append(pacer) }
             clients[app.name] = PushClient(
-                platform: WebPushPlatform(app: app, gateways: gateways, clock: clock), pacer: pacer, retryPolicy: retryPolicy, sleep: sleep,
+                platform: WebPushPlatform(app: app, gateways: gateways, clock: clock, ttlWatch: ttlWatch), pacer: pacer, retryPolicy: retryPolicy, sleep: sleep,
                 random: random, logger: logger)
             logger.info(
                 "Web Push app configured",

@@ -31,7 +31,7 @@ struct WebPushRouterTests {
             return try await store.registerWebPush(registration, newID: registration.token, at: WebPushRouterTests.now).token
         }
 
-        func router(private: Bool = true) throws -> WebPushRouter {
+        func router(private: Bool = true, logger: Logger = WebPushRouterTests.logger) throws -> WebPushRouter {
             let origin = "https://127.0.0.1:\(port)"
             let services = try WebPushServices(allowed: [origin], privateOrigins: `private` ? [origin] : [])
             var retry = PushRetryPolicy()
@@ -40,12 +40,12 @@ struct WebPushRouterTests {
                 apps: [WebPushApp(name: "garden", key: key, subject: try VAPIDSubject("mailto:frost@example.org"))],
                 serviceGuard: WebPushServiceGuard(services: services, logger: WebPushRouterTests.logger), directory: store,
                 settings: WebPushConnectionSettings(trustedCertificatesPath: server.certificatePath), retryPolicy: retry,
-                clock: { WebPushRouterTests.now }, sleep: { _ in }, logger: WebPushRouterTests.logger)
+                clock: { WebPushRouterTests.now }, sleep: { _ in }, logger: logger)
         }
     }
 
-    func withSubject(_ body: @Sendable (Subject) async throws -> Void) async throws {
-        let server = try MockWebPushServer(clock: { Self.now })
+    func withSubject(maximumTTL: Int = 28 * 86_400, _ body: @Sendable (Subject) async throws -> Void) async throws {
+        let server = try MockWebPushServer(clock: { Self.now }, maximumTTL: maximumTTL)
         try await server.withRunning { port in
             try await body(Subject(server: server, port: port, store: InMemorySubscriptionStore(), key: VAPIDKey.generate()))
         }
@@ -147,6 +147,25 @@ struct WebPushRouterTests {
                 return
             }
             #expect(subject.server.deliveries.isEmpty && subject.server.refusals.isEmpty, "nothing reached the push service")
+        }
+    }
+
+    @Test("a push service that keeps pushes for less than the TTL asked is read from its answers and logged once, not per push")
+    func answeredTTL() async throws {
+        for (maximum, cut) in [(60, true), (28 * 86_400, false)] {
+            let logs = RecordingLogHandler.Store()
+            try await withSubject(maximumTTL: maximum) { subject in
+                var batch: [PushNotification] = []
+                for n in 0..<5 { batch.append(Self.alert(try await subject.browser(UInt8(n)), n)) }
+                let router = try subject.router(logger: logs.logger())
+                let outcomes = await Self.outcomes(router, batch)
+                await router.shutdown()
+                #expect(outcomes.allSatisfy { if case .delivered = $0 { true } else { false } }, "a cut TTL is still delivered: \(outcomes)")
+                #expect(subject.server.deliveries.allSatisfy { $0.ttl == 3_600 }, "the TTL asked is the alert's time left")
+            }
+            let notices = logs.all.filter { $0.message.hasPrefix("push service keeps pushes for less time") }
+            #expect(notices.count == (cut ? 1 : 0), "\(maximum): \(notices)")
+            if cut { #expect(notices.first?.metadata["ttl-kept"] == "60" && notices.first?.metadata["ttl-asked"] == "3600") }
         }
     }
 }

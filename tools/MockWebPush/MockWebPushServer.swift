@@ -48,6 +48,7 @@ public final class MockWebPushServer: Sendable {
     private let tls: TLSConfiguration
     private let host: String
     private let clock: @Sendable () -> Int64
+    private let maximumTTL: Int
     private let state = Mutex(State())
     private let logger: Logger
 
@@ -62,7 +63,7 @@ public final class MockWebPushServer: Sendable {
 
     public init(
         host: String = "127.0.0.1", clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
-        logger: Logger = Logger(label: "mock-web-push")
+        maximumTTL: Int = 28 * 86_400, logger: Logger = Logger(label: "mock-web-push")
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mock-web-push-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -74,6 +75,7 @@ public final class MockWebPushServer: Sendable {
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.privateKeyPEM.utf8), format: .pem)))
         self.host = host
         self.clock = clock
+        self.maximumTTL = maximumTTL
         self.logger = logger
     }
 
@@ -164,7 +166,9 @@ public final class MockWebPushServer: Sendable {
         state.withLock {
             $0.deliveries.append(Delivery(subscription: id, plaintext: plaintext, ttl: ttl, urgency: urgency, topic: topic, vapidKey: vapidKey))
         }
-        return Response(status: .created, headers: [.location: "/message/\(UUID().uuidString.lowercased())"])
+        // RFC 8030 §5.2: the TTL the service keeps the push for, at most its own limit.
+        return Response(
+            status: .created, headers: [.location: "/message/\(UUID().uuidString.lowercased())", HTTPField.Name("TTL")!: String(min(ttl, maximumTTL))])
     }
 
     private func refuse(_ status: Int, _ reason: String) -> Response {

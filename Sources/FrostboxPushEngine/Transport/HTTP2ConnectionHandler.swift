@@ -13,7 +13,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
 
     let id: HTTP2ConnectionID
     private let transport: HTTP2Transport
-    private let answerHeader: String?
+    private let answerHeaders: [String]
     private let settingsTimeout: TimeAmount
     private var context: ChannelHandlerContext?
     private var flushPending = false
@@ -26,7 +26,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     init(id: HTTP2ConnectionID, transport: HTTP2Transport, settingsTimeout: TimeAmount) {
         self.id = id
         self.transport = transport
-        self.answerHeader = transport.answerHeader
+        self.answerHeaders = transport.answerHeaders
         self.settingsTimeout = settingsTimeout
     }
 
@@ -65,7 +65,8 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         case .headers(let headers):
             let status = headers.headers.first(name: ":status").flatMap { Int($0) }
             transport.connectionHeaders(
-                id, stream: stream, status: status, header: answerHeader.flatMap { headers.headers.first(name: $0) }, endStream: headers.endStream)
+                id, stream: stream, status: status, header: answerHeaders.lazy.compactMap { headers.headers.first(name: $0) }.first,
+                endStream: headers.endStream)
         case .data(let data):
             creditConnectionWindow(data.data.readableBytes + (data.paddingBytes ?? 0))
             if case .byteBuffer(let bytes) = data.data {

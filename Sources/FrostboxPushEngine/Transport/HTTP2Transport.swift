@@ -28,7 +28,7 @@ final class HTTP2Transport: @unchecked Sendable {
     private let sslContext: NIOSSLContext
     private let settings: HTTP2ConnectionSettings
     /// The header of each answer that is kept (lower case), if any.
-    let answerHeader: String?
+    let answerHeaders: [String]
     /// `:path` in HPACK's table when every request has the same (FCM's), never per device (APNs').
     private let pathIndexing: HPACKIndexing
     private let random: @Sendable () -> Double
@@ -82,7 +82,7 @@ final class HTTP2Transport: @unchecked Sendable {
     /// - Parameter aloneConnections: most connections of the lane of requests sent alone.
     init(
         endpoint: HTTP2Endpoint, sslContext: NIOSSLContext, settings: HTTP2ConnectionSettings, aloneConnections: Int,
-        maximumResends: Int = 10, answerHeader: String? = nil, indexPaths: Bool = false, eventLoop: any EventLoop, random: @escaping @Sendable () -> Double,
+        maximumResends: Int = 10, answerHeaders: [String] = [], indexPaths: Bool = false, eventLoop: any EventLoop, random: @escaping @Sendable () -> Double,
         resolve: HTTP2AddressResolver? = nil, logger: Logger
     ) {
         self.resolve = resolve
@@ -90,7 +90,7 @@ final class HTTP2Transport: @unchecked Sendable {
         self.endpoint = endpoint
         self.settings = settings
         self.loop = eventLoop
-        self.answerHeader = answerHeader
+        self.answerHeaders = answerHeaders
         self.pathIndexing = indexPaths ? .indexable : .nonIndexable
         self.random = random
         self.logger = logger
