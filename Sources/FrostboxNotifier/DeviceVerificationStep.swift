@@ -37,7 +37,10 @@ extension NotifyRun {
     /// One verification round over every pending device (see `DeviceVerification`), then the
     /// counts the run reports; nil when devices need no proving. Devices pending longer than
     /// the TTL go first. A verified device is recorded as its answer comes (grouped commits,
-    /// as alerts' outcomes are), so a run killed mid-round sends again only what was in flight.
+    /// as alerts' outcomes are), and a push counts against `concurrency` from the moment it is
+    /// handed out until its device is durably verified (or its answer says it stays pending),
+    /// so a run killed — or a database lost — mid-round sends again at most that many. (A
+    /// browser shows its verification push, so a resend is seen.)
     func verifyDevices(logger: Logger) async throws -> VerificationRound? {
         guard let verification else { return nil }
         var tally = VerificationTally()
@@ -55,10 +58,8 @@ extension NotifyRun {
             var verified = 0
             var rejected: [(token: DeviceToken, cutoff: Int64)] = []
             let marks = OutcomeLog<DeviceToken> { [store = verification.store, clock] tokens in try await store.markVerified(tokens, at: clock()) }
-            for await (index, outcome) in push.send(page.map { $0.verificationPush(at: readAt) }) {
-                guard page.indices.contains(index) else { continue }
+            for (index, outcome) in try await sendBounded(page.map { $0.verificationPush(at: readAt) }, marks: marks) {
                 if case .delivered = outcome {
-                    marks.add(page[index].token)
                     verified += 1
                 } else if VerificationTally.rejects(outcome, removingReasons: verification.removingReasons) {
                     // A gateway that says when the token died prunes only a device not registered since.
@@ -93,6 +94,42 @@ extension NotifyRun {
                 ])
         }
         return (tally, counts)
+    }
+
+    /// Sends a page's verification pushes in chunks of half of `concurrency`, two at a time, each
+    /// chunk waiting until it fits under `concurrency` pushes outstanding (handed out, outcome
+    /// not durable); a delivered push's device goes to `marks` and counts until it is written.
+    /// Answers each push's outcome by its index in `pushes`.
+    func sendBounded(_ pushes: [PushNotification], marks: OutcomeLog<DeviceToken>) async throws -> [(Int, PushOutcome)] {
+        let bound = max(1, configuration.concurrency)
+        let chunkSize = max(1, bound / 2)
+        let push = self.push
+        return try await withThrowingTaskGroup(of: [(Int, PushOutcome)].self) { group in
+            var answered: [(Int, PushOutcome)] = []
+            answered.reserveCapacity(pushes.count)
+            var inFlight = 0
+            for start in stride(from: 0, to: pushes.count, by: chunkSize) {
+                if inFlight >= 2, let done = try await group.next() {
+                    answered += done
+                    inFlight -= 1
+                }
+                let chunk = Array(pushes[start..<min(pushes.count, start + chunkSize)])
+                try await marks.reserve(chunk.count, bound: bound)
+                group.addTask {
+                    var outcomes: [(Int, PushOutcome)] = []
+                    for await (index, outcome) in push.send(chunk) where chunk.indices.contains(index) {
+                        if case .delivered = outcome { marks.add(chunk[index].token, reserved: true) } else { marks.release(1) }
+                        outcomes.append((start + index, outcome))
+                    }
+                    // A push the port never answered was not sent to completion: its room is given back.
+                    marks.release(chunk.count - outcomes.count)
+                    return outcomes
+                }
+                inFlight += 1
+            }
+            for try await done in group { answered += done }
+            return answered
+        }
     }
 
     /// A failed verification push's reason, for the run's count by reason.
