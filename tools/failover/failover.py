@@ -239,6 +239,14 @@ def cluster(state):
     return None
 
 
+def running(state):
+    """True while every process started so far runs; exits saying which one died."""
+    for name, pid in state["pids"].items():
+        if not alive(pid):
+            raise SystemExit(f"failover: {name} exited during start (see its log)")
+    return True
+
+
 def wait_until(what, check, timeout):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -290,6 +298,12 @@ def start(directory, synchronous, timeout):
     directory.mkdir(parents=True, exist_ok=True)
     if any(directory.iterdir()):
         raise SystemExit(f"failover: {directory} is not empty (stop it first, or pick another)")
+    user = run_as()
+    if user is not None:
+        # PostgreSQL runs as `postgres`: it must be able to reach DIR (mkdtemp's 0700 does not let it).
+        for parent in directory.parents:
+            if not os.stat(parent).st_mode & 0o001:
+                raise SystemExit(f"failover: {parent} is not searchable by others (chmod o+x): postgres could not reach {directory}")
     ports = free_ports(4 + 2 * len(NODES))
     state = {
         "scope": f"frostbox-{os.getpid()}-{int(time.time())}",
@@ -302,7 +316,6 @@ def start(directory, synchronous, timeout):
         "pids": {},
     }
     save_state(directory, state)
-    user = run_as()
     try:
         etcd_url = f"http://127.0.0.1:{state['etcd_port']}"
         peer_url = f"http://127.0.0.1:{state['etcd_peer_port']}"
@@ -329,13 +342,13 @@ def start(directory, synchronous, timeout):
             save_state(directory, state)
             if index == 0:
                 # The first node bootstraps alone; the others then clone it.
-                wait_until("the first primary", lambda: primary(state), timeout)
+                wait_until("the first primary", lambda: running(state) and primary(state), timeout)
 
         (directory / "haproxy.cfg").write_text(haproxy_cfg(directory, state))
         state["pids"]["haproxy"] = spawn(
             ["haproxy", "-db", "-f", str(directory / "haproxy.cfg")], directory / "haproxy.log")
         save_state(directory, state)
-        wait_until("three nodes streaming and HAProxy at the primary", lambda: healthy(state, synchronous), timeout)
+        wait_until("three nodes streaming and HAProxy at the primary", lambda: running(state) and healthy(state, synchronous), timeout)
         psql(state["haproxy_port"], f"CREATE DATABASE {DATABASE}")
     except BaseException:
         print(f"failover: start failed; logs are in {directory}", file=sys.stderr)
