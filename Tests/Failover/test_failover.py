@@ -228,7 +228,7 @@ def rows(port, sql):
     return [line.split("\t") for line in result.stdout.splitlines() if line]
 
 
-def scenario(cluster, servers, action="kill-primary"):
+def scenario(cluster, servers, action="kill-primary", *options):
     """Load, then `action` (failover.py kill-primary or switchover), load until writes have
     worked again for AFTER seconds; what was checked afterwards on the new primary. Returns
     (figures, problems): problems are the failures' messages, empty when all held."""
@@ -238,9 +238,10 @@ def scenario(cluster, servers, action="kill-primary"):
     wal_start = rows(cluster["haproxy_port"], "SELECT pg_current_wal_lsn()")[0][0]
     ready.thread.start()
     load.start()
+    load_began = time.time()
     try:
         time.sleep(WARM_UP)
-        event = failover(action, str(cluster["directory"]))
+        event = failover(action, str(cluster["directory"]), *options)
         kill_at, returned = event["at"], time.time()
         # The load goes on until writes have worked again for AFTER seconds (a switchover
         # returns once the new primary runs).
@@ -294,10 +295,10 @@ def scenario(cluster, servers, action="kill-primary"):
     # maximum_lag_on_failover of 1 MB, is that many writes).
     wal = float(rows(port, f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{wal_start}')")[0][0])
     figures = {
-        "action": action,
+        "action": " ".join([action, *options]),
         "synchronous": cluster["synchronous"],
         "writes": len(answers),
-        "acknowledged writes a second before": round(len(before) / WARM_UP, 1),
+        "acknowledged writes a second before": round(len(before) / (kill_at - load_began), 1),
         "acknowledged": acknowledged_count,
         "found": acknowledged_count - len(missing_devices) - len(missing_subscriptions),
         "devices acknowledged": len(load.devices),
@@ -345,6 +346,7 @@ def main():
 
         python3 Tests/Failover/test_failover.py switchover
         python3 Tests/Failover/test_failover.py kill-primary --async
+        python3 Tests/Failover/test_failover.py kill-primary --async --replicas-behind 2
 
     Prints the figures and what did not hold (under --async, acknowledged writes may be lost:
     that is the contrast it is for); exits 1 when something did not hold."""
@@ -352,9 +354,11 @@ def main():
     parser = argparse.ArgumentParser(description=main.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("action", choices=["kill-primary", "switchover"])
     parser.add_argument("--async", dest="asynchronous", action="store_true", help="asynchronous replication")
+    parser.add_argument("--replicas-behind", metavar="SECONDS", help="kill-primary: the replicas that far behind (failover.py)")
     args = parser.parse_args()
+    options = ["--replicas-behind", args.replicas_behind] if args.replicas_behind else []
     with running_cluster(args.asynchronous) as cluster, running_servers(cluster) as servers:
-        figures, problems = scenario(cluster, servers, args.action)
+        figures, problems = scenario(cluster, servers, args.action, *options)
     print(json.dumps(figures, indent=2))
     for problem in problems:
         print("did not hold: " + problem[:3000])

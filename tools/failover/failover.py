@@ -6,7 +6,9 @@ Every port is free when chosen (bound on port 0 first); nothing listens beyond 1
 
     failover.py start DIR [--async]   start everything in DIR (new or empty); prints JSON
     failover.py status DIR            the nodes, their roles and lag, as JSON
-    failover.py kill-primary DIR      SIGKILL the primary's Patroni and PostgreSQL (node lost)
+    failover.py kill-primary DIR [--replicas-behind S]
+                                      SIGKILL the primary's Patroni and PostgreSQL (node lost);
+                                      with S, the replicas S seconds behind at that moment
     failover.py switchover DIR        a planned switchover to a replica (patronictl)
     failover.py stop DIR [--keep]     stop everything (idempotent); removes DIR unless --keep
 
@@ -432,16 +434,47 @@ def kill_node(directory, state, name):
     return victims
 
 
-def kill_primary(directory):
+def walreceivers(directory, state, exclude):
+    """The WAL receiver processes of every node but `exclude`."""
+    found = []
+    for name in state["nodes"]:
+        postmaster = postmaster_pid(directory, name)
+        if name == exclude or not postmaster or not alive(postmaster):
+            continue
+        for pid in descendants(postmaster):
+            try:
+                if b"walreceiver" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(pid)
+            except OSError:
+                pass
+    return found
+
+
+def kill_primary(directory, behind=0.0):
+    """SIGKILL the primary node. With `behind` seconds, the replicas' WAL receivers are first
+    stopped (SIGSTOP) that long, then killed with the primary, so the WAL of those seconds,
+    sent but not yet received, is lost with it: replicas that far behind when the primary died."""
     state = require_state(directory)
     name = primary(state)
     if name is None:
         raise SystemExit("failover: no primary to kill")
+    stalled = walreceivers(directory, state, name) if behind > 0 else []
+    for pid in stalled:
+        os.kill(pid, signal.SIGSTOP)
+    if stalled:
+        time.sleep(behind)
     killed_at = time.time()
     victims = kill_node(directory, state, name)
+    for pid in stalled:
+        # A stopped process dies on SIGKILL without reading what waits in its socket. Its
+        # postmaster restarts the standby (a crash of a child), which comes back streaming.
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     state.setdefault("lost", []).append(name)
     save_state(directory, state)
-    print(json.dumps({"killed": name, "pids": victims, "at": killed_at}))
+    print(json.dumps({"killed": name, "pids": victims, "at": killed_at, "replicas_behind": behind if stalled else 0}))
 
 
 def switchover(directory, timeout):
@@ -514,6 +547,9 @@ def main():
                        ("switchover", "planned switchover to a replica")):
         sub = commands.add_parser(name, help=text)
         sub.add_argument("directory", metavar="DIR")
+        if name == "kill-primary":
+            sub.add_argument("--replicas-behind", type=float, default=0, metavar="SECONDS",
+                             help="first hold the replicas' WAL receivers this long, then lose that WAL with the primary")
     stop_parser = commands.add_parser("stop", help="stop everything and remove DIR")
     stop_parser.add_argument("directory", metavar="DIR")
     stop_parser.add_argument("--keep", action="store_true", help="keep DIR (logs, data)")
@@ -523,7 +559,7 @@ def main():
     elif args.command == "status":
         status(args.directory)
     elif args.command == "kill-primary":
-        kill_primary(args.directory)
+        kill_primary(args.directory, args.replicas_behind)
     elif args.command == "switchover":
         switchover(args.directory, 120)
     elif args.command == "stop":
