@@ -168,6 +168,8 @@ postgresql:
       password: postgres
   parameters:
     unix_socket_directories: {q(str(data))}
+    logging_collector: "on"
+    log_directory: log
     fsync: "on"
     synchronous_commit: "on"
 tags:
