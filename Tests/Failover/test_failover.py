@@ -220,6 +220,30 @@ class ReadyWatch:
             time.sleep(0.25)
 
 
+class PrimaryWatch:
+    """Which node Patroni's REST API calls the primary (GET /primary), every fifth of a second:
+    when the new primary was promoted, to tell Patroni's part of the time without writes from
+    HAProxy's and Frostbox's."""
+
+    def __init__(self, cluster):
+        self.ports = {name: node["rest_port"] for name, node in cluster["nodes"].items()}
+        self.stopping = threading.Event()
+        self.seen = []  # (time, node answering 200 or None)
+        self.thread = threading.Thread(target=self.watch, daemon=True)
+
+    def watch(self):
+        while not self.stopping.is_set():
+            found = None
+            for name, port in self.ports.items():
+                try:
+                    if request(f"http://127.0.0.1:{port}", "GET", "/primary", timeout=1)[0] == 200:
+                        found = name
+                except (OSError, http.client.HTTPException):
+                    pass
+            self.seen.append((time.time(), found))
+            time.sleep(0.2)
+
+
 def rows(port, sql):
     result = subprocess.run(
         [PSQL, "-X", "-A", "-t", "-F", "\t", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", "frostbox", "-c", sql],
@@ -234,9 +258,10 @@ def scenario(cluster, servers, action="kill-primary", *options):
     (figures, problems): problems are the failures' messages, empty when all held."""
     began = time.time()
     urls = [server["url"] for server in servers]
-    load, ready = Load(urls), ReadyWatch(urls)
+    load, ready, primaries = Load(urls), ReadyWatch(urls), PrimaryWatch(cluster)
     wal_start = rows(cluster["haproxy_port"], "SELECT pg_current_wal_lsn()")[0][0]
     ready.thread.start()
+    primaries.thread.start()
     load.start()
     load_began = time.time()
     try:
@@ -260,7 +285,9 @@ def scenario(cluster, servers, action="kill-primary", *options):
     while time.time() < deadline and not all(request(url, "GET", "/ready")[0] == 200 for url in urls):
         time.sleep(0.5)
     ready.stopping.set()
+    primaries.stopping.set()
     ready.thread.join(15)
+    primaries.thread.join(15)
     logs = "\n".join(f"--- {s['url']}\n" + s["log"].read_text()[-3000:] for s in servers)
     assert back_at is not None, f"writes did not work again within {GIVE_UP} s of {action}\n{logs}"
 
@@ -291,6 +318,7 @@ def scenario(cluster, servers, action="kill-primary", *options):
     not_ready = sorted({s[1] for s in ready.seen if s[0] > kill_at and s[2] == 503})
     final_ready = {url: request(url, "GET", "/ready")[0] for url in urls}
     acknowledged_count = len(load.devices) + len(load.subscriptions)
+    promoted = min((t for t, name in primaries.seen if t > kill_at and name not in (None, old_primary)), default=None)
     # What async replication puts at risk: the WAL a write costs (the lag bound, Patroni's
     # maximum_lag_on_failover of 1 MB, is that many writes).
     wal = float(rows(port, f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{wal_start}')")[0][0])
@@ -309,6 +337,7 @@ def scenario(cluster, servers, action="kill-primary", *options):
         "answers past the deadline": len(slow),
         "seconds without writes": round(gap, 1),
         "seconds from the event to the end of that gap": round(gap_end - kill_at, 1),
+        "seconds from the event to the new primary's promotion": round(promoted - kill_at, 1) if promoted else None,
         "instances with /ready 503": len(not_ready),
         "old primary": old_primary,
         "new primary": new_primary,
