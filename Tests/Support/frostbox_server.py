@@ -20,7 +20,9 @@ def running_server(token, prepare=None, settings=None):
     """Starts the server with admin token `token` and any more `settings` ({FROSTBOX_… variable:
     value}); `prepare(database_path)` runs once it listens (seeding). Yields {"url", "database",
     "log"}; stops the server on exit."""
-    binary = Path(os.environ.get("FROSTBOX_BIN", ROOT / ".build" / "debug" / "frostbox"))
+    # Absolute: the server runs in its temporary directory (FROSTBOX_BIN=.build/debug/frostbox
+    # would not be found from there).
+    binary = Path(os.environ.get("FROSTBOX_BIN", ROOT / ".build" / "debug" / "frostbox")).absolute()
     assert binary.is_file(), f"{binary} is missing: build it first (swift build --product frostbox)"
     directory = Path(tempfile.mkdtemp(prefix="frostbox-live-"))
     database = directory / "frostbox.sqlite"
@@ -39,8 +41,13 @@ def running_server(token, prepare=None, settings=None):
     environment.update(settings or {})
     log_path = directory / "server.log"
     log = open(log_path, "w")
-    process = subprocess.Popen(
-        [str(binary), "serve", "--host", "127.0.0.1", "--port", "0"], stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=directory)
+    try:
+        process = subprocess.Popen(
+            [str(binary), "serve", "--host", "127.0.0.1", "--port", "0"], stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=directory)
+    except OSError:
+        log.close()
+        shutil.rmtree(directory, ignore_errors=True)
+        raise
     try:
         port = None
         # The first start seeds the bundled places before it listens: seconds here, a minute on
