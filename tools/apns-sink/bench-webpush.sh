@@ -21,7 +21,7 @@ count="${1:-100000}"
 concurrency="${2:-1000}"
 runs="${3:-3}"
 peer_count="${PEER_COUNT:-$count}"
-peer_threads="${PEER_THREADS:-64}"
+peer_threads="${PEER_THREADS:-16}"
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 work="$(mktemp -d /tmp/frostbox-webpush-bench.XXXXXX)"
@@ -29,7 +29,8 @@ chmod 755 "$work"
 port=18460
 
 cd "$root"
-swift build -c release --scratch-path .build-release --product bench-webpush >/dev/null
+swift build -c release --scratch-path .build-release --product bench-webpush >"$work/build.log" 2>&1 \
+    || { cat "$work/build.log" >&2; exit 1; }
 bin="$root/.build-release/release"
 "$here/start.sh" "$port" "$work/sink" >/dev/null
 trap '"$here/stop.sh" "$work/sink" >/dev/null 2>&1 || true' EXIT

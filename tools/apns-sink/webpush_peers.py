@@ -2,7 +2,7 @@
 
     python3 tools/apns-sink/webpush_peers.py --url https://127.0.0.1:PORT --trust SINK/sink.crt \
         --plaintext SAMPLE/plaintext.json [--count 20000] [--concurrency 1000] [--runs 3] \
-        [--threads 64] [--peers webpush,webpush-async]
+        [--threads 16] [--peers webpush,webpush-async]
 
 Each peer sends `count` messages per run, one to each of `count` browsers (a P-256 key and a
 16-byte auth secret each, made before the clock starts; endpoints URL/push/<140 characters>, as
@@ -182,7 +182,7 @@ async def main():
     parser.add_argument("--plaintext", required=True, help="bench-webpush --sample's plaintext.json")
     parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--concurrency", type=int, default=1000, help="messages in flight (webpush-async)")
-    parser.add_argument("--threads", type=int, default=64, help="threads sending (webpush)")
+    parser.add_argument("--threads", type=int, default=16, help="threads sending (webpush)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--peers", default=",".join(PEERS))
     args = parser.parse_args()
