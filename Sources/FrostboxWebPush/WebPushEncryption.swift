@@ -28,21 +28,28 @@ package enum WebPushEncryption {
     /// Encrypts `plaintext` with a fresh sender key pair and a fresh random salt, as every
     /// message must be.
     package static func encrypt(_ plaintext: some Collection<UInt8>, for subscriber: WebPushSubscriberKeys) throws(WebPushEncryptionError) -> [UInt8] {
-        try encrypt(plaintext, for: subscriber, senderKey: randomSenderKey(), salt: randomSalt())
+        let (senderKey, salt) = randomSenderKeyAndSalt()
+        return try encrypt(plaintext, for: subscriber, senderKey: senderKey, salt: salt)
     }
 
-    /// A fresh ephemeral key pair: a scalar drawn uniformly from the system's cryptographically
-    /// secure generator (drawn again in the 2⁻³² case that it is zero or not below the group
-    /// order, which BoringSSL refuses), its public point computed from it. Not
+    /// A fresh ephemeral key pair and a fresh 16-byte salt, from one draw of 48 bytes of
+    /// swift-crypto's generator (BoringSSL's DRBG: one call, not six `getrandom`s of 8 bytes).
+    /// The key is a scalar drawn uniformly (drawn again in the 2⁻³² case that it is zero or not
+    /// below the group order, which BoringSSL refuses), its public point computed from it. Not
     /// `P256.KeyAgreement.PrivateKey()`: that one runs BoringSSL's FIPS key check on every key
     /// it draws (the public point computed again, an ECDSA signature made and verified), which
     /// made it 5–7 times the cost of this (docs/benchmarks.md, "Web Push sends"), for nothing a
     /// key used once for one ECDH needs.
-    static func randomSenderKey() -> P256.KeyAgreement.PrivateKey {
-        var generator = SystemRandomNumberGenerator()
+    static func randomSenderKeyAndSalt() -> (P256.KeyAgreement.PrivateKey, [UInt8]) {
         while true {
-            let words: (UInt64, UInt64, UInt64, UInt64) = (generator.next(), generator.next(), generator.next(), generator.next())
-            if let key = withUnsafeBytes(of: words, { try? P256.KeyAgreement.PrivateKey(rawRepresentation: $0) }) { return key }
+            let drawn = SymmetricKey(size: SymmetricKeySize(bitCount: 48 * 8))
+            let found = drawn.withUnsafeBytes { bytes -> (P256.KeyAgreement.PrivateKey, [UInt8])? in
+                guard let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: UnsafeRawBufferPointer(rebasing: bytes[0..<32])) else {
+                    return nil
+                }
+                return (key, Array(bytes[32..<48]))
+            }
+            if let found { return found }
         }
     }
 
@@ -132,12 +139,5 @@ package enum WebPushEncryption {
         hash.update(data: outer)
         innerDigest.withUnsafeBytes { hash.update(bufferPointer: $0) }
         return Array(hash.finalize())
-    }
-
-    /// 16 bytes from the system's cryptographically secure generator.
-    static func randomSalt() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        let words: (UInt64, UInt64) = (generator.next(), generator.next())
-        return withUnsafeBytes(of: words) { Array($0) }
     }
 }
