@@ -291,6 +291,10 @@ let package = Package(
             dependencies: ["FrostboxFCM", "FrostboxCore", logging, cryptoExtras],
             path: "tools/bench-fcm"
         ),
+        // Web Push adapter throughput against the same sink (POST /push/<id>, answered 201).
+        .executableTarget(
+            name: "bench-webpush", dependencies: ["FrostboxWebPush", "FrostboxPushEngine", "FrostboxCore", crypto, logging, nioCore, nioPosix],
+            path: "tools/bench-webpush"),
 
         // MARK: Tests
         // Building blocks of the planning and notifier tests (a forecast, tokens, places), one copy.

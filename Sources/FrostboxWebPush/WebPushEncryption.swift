@@ -19,15 +19,38 @@ package enum WebPushEncryption {
     package static let maximumPlaintextCount = recordSize - headerCount - 1 - tagCount
 
     private static let keyInfoLabel = Array("WebPush: info\0".utf8)
-    private static let contentEncryptionKeyInfo = Array("Content-Encoding: aes128gcm\0".utf8)
-    private static let nonceInfo = Array("Content-Encoding: nonce\0".utf8)
+    /// The CEK's and the nonce's HKDF info, each with the first block's counter (0x01).
+    private static let contentEncryptionKeyInfo = Array("Content-Encoding: aes128gcm\0\u{1}".utf8)
+    private static let nonceInfo = Array("Content-Encoding: nonce\0\u{1}".utf8)
     /// RFC 8188 §2: the padding delimiter of the last record (no padding follows it).
     private static let lastRecordDelimiter: UInt8 = 0x02
 
     /// Encrypts `plaintext` with a fresh sender key pair and a fresh random salt, as every
     /// message must be.
     package static func encrypt(_ plaintext: some Collection<UInt8>, for subscriber: WebPushSubscriberKeys) throws(WebPushEncryptionError) -> [UInt8] {
-        try encrypt(plaintext, for: subscriber, senderKey: P256.KeyAgreement.PrivateKey(), salt: randomSalt())
+        let (senderKey, salt) = randomSenderKeyAndSalt()
+        return try encrypt(plaintext, for: subscriber, senderKey: senderKey, salt: salt)
+    }
+
+    /// A fresh ephemeral key pair and a fresh 16-byte salt, from one draw of 48 bytes of
+    /// swift-crypto's generator (BoringSSL's DRBG: one call, not six `getrandom`s of 8 bytes).
+    /// The key is a scalar drawn uniformly (drawn again in the 2⁻³² case that it is zero or not
+    /// below the group order, which BoringSSL refuses), its public point computed from it. Not
+    /// `P256.KeyAgreement.PrivateKey()`: that one runs BoringSSL's FIPS key check on every key
+    /// it draws (the public point computed again, an ECDSA signature made and verified), which
+    /// made it 5–7 times the cost of this (docs/benchmarks.md, "Web Push sends"), for nothing a
+    /// key used once for one ECDH needs.
+    static func randomSenderKeyAndSalt() -> (P256.KeyAgreement.PrivateKey, [UInt8]) {
+        while true {
+            let drawn = SymmetricKey(size: SymmetricKeySize(bitCount: 48 * 8))
+            let found = drawn.withUnsafeBytes { bytes -> (P256.KeyAgreement.PrivateKey, [UInt8])? in
+                guard let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: UnsafeRawBufferPointer(rebasing: bytes[0..<32])) else {
+                    return nil
+                }
+                return (key, Array(bytes[32..<48]))
+            }
+            if let found { return found }
+        }
     }
 
     /// Encrypts `plaintext` with the given sender key and 16-byte salt. Reusing either for two
@@ -53,20 +76,23 @@ package enum WebPushEncryption {
         }
 
         // RFC 8291 §3.3–3.4: IKM = HKDF(salt: auth_secret, IKM: ecdh_secret,
-        // info: "WebPush: info" 0x00 ‖ ua_public ‖ as_public, L: 32).
+        // info: "WebPush: info" 0x00 ‖ ua_public ‖ as_public, L: 32). Every output here fits in
+        // one SHA-256 block, so each HKDF is its two HMACs: PRK = HMAC(salt, IKM), then
+        // OKM = HMAC(PRK, info ‖ 0x01) cut to L (RFC 5869 §2.2–2.3).
         var keyInfo: [UInt8] = []
-        keyInfo.reserveCapacity(keyInfoLabel.count + 2 * WebPushSubscriberKeys.publicKeyCount)
+        keyInfo.reserveCapacity(keyInfoLabel.count + 2 * WebPushSubscriberKeys.publicKeyCount + 1)
         keyInfo += keyInfoLabel
         keyInfo += subscriber.publicKeyBytes
         keyInfo += senderPublicKey
-        let inputKeyingMaterial = sharedSecret.hkdfDerivedSymmetricKey(
-            using: SHA256.self, salt: subscriber.auth, sharedInfo: keyInfo, outputByteCount: 32)
+        keyInfo.append(0x01)
+        let authKey = sharedSecret.withUnsafeBytes { hmac(key: subscriber.auth, $0) }
+        let inputKeyingMaterial = keyInfo.withUnsafeBytes { hmac(key: authKey, $0) }
 
         // RFC 8188 §2.2–2.3: PRK = HKDF-Extract(salt, IKM); CEK and NONCE expanded from it. The
         // only record has sequence number 0, so its nonce is NONCE itself.
-        let pseudoRandomKey = HKDF<SHA256>.extract(inputKeyMaterial: inputKeyingMaterial, salt: salt)
-        let contentEncryptionKey = HKDF<SHA256>.expand(pseudoRandomKey: pseudoRandomKey, info: contentEncryptionKeyInfo, outputByteCount: 16)
-        let nonceKey = HKDF<SHA256>.expand(pseudoRandomKey: pseudoRandomKey, info: nonceInfo, outputByteCount: 12)
+        let pseudoRandomKey = inputKeyingMaterial.withUnsafeBytes { hmac(key: salt, $0) }
+        let contentEncryptionKey = SymmetricKey(data: contentEncryptionKeyInfo.withUnsafeBytes { hmac(key: pseudoRandomKey, $0) }.prefix(16))
+        let nonceKey = nonceInfo.withUnsafeBytes { hmac(key: pseudoRandomKey, $0) }.prefix(12)
 
         // The body is built in one buffer: the header, then plaintext ‖ delimiter, which the
         // ciphertext (of the same length) then overwrites in place, then the tag.
@@ -81,7 +107,7 @@ package enum WebPushEncryption {
 
         let sealed: AES.GCM.SealedBox
         do {
-            let nonce = try nonceKey.withUnsafeBytes { bytes in try AES.GCM.Nonce(data: bytes) }
+            let nonce = try AES.GCM.Nonce(data: nonceKey)
             sealed = try AES.GCM.seal(body[headerCount...], using: contentEncryptionKey, nonce: nonce)
         } catch {
             throw .cryptographyFailed("AES-128-GCM")
@@ -91,10 +117,27 @@ package enum WebPushEncryption {
         return body
     }
 
-    /// 16 bytes from the system's cryptographically secure generator.
-    static func randomSalt() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        let words: (UInt64, UInt64) = (generator.next(), generator.next())
-        return withUnsafeBytes(of: words) { Array($0) }
+    /// HMAC-SHA-256 (RFC 2104) of `message` under a key of at most 64 bytes (here 16 or 32),
+    /// with swift-crypto's SHA-256. Written out rather than `HMAC<SHA256>`: its generic key
+    /// set-up cost more than the hashing for these short inputs (docs/benchmarks.md, "Web Push
+    /// sends"). The RFC 8291 example's body, checked byte for byte, covers every use. The
+    /// derived keys live in plain arrays, not zeroed on release as `SymmetricKey` is: they
+    /// protect one message whose plaintext sits in plain arrays as well.
+    static func hmac(key: [UInt8], _ message: UnsafeRawBufferPointer) -> [UInt8] {
+        precondition(key.count <= 64, "an HMAC key longer than a SHA-256 block must be hashed first")
+        var inner = [UInt8](repeating: 0x36, count: 64)
+        var outer = [UInt8](repeating: 0x5c, count: 64)
+        for (index, byte) in key.enumerated() {
+            inner[index] ^= byte
+            outer[index] ^= byte
+        }
+        var hash = SHA256()
+        hash.update(data: inner)
+        hash.update(bufferPointer: message)
+        let innerDigest = hash.finalize()
+        hash = SHA256()
+        hash.update(data: outer)
+        innerDigest.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        return Array(hash.finalize())
     }
 }
