@@ -26,6 +26,24 @@ struct PostgresFaultTests {
         let store = PostgresSubscriptionStore(database: database)
 
         try await TestPostgresCluster.offThePool { try cluster.setReadOnly(true) }
+        // The sessions take the reloaded setting once the postmaster has signalled them (a
+        // moment, longer on a loaded machine: one CI run stored a write before it). Until every
+        // pooled connection says read-only, ask all of them at once (more askers than connections).
+        try await Self.within(.seconds(60), "every pooled connection to see the read-only spell") {
+            while true {
+                let seen = try await withThrowingTaskGroup(of: String.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            for try await value in try await database.query("SHOW default_transaction_read_only").decode(String.self) { return value }
+                            return ""
+                        }
+                    }
+                    return try await group.reduce(into: [String]()) { $0.append($1) }
+                }
+                if seen.allSatisfy({ $0 == "on" }) { return }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
         // Busy cores, as on the loaded host where the wedge was seen: the server's reply then
         // at times outruns the thread that sent the statement, which is when the lease was lost.
         let burners = CPUBurners(count: 3)
