@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -52,6 +52,21 @@ def browser(server):
 def wait_for_boxes(driver, previous, zoom=None):
     WebDriverWait(driver, 60).until(lambda d: d.execute_script(
         "const s = window.frostboxStatus; return s.loads.boxes > arguments[0] && (arguments[1] === null || s.boxes.zoom === arguments[1]);", previous, zoom))
+
+
+def loaded_box(driver, previous, key):
+    """The box `key` once the map's boxes hold it. A load asked for the view before this one
+    (an earlier test's, at the same zoom) may still land after `previous` was read, so a load
+    at zoom 11 alone does not mean this view's boxes: wait until they hold the key."""
+    wait_for_boxes(driver, previous, 11)
+    try:
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script(
+            "return (window.frostboxStatus.boxes.boxes || []).some(b => b.key === arguments[0]);", key))
+    except TimeoutException:
+        keys = driver.execute_script("return (window.frostboxStatus.boxes.boxes || []).map(b => b.key)")
+        raise AssertionError(f"box {key} never among the loaded boxes: {keys[:20]}") from None
+    data = driver.execute_script("return window.frostboxStatus.boxes")
+    return data, next(b for b in data["boxes"] if b["key"] == key)
 
 
 def pixel(driver, x, y):
@@ -100,11 +115,9 @@ def test_world_view_counts_every_seeded_box(browser, server):
 def test_zoomed_box_has_its_colour_and_details(browser, server, name, lat, lon, kind):
     loads = browser.execute_script("return window.frostboxStatus.loads.boxes")
     browser.execute_script("window.frostboxStatus.setView(arguments[0], arguments[1], 11)", lon, lat)
-    wait_for_boxes(browser, loads, 11)
-    data = browser.execute_script("return window.frostboxStatus.boxes")
-    assert data["mode"] == "boxes"
     key = seed.box_key(lat, lon)
-    box = next(b for b in data["boxes"] if b["key"] == key)
+    data, box = loaded_box(browser, loads, key)
+    assert data["mode"] == "boxes"
     assert box["class"] == kind
     point = browser.execute_script("return window.frostboxStatus.project(arguments[0], arguments[1])", box["lon"], box["lat"])
     colours = browser.execute_script("return window.frostboxStatus.colours")
@@ -142,10 +155,8 @@ def test_box_coloured_by_its_chance_with_the_distribution_on_a_tap(browser, serv
     browser.execute_script("window.frostboxStatus.setColourBy('auto')")
     loads = browser.execute_script("return window.frostboxStatus.loads.boxes")
     browser.execute_script("window.frostboxStatus.setView(arguments[0], arguments[1], 11)", lon, lat)
-    wait_for_boxes(browser, loads, 11)
-    data = browser.execute_script("return window.frostboxStatus.boxes")
     key = seed.box_key(lat, lon)
-    box = next(b for b in data["boxes"] if b["key"] == key)
+    data, box = loaded_box(browser, loads, key)
     assert box["class"] == kind
     assert box["tonight"]["chance"]["by_level"] == chances
     # Automatic colouring: by the chance of freeze, as its bin's colour.
