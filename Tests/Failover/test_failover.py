@@ -539,8 +539,10 @@ def notify_scenario(cluster, action="kill-primary", devices=NOTIFY_DEVICES, boxe
                 "FROSTBOX_APNS_APPS_FILE": str(apps),
                 "FROSTBOX_DEVICES_VERIFY": "false",
                 "FROSTBOX_NOTIFIER_CONCURRENCY": str(NOTIFY_CONCURRENCY),
-                # Chunks of 20 boxes: both instances claim boxes (one chunk of all 200 by default
-                # leaves the second instance nothing to do).
+                # Chunks of 20 boxes (a chunk is rounded up to forecast.batch, 1,000 by
+                # default): both instances claim boxes; one chunk of all 200 leaves the second
+                # instance nothing to do.
+                "FROSTBOX_FORECAST_BATCH": "20",
                 "FROSTBOX_NOTIFIER_BOXES_PER_CHUNK": "20",
             }  # running_server sets the first run 24 h away: this test starts the runs itself
             servers = []
