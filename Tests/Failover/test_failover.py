@@ -672,6 +672,10 @@ def notify_scenario(cluster, action="kill-primary", devices=NOTIFY_DEVICES, boxe
             "pushes of an apns-id not planned": len(unplanned),
             "alerts delivered under another apns-id than planned": differing,
             "run summaries logged (instance, run, status, boxes, planned, delivered)": summaries,
+            "notifier log lines (notice and worse) per instance": {
+                index: [line[:700] for line in log.splitlines()
+                        if "[FrostboxNotifier]" in line and re.search(r" (notice|warning|error|critical) ", line)]
+                for index, log in enumerate(logs.values())},
             "runs": [{"id": int(r[0]), "status": r[1], "planned": int(r[2]), "delivered": int(r[3]), "error": r[4][:300]} for r in runs],
             "workers": [{"run": int(w[0]), "finished": bool(w[2]), "summary": w[3][:200], "planned": int(w[4]), "delivered": int(w[5]),
                          "carried over": int(w[6])} for w in workers],
