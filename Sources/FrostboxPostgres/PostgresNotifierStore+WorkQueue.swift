@@ -175,9 +175,19 @@ extension PostgresNotifierStore: NotifyWorkQueue {
 
     public func finishPart(_ part: NotifyRunSummary, at now: Int64) async throws -> Bool {
         let worker = worker, lease = leaseSeconds, logger = logger
-        let json = String(decoding: try JSONEncoder().encode(part), as: UTF8.self)
         return try await database.transaction { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.runsLockKey))", logger: logger)
+            // A worker that finished its part and joined the same run again (the other instance
+            // was still on it) adds its second part to its first: the row holds the worker's sum,
+            // so a late empty part cannot wipe what the first one did.
+            var part = part
+            let earlier = try await connection.query(
+                "SELECT summary FROM run_worker WHERE run_id = \(part.id) AND worker = \(worker) AND summary IS NOT NULL", logger: logger)
+            for try await text in earlier.decode(String.self) {
+                let first = try JSONDecoder().decode(NotifyRunSummary.self, from: Data(text.utf8))
+                part = NotifyRunSummary.combining([first, part], runID: part.id, boxes: first.boxes + part.boxes)
+            }
+            let json = String(decoding: try JSONEncoder().encode(part), as: UTF8.self)
             try await connection.query(
                 """
                 UPDATE run_worker SET finished_at = \(now), heartbeat_at = \(now), summary = \(json),

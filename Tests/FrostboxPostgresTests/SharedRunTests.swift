@@ -144,6 +144,38 @@ struct SharedRunTests {
         #expect(try await a.recentRuns(limit: 2).last?.status == .interrupted)
     }
 
+    @Test("a worker that finished its part and joined the run again adds its second part to its first: the run's sum keeps both")
+    func rejoinedWorker() async throws {
+        let (a, b, _) = try await Self.setUp(boxes: 3)
+        let run = try #require(try await a.joinOrStartRun(at: Self.now, startNew: true, startedAfter: nil)).runID
+        _ = try await b.joinOrStartRun(at: Self.now, startNew: true, startedAfter: nil)
+        try await a.completeBoxes(runID: run, try await a.claimBoxes(runID: run, limit: 10, at: Self.now), at: Self.now)
+        var first = NotifyRunSummary(id: run, startedAt: Self.now)
+        first.alertsPlanned = 12
+        first.alertsDelivered = 11
+        first.failed = [.temporary: 1]
+        first.status = .failed
+        first.error = "could not record the outcomes of 1 push already sent"
+        first.finishedAt = Self.now + 4
+        #expect(try await a.finishPart(first, at: Self.now + 4) == false, "b is still on the run")
+        // a joins the run it finished again (b still renews it), finds nothing to do, and finishes an empty part.
+        #expect(try await a.joinOrStartRun(at: Self.now + 5, startNew: false, startedAfter: nil)?.runID == run)
+        var empty = NotifyRunSummary(id: run, startedAt: Self.now + 5)
+        empty.finishedAt = Self.now + 5
+        #expect(try await a.finishPart(empty, at: Self.now + 5) == false)
+        var partB = NotifyRunSummary(id: run, startedAt: Self.now + 1)
+        partB.alertsDelivered = 1
+        partB.alertsCarriedOver = 1
+        partB.finishedAt = Self.now + 6
+        #expect(try await b.finishPart(partB, at: Self.now + 6))
+        let summary = try #require(try await a.recentRuns(limit: 1).first)
+        #expect(summary.id == run)
+        #expect(summary.alertsPlanned == 12 && summary.alertsDelivered == 12 && summary.alertsCarriedOver == 1, "\(summary)")
+        #expect(summary.status == .failed && summary.error?.contains("could not record") == true, "a's failed part is not wiped: \(summary.status)")
+        let parts = try #require(try await a.workers(ofRuns: [run])[run])
+        #expect(parts.map(\.alertsDelivered).sorted() == [1, 11], "a's row keeps its first part")
+    }
+
     static func allBoxes(_ store: PostgresNotifierStore) async throws -> [GeoBox] {
         try await store.boxesToNotify()
     }
