@@ -4,7 +4,6 @@ import FrostboxCore
 import FrostboxFCM
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The push capability of a Frostbox process: iOS devices through the APNs router over the
 /// configured apps, Android devices through the FCM router over its apps, browsers through the
@@ -16,16 +15,13 @@ public final class PushComponents: Sendable {
     public let apps: [APNsAppSettings]
     /// The app for pushes without a topic.
     public let defaultApp: String?
-    private let settings: APNsSettings
     let logger: Logger
-    private let router = Mutex<APNsPushRouter?>(nil)
+    private let router: LazyPushRouter<APNsPushRouter>
     private let logOnly: LogOnlyPushSender
     /// The configured Android apps, keys loaded; empty means Android alerts are only logged.
     public let fcmApps: [FCMApp]
     private let fcmSettings: FCMSettings
-    private let fcmRouter = Mutex<FCMPushRouter?>(nil)
-    /// Where the FCM pacers keep their budgets (nil: in the process).
-    private let budget: (any PushBudgetStore)?
+    private let fcmRouter: LazyPushRouter<FCMPushRouter>
     /// Browsers' side (nil: browsers' pushes are logged, e.g. in commands without a database).
     public let web: WebPushComponents?
 
@@ -59,8 +55,12 @@ public final class PushComponents: Sendable {
     ) throws(APNsConfigurationError) {
         self.fcmApps = fcmApps
         self.web = web
-        self.budget = budget
         self.fcmSettings = fcm
+        self.fcmRouter = LazyPushRouter(name: "FCM", logger: logger) {
+            try FCMPushRouter(
+                apps: fcmApps, defaultPackageName: fcm.defaultApp, settings: fcm.connection, retryPolicy: fcm.retry,
+                clock: { Int64(Date().timeIntervalSince1970) }, budget: budget, logger: logger)
+        }
         let resolved = try settings.resolved()
         var apps: [APNsAppSettings] = []
         for app in resolved.apps {
@@ -81,7 +81,12 @@ public final class PushComponents: Sendable {
         }
         self.apps = apps
         self.defaultApp = resolved.defaultApp
-        self.settings = settings
+        self.router = LazyPushRouter(name: "APNs", logger: logger) {
+            [apps, defaultBundleID = resolved.defaultApp, connection = settings.connection, retry = settings.retry] in
+            try APNsPushRouter(
+                apps: apps, defaultBundleID: defaultBundleID, settings: connection, retryPolicy: retry,
+                clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
+        }
         self.logger = logger
         self.logOnly = LogOnlyPushSender(logger: logger)
         if apps.isEmpty {
@@ -93,7 +98,7 @@ public final class PushComponents: Sendable {
     /// each through the log-only sink when its platform has no app configured.
     public var sender: any PushSender {
         PushSenderByPlatform([
-            .ios: apps.isEmpty ? logOnly : Sender(components: self), .android: fcmApps.isEmpty ? logOnly : AndroidSender(components: self),
+            .ios: apps.isEmpty ? logOnly : router, .android: fcmApps.isEmpty ? logOnly : fcmRouter,
             .web: web?.sender(fallback: logOnly) ?? logOnly,
         ])
     }
@@ -114,39 +119,14 @@ public final class PushComponents: Sendable {
         ])
     }
 
-    /// The FCM router, made on first use.
-    func fcmPushRouter() throws(FCMConfigurationError) -> FCMPushRouter {
-        try fcmRouter.withLock { (router: inout FCMPushRouter?) throws(FCMConfigurationError) -> FCMPushRouter in
-            if let router { return router }
-            let made = try FCMPushRouter(
-                apps: fcmApps, defaultPackageName: fcmSettings.defaultApp, settings: fcmSettings.connection, retryPolicy: fcmSettings.retry,
-                clock: { Int64(Date().timeIntervalSince1970) }, budget: budget, logger: logger)
-            router = made
-            return made
-        }
-    }
-
-    /// The APNs router, made on first use.
-    func apnsRouter() throws(APNsConfigurationError) -> APNsPushRouter {
-        try router.withLock { (router: inout APNsPushRouter?) throws(APNsConfigurationError) -> APNsPushRouter in
-            if let router { return router }
-            let made = try APNsPushRouter(
-                apps: apps, defaultBundleID: defaultApp, settings: settings.connection, retryPolicy: settings.retry,
-                clock: { Int64(Date().timeIntervalSince1970) }, logger: logger)
-            router = made
-            return made
-        }
-    }
-
     /// Where each paced FCM app stands (empty before the first Android push).
-    public var pacing: [PushPacing] { (fcmRouter.withLock { $0 }?.pacing ?? []) + (web?.pacing ?? []) }
+    public var pacing: [PushPacing] { (fcmRouter.current?.pacing ?? []) + (web?.pacing ?? []) }
 
     /// HTTP/2 connections open now, by platform (`ios`: APNs, `android`: FCM; 0 for the
     /// log-only sink or before the first push).
     public var connectionsByPlatform: [String: Int] {
         [
-            DevicePlatform.ios.rawValue: router.withLock { $0 }?.openConnections ?? 0,
-            DevicePlatform.android.rawValue: fcmRouter.withLock { $0 }?.openConnections ?? 0,
+            DevicePlatform.ios.rawValue: router.openConnections, DevicePlatform.android.rawValue: fcmRouter.openConnections,
             DevicePlatform.web.rawValue: web?.openConnections ?? 0,
         ]
     }
@@ -154,8 +134,7 @@ public final class PushComponents: Sendable {
     /// HTTP/2 streams awaiting an answer now, by platform.
     public var streamsByPlatform: [String: Int] {
         [
-            DevicePlatform.ios.rawValue: router.withLock { $0 }?.streamsInFlight ?? 0,
-            DevicePlatform.android.rawValue: fcmRouter.withLock { $0 }?.streamsInFlight ?? 0,
+            DevicePlatform.ios.rawValue: router.streamsInFlight, DevicePlatform.android.rawValue: fcmRouter.streamsInFlight,
             DevicePlatform.web.rawValue: web?.streamsInFlight ?? 0,
         ]
     }
@@ -169,54 +148,8 @@ public final class PushComponents: Sendable {
     /// Closes the APNs, FCM and Web Push connections, if any were opened.
     public func shutdown() async {
         await web?.shutdown()
-        let fcm = fcmRouter.withLock { router in
-            defer { router = nil }
-            return router
-        }
-        await fcm?.shutdown()
-        let opened = router.withLock { router in
-            defer { router = nil }
-            return router
-        }
-        await opened?.shutdown()
-    }
-
-    deinit {
-        // Open connections must be closed; the task keeps the router alive until they are.
-        if let opened = router.withLock({ $0 }) {
-            Task { await opened.shutdown() }
-        }
-        if let opened = fcmRouter.withLock({ $0 }) {
-            Task { await opened.shutdown() }
-        }
-    }
-
-    /// Sends through the router, made on first push.
-    private struct Sender: PushSender {
-        let components: PushComponents
-
-        func send(_ batch: [PushNotification]) -> PushOutcomes {
-            do {
-                return try components.apnsRouter().send(batch)
-            } catch {
-                components.logger.critical("APNs client could not start", metadata: ["error": "\(error)"])
-                return PushOutcomes(batch.map { _ in .authFailure(reason: "APNsClientUnavailable") })
-            }
-        }
-    }
-}
-
-/// Sends Android devices' pushes through the FCM router, made on first push.
-private struct AndroidSender: PushSender {
-    let components: PushComponents
-
-    func send(_ batch: [PushNotification]) -> PushOutcomes {
-        do {
-            return try components.fcmPushRouter().send(batch)
-        } catch {
-            components.logger.critical("FCM client could not start", metadata: ["error": "\(error.message)"])
-            return PushOutcomes(batch.map { _ in .authFailure(reason: "FCMClientUnavailable") })
-        }
+        await fcmRouter.shutdown()
+        await router.shutdown()
     }
 }
 

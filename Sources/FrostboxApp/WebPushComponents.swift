@@ -4,7 +4,6 @@ import FrostboxHTTP
 import FrostboxPushEngine
 import FrostboxWebPush
 import Logging
-import Synchronization
 
 /// Browsers' side of the push capability: the push-service guard (always: registrations are
 /// checked whether or not an app is configured), the Web Push apps, and their router, made on
@@ -13,10 +12,8 @@ public final class WebPushComponents: Sendable {
     public let settings: WebPushSettings
     /// Checks browsers' subscriptions at registration and each push service's address at connection.
     public let serviceGuard: WebPushServiceGuard
-    private let directory: (any WebPushDirectory)?
-    private let budget: (any PushBudgetStore)?
-    private let router = Mutex<WebPushRouter?>(nil)
-    private let logger: Logger
+    private let hasDirectory: Bool
+    private let router: LazyPushRouter<WebPushRouter>
 
     /// - Parameters:
     ///   - directory: where the router reads browsers' subscriptions (the devices' store); nil:
@@ -25,11 +22,17 @@ public final class WebPushComponents: Sendable {
     public init(
         settings: WebPushSettings, directory: (any WebPushDirectory)?, budget: (any PushBudgetStore)? = nil, logger: Logger
     ) throws(WebPushServicesError) {
+        let serviceGuard = WebPushServiceGuard(services: try settings.services(), logger: logger)
         self.settings = settings
-        self.serviceGuard = WebPushServiceGuard(services: try settings.services(), logger: logger)
-        self.directory = directory
-        self.budget = budget
-        self.logger = logger
+        self.serviceGuard = serviceGuard
+        self.hasDirectory = directory != nil
+        self.router = LazyPushRouter(name: "Web Push", logger: logger) {
+            guard let directory else { throw WebPushConfigurationError.invalidApp("(any)", "cannot send without the devices' store") }
+            return try WebPushRouter(
+                apps: settings.apps, defaultApp: settings.defaultApp, serviceGuard: serviceGuard, directory: directory,
+                settings: settings.connection, retryPolicy: settings.retry, clock: { Int64(Date().timeIntervalSince1970) }, budget: budget,
+                logger: logger)
+        }
         if settings.apps.isEmpty {
             logger.notice("no Web Push app configured: browsers' pushes are only logged (set webpush.apps to send them)")
         }
@@ -45,58 +48,19 @@ public final class WebPushComponents: Sendable {
             defaultApp: settings.defaultApp)
     }
 
-    /// The sender of browsers' pushes: the router, or `fallback` with no app or no store.
+    /// The sender of browsers' pushes: the router (made on the first push), or `fallback` with
+    /// no app or no store.
     func sender(fallback: any PushSender) -> any PushSender {
-        settings.apps.isEmpty || directory == nil ? fallback : Sender(components: self)
-    }
-
-    /// The router, made on first use.
-    func webPushRouter() throws(WebPushConfigurationError) -> WebPushRouter {
-        try router.withLock { (router: inout WebPushRouter?) throws(WebPushConfigurationError) -> WebPushRouter in
-            if let router { return router }
-            guard let directory else { throw .invalidApp("(any)", "cannot send without the devices' store") }
-            let made = try WebPushRouter(
-                apps: settings.apps, defaultApp: settings.defaultApp, serviceGuard: serviceGuard, directory: directory,
-                settings: settings.connection, retryPolicy: settings.retry, clock: { Int64(Date().timeIntervalSince1970) }, budget: budget,
-                logger: logger)
-            router = made
-            return made
-        }
+        settings.apps.isEmpty || !hasDirectory ? fallback : router
     }
 
     /// Where each paced app stands (empty before the first push).
-    var pacing: [PushPacing] { router.withLock { $0 }?.pacing ?? [] }
+    var pacing: [PushPacing] { router.current?.pacing ?? [] }
     /// HTTP/2 connections open now, over every push service.
-    var openConnections: Int { router.withLock { $0 }?.openConnections ?? 0 }
+    var openConnections: Int { router.openConnections }
     /// Requests awaiting an answer now.
-    var streamsInFlight: Int { router.withLock { $0 }?.streamsInFlight ?? 0 }
+    var streamsInFlight: Int { router.streamsInFlight }
 
     /// Closes the push services' connections, if any were opened.
-    func shutdown() async {
-        let opened = router.withLock { router in
-            defer { router = nil }
-            return router
-        }
-        await opened?.shutdown()
-    }
-
-    deinit {
-        if let opened = router.withLock({ $0 }) {
-            Task { await opened.shutdown() }
-        }
-    }
-
-    /// Sends through the router, made on first push.
-    private struct Sender: PushSender {
-        let components: WebPushComponents
-
-        func send(_ batch: [PushNotification]) -> PushOutcomes {
-            do {
-                return try components.webPushRouter().send(batch)
-            } catch {
-                components.logger.critical("Web Push client could not start", metadata: ["error": "\(error.message)"])
-                return PushOutcomes(batch.map { _ in .authFailure(reason: "WebPushClientUnavailable") })
-            }
-        }
-    }
+    func shutdown() async { await router.shutdown() }
 }
