@@ -47,8 +47,11 @@ public struct WebPushEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The path and query, from the first `/` after the authority.
     public let path: String
 
-    /// `https://host` or `https://host:port` (the port only when not 443).
-    public var origin: String {
+    /// `https://host` or `https://host:port` (the port only when not 443). Kept, not built per
+    /// use: each push looks up its gateway and VAPID token by it.
+    public let origin: String
+
+    private static func origin(host: String, port: Int) -> String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
         return port == 443 ? "https://\(hostPart)" : "https://\(hostPart):\(port)"
     }
@@ -63,11 +66,13 @@ public struct WebPushEndpoint: Sendable, Hashable, CustomStringConvertible {
                 "endpoint must be an https URL of a push service, at most \(WebPushSubscription.maximumEndpointLength) bytes")
         }
         (url, host, port, path) = (raw, parsed.host, parsed.port, parsed.path)
+        origin = Self.origin(host: host, port: port)
     }
 
     init(trusted raw: String) {
         let parsed = Self.parse(raw) ?? (host: "", port: 443, path: "/")
         (url, host, port, path) = (raw, parsed.host, parsed.port, parsed.path)
+        origin = Self.origin(host: host, port: port)
     }
 
     private static func parse(_ raw: String) -> (host: String, port: Int, path: String)? {

@@ -48,7 +48,7 @@ public enum FCMVerdict: Sendable, Hashable {
             // the app would be refused alike.
             return .final(.authFailure(reason: reason))
         case 429, 500...599:
-            return .temporary(reason: reason, retryAfter: retryAfter.flatMap(parseRetryAfter))
+            return .temporary(reason: reason, retryAfter: retryAfter.flatMap(PushRetryPolicy.retryAfter))
         default:
             return .final(.permanentFailure(status: status, reason: reason))
         }
@@ -109,9 +109,6 @@ public enum FCMVerdict: Sendable, Hashable {
         }
         return error.message?.range(of: "registration token", options: .caseInsensitive) != nil
     }
-
-    /// `Retry-After` as delay-seconds (FCM's form); an HTTP date or garbage is ignored.
-    static func parseRetryAfter(_ value: String) -> Duration? { PushRetryPolicy.retryAfter(value) }
 
     struct SendAnswer: Decodable {
         var name: String?
