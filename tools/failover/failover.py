@@ -4,12 +4,19 @@ etcd, three PostgreSQL 15 nodes under Patroni (synchronous replication unless --
 HAProxy in front, sending connections to whichever node Patroni's REST API calls the primary.
 Every port is free when chosen (bound on port 0 first); nothing listens beyond 127.0.0.1.
 
-    failover.py start DIR [--async]   start everything in DIR (new or empty); prints JSON
+    failover.py start DIR [--async] [--relays]
+                                      start everything in DIR (new or empty); prints JSON
     failover.py status DIR            the nodes, their roles and lag, as JSON
     failover.py kill-primary DIR [--replicas-behind S]
                                       SIGKILL the primary's Patroni and PostgreSQL (node lost);
                                       with S, the replicas S seconds behind at that moment
     failover.py switchover DIR        a planned switchover to a replica (patronictl)
+    failover.py rejoin DIR            restart the node kill-primary lost: it rejoins as a replica
+                                      (pg_rewind), returns once it streams on the new timeline
+    failover.py partition DIR [--clients]
+                                      cut the primary off from etcd and the other nodes (and
+                                      HAProxy with --clients); needs start --relays
+    failover.py heal DIR              undo partition; returns once the old primary streams again
     failover.py stop DIR [--keep]     stop everything (idempotent); removes DIR unless --keep
 
 Debian's packages: etcd-server, patroni, haproxy, postgresql-15. See README.md beside it.
@@ -117,6 +124,12 @@ def save_state(directory, state):
 def patroni_yaml(directory, state, name, synchronous):
     node = state["nodes"][name]
     data = Path(directory) / name
+    relays = state.get("relays") or {}
+    # With relays (start --relays), what the others use to reach this node, and this node's
+    # way to etcd, pass through the relay process, which `partition` can cut.
+    pg_address = relays.get(f"{name}/pg", node["pg_port"])
+    rest_address = relays.get(f"{name}/rest", node["rest_port"])
+    etcd_port = relays.get(f"{name}/etcd", state["etcd_port"])
     # YAML written by hand: JSON is YAML, so every value is a JSON literal.
     q = json.dumps
     return f"""# Patroni node {name} of the failover harness (tools/failover/failover.py writes it).
@@ -127,9 +140,12 @@ log:
   level: INFO
 restapi:
   listen: {q(f"127.0.0.1:{node['rest_port']}")}
-  connect_address: {q(f"127.0.0.1:{node['rest_port']}")}
+  connect_address: {q(f"127.0.0.1:{rest_address}")}
 etcd3:
-  hosts: {q(f"127.0.0.1:{state['etcd_port']}")}
+  hosts: {q(f"127.0.0.1:{etcd_port}")}
+  # Only the address above: without this Patroni asks etcd for its members and connects to
+  # the client URL etcd advertises, past the relay.
+  use_proxies: {q(bool(relays))}
 bootstrap:
   dcs:
     ttl: {TTL}
@@ -138,9 +154,14 @@ bootstrap:
     maximum_lag_on_failover: 1048576
     synchronous_mode: {q(synchronous)}
     postgresql:
-      use_pg_rewind: false
+      # A lost or fenced primary comes back as a replica of the new one: pg_rewind takes
+      # back what it wrote past the point where the new primary's timeline forked (WAL
+      # never acknowledged under synchronous replication). It needs wal_log_hints (or data
+      # checksums, which initdb does not enable here).
+      use_pg_rewind: true
       parameters:
         wal_level: replica
+        wal_log_hints: "on"
         hot_standby: "on"
         max_connections: 100
         max_wal_senders: 10
@@ -155,7 +176,7 @@ bootstrap:
     - local all all trust
 postgresql:
   listen: {q(f"127.0.0.1:{node['pg_port']}")}
-  connect_address: {q(f"127.0.0.1:{node['pg_port']}")}
+  connect_address: {q(f"127.0.0.1:{pg_address}")}
   data_dir: {q(str(data / "data"))}
   bin_dir: {q(str(PG_BIN))}
   pgpass: {q(str(data / "pgpass"))}
@@ -180,8 +201,10 @@ tags:
 
 
 def haproxy_cfg(directory, state):
+    relays = state.get("relays") or {}
     servers = "\n".join(
-        f"    server {name} 127.0.0.1:{node['pg_port']} check port {node['rest_port']}" for name, node in state["nodes"].items())
+        f"    server {name} 127.0.0.1:{relays.get(f'{name}/client-pg', node['pg_port'])} check port "
+        f"{relays.get(f'{name}/client-rest', node['rest_port'])}" for name, node in state["nodes"].items())
     return f"""# HAProxy of the failover harness (tools/failover/failover.py writes it).
 global
     maxconn 2000
@@ -289,10 +312,141 @@ def summary(state):
         "etcd_port": state["etcd_port"],
         "synchronous": state["synchronous"],
         "nodes": {name: {"pg_port": n["pg_port"], "rest_port": n["rest_port"]} for name, n in state["nodes"].items()},
+        **({"relays": state["relays"]} if state.get("relays") else {}),
     }
 
 
-def start(directory, synchronous, timeout):
+# --- Relays: a network cut without CAP_NET_ADMIN (start --relays; see README.md) ---
+
+RELAY_KINDS = {  # kind: (what it carries, the group `partition` cuts it with)
+    "etcd": ("the node's Patroni to etcd", "cluster"),
+    "pg": ("the other nodes to its PostgreSQL (replication, pg_rewind, pg_basebackup)", "cluster"),
+    "rest": ("the other nodes to its Patroni REST API", "cluster"),
+    "client-pg": ("HAProxy to its PostgreSQL (the clients' traffic)", "clients"),
+    "client-rest": ("HAProxy's checks of its Patroni REST API", "clients"),
+}
+
+
+def relay_target(state, key):
+    name, kind = key.split("/")
+    if kind == "etcd":
+        return state["etcd_port"]
+    return state["nodes"][name]["rest_port" if kind.endswith("rest") else "pg_port"]
+
+
+def relay_serve(directory):
+    """The relay process: one listener per relay, two threads per connection. A relay that is
+    cut resets its connections and every new one (accepted, then closed with RST) until healed.
+    Controlled through the Unix socket DIR/relay.sock, one JSON line a request."""
+    import threading
+    directory = Path(directory).resolve()
+    state = require_state(directory)
+    lock = threading.Lock()
+    cut = set()  # relay keys cut
+    live = {}  # relay key -> set of sockets
+
+    def reset(sock):
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            sock.close()
+        except OSError:
+            pass
+
+    def pump(source, sink):
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def connection(key, client):
+        try:
+            upstream = socket.create_connection(("127.0.0.1", relay_target(state, key)), timeout=5)
+            upstream.settimeout(None)
+        except OSError:
+            reset(client)
+            return
+        with lock:
+            if key in cut:
+                reset(client)
+                reset(upstream)
+                return
+            live.setdefault(key, set()).update((client, upstream))
+        for sock in (client, upstream):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        other = threading.Thread(target=pump, args=(upstream, client), daemon=True)
+        other.start()
+        pump(client, upstream)
+        other.join()
+        with lock:
+            live.get(key, set()).difference_update((client, upstream))
+        client.close()
+        upstream.close()
+
+    def listen(key, server):
+        while True:
+            client, _ = server.accept()
+            with lock:
+                refused = key in cut
+            if refused:
+                reset(client)
+                continue
+            threading.Thread(target=connection, args=(key, client), daemon=True).start()
+
+    for key, port in state["relays"].items():
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", port))
+        server.listen(128)
+        threading.Thread(target=listen, args=(key, server), daemon=True).start()
+
+    control_path = directory / "relay.sock"
+    control_path.unlink(missing_ok=True)
+    control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    control.bind(str(control_path))
+    control.listen(8)
+    while True:
+        peer, _ = control.accept()
+        with peer:
+            request = json.loads(peer.makefile().readline())
+            with lock:
+                if request["command"] == "cut":
+                    keys = [key for key in state["relays"] if key.split("/")[0] == request["node"]
+                            and RELAY_KINDS[key.split("/")[1]][1] in request["groups"]]
+                    cut.update(keys)
+                    dropped = 0
+                    for key in keys:
+                        for sock in live.pop(key, set()):
+                            reset(sock)
+                            dropped += 1
+                    answer = {"cut": sorted(keys), "sockets reset": dropped}
+                elif request["command"] == "heal":
+                    answer = {"healed": sorted(cut)}
+                    cut.clear()
+                else:
+                    answer = {"cut": sorted(cut)}
+            peer.sendall((json.dumps(answer) + "\n").encode())
+
+
+def relay_control(directory, request):
+    path = Path(directory).resolve() / "relay.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(str(path))
+        sock.sendall((json.dumps(request) + "\n").encode())
+        return json.loads(sock.makefile().readline())
+
+
+def start(directory, synchronous, timeout, relays=False):
     for tool in ("etcd", "patroni", "haproxy"):
         if shutil.which(tool) is None:
             raise SystemExit(f"failover: {tool} is missing (apt-get install etcd-server patroni haproxy)")
@@ -308,7 +462,9 @@ def start(directory, synchronous, timeout):
         for parent in directory.parents:
             if not os.stat(parent).st_mode & 0o001:
                 raise SystemExit(f"failover: {parent} is not searchable by others (chmod o+x): postgres could not reach {directory}")
-    ports = free_ports(4 + 2 * len(NODES))
+    relay_keys = [f"{name}/{kind}" for name in NODES for kind in RELAY_KINDS] if relays else []
+    # All at once: ports asked for in two calls could repeat.
+    ports = free_ports(4 + 2 * len(NODES) + len(relay_keys))
     state = {
         "scope": f"frostbox-{os.getpid()}-{int(time.time())}",
         "synchronous": synchronous,
@@ -319,6 +475,8 @@ def start(directory, synchronous, timeout):
         "nodes": {name: {"pg_port": ports[4 + 2 * i], "rest_port": ports[5 + 2 * i]} for i, name in enumerate(NODES)},
         "pids": {},
     }
+    if relays:
+        state["relays"] = dict(zip(relay_keys, ports[4 + 2 * len(NODES):]))
     save_state(directory, state)
     try:
         etcd_url = f"http://127.0.0.1:{state['etcd_port']}"
@@ -331,6 +489,11 @@ def start(directory, synchronous, timeout):
         ], directory / "etcd.log")
         save_state(directory, state)
         wait_until("etcd", lambda: http_get(f"{etcd_url}/health")[0] == 200, 30)
+        if relays:
+            state["pids"]["relay"] = spawn([sys.executable, str(Path(__file__).resolve()), "relay", str(directory)],
+                                           directory / "relay.log")
+            save_state(directory, state)
+            wait_until("the relays", lambda: running(state) and (directory / "relay.sock").exists(), 30)
 
         for name in NODES:
             node_dir = directory / name
@@ -499,6 +662,114 @@ def switchover(directory, timeout):
     print(json.dumps({"from": leader, "to": candidates[0], "at": started}))
 
 
+def streaming(state, name):
+    """(primary, state, sync_state, received timeline, primary's timeline) when `name` streams
+    from the current primary on its timeline, else None."""
+    leader = primary(state)
+    if leader is None or leader == name:
+        return None
+    try:
+        row = psql(state["nodes"][leader]["pg_port"],
+                   f"SELECT state, sync_state, ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int "
+                   f"FROM pg_stat_replication WHERE application_name = '{name}'")
+        receiver = psql(state["nodes"][name]["pg_port"], "SELECT status, received_tli FROM pg_stat_wal_receiver")
+    except (RuntimeError, subprocess.TimeoutExpired):
+        return None
+    if not row or not receiver:
+        return None
+    sender_state, sync_state, timeline = row.split("|")
+    receiver_status, received_tli = receiver.split("|")
+    if sender_state != "streaming" or receiver_status != "streaming" or int(received_tli) != int(timeline):
+        return None
+    return leader, sender_state, sync_state, int(received_tli), int(timeline)
+
+
+def log_since(path, offset):
+    try:
+        with open(path, "rb") as file:
+            file.seek(offset)
+            return file.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def wait_rejoined(directory, state, name, since, log_offset, timeout):
+    """Waits until `name` streams from the primary on its timeline; what Patroni did (pg_rewind)."""
+    found = wait_until(f"{name} streaming from the new primary", lambda: streaming(state, name), timeout)
+    streaming_at = time.time()
+    log = log_since(Path(directory) / name / "patroni.log", log_offset)
+    rewind = [line.split(": ", 1)[-1][:200] for line in log.splitlines() if "rewind" in line.lower()]
+    return {
+        "node": name,
+        "primary": found[0],
+        "sync_state": found[2],
+        "timeline": found[3],
+        "seconds to streaming": round(streaming_at - since, 1),
+        "pg_rewind ran": any("running pg_rewind" in line for line in rewind),
+        "pg_rewind log": rewind[:12],
+    }
+
+
+def rejoin(directory, timeout):
+    """Restarts the Patroni of the node `kill-primary` lost (its data as the kill left it):
+    Patroni runs crash recovery, pg_rewind against the new primary when the timelines forked,
+    and streams from it. Returns once it streams on the new primary's timeline."""
+    directory = Path(directory).resolve()
+    state = require_state(directory)
+    lost = state.get("lost") or []
+    if not lost:
+        raise SystemExit("failover: no lost node to bring back (kill-primary first)")
+    name = lost[-1]
+    node_dir = directory / name
+    log = node_dir / "patroni.log"
+    offset = log.stat().st_size if log.exists() else 0
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": str(node_dir)}
+    started = time.time()
+    state["pids"][name] = spawn(["patroni", str(node_dir / "patroni.yml")], log, run_as(), env)
+    state["lost"] = lost[:-1]
+    save_state(directory, state)
+    result = wait_rejoined(directory, state, name, started, offset, timeout)
+    print(json.dumps({**result, "at": started}))
+
+
+def partition(directory, clients):
+    """Cuts the primary off from etcd and the other nodes (its relays reset every connection and
+    refuse new ones); with `clients`, from HAProxy too. Its processes keep running."""
+    directory = Path(directory).resolve()
+    state = require_state(directory)
+    if not state.get("relays"):
+        raise SystemExit("failover: no relays in this cluster (start it with --relays)")
+    name = primary(state)
+    if name is None:
+        raise SystemExit("failover: no primary to isolate")
+    log = directory / name / "patroni.log"
+    cut_at = time.time()
+    answer = relay_control(directory, {"command": "cut", "node": name, "groups": ["cluster"] + (["clients"] if clients else [])})
+    state["partitioned"] = {"node": name, "at": cut_at, "log_offset": log.stat().st_size if log.exists() else 0}
+    save_state(directory, state)
+    print(json.dumps({"isolated": name, "at": cut_at, **answer}))
+
+
+def heal(directory, timeout):
+    """Restores the relays `partition` cut; returns once the isolated node streams from the
+    new primary (after pg_rewind when it needs one)."""
+    directory = Path(directory).resolve()
+    state = require_state(directory)
+    cut = state.get("partitioned")
+    if not cut:
+        raise SystemExit("failover: nothing is partitioned")
+    healed_at = time.time()
+    answer = relay_control(directory, {"command": "heal"})
+    state.pop("partitioned")
+    save_state(directory, state)
+    log = log_since(directory / cut["node"] / "patroni.log", cut["log_offset"])
+    # What the isolated node's Patroni did while cut off (it demotes itself when it cannot reach etcd).
+    demoted = [line[:200] for line in log.splitlines() if "demot" in line.lower()][:4]
+    offset = (directory / cut["node"] / "patroni.log").stat().st_size
+    result = wait_rejoined(directory, state, cut["node"], healed_at, offset, timeout)
+    print(json.dumps({**result, "at": healed_at, "healed": answer["healed"], "while cut off": demoted}))
+
+
 def stop(directory, keep=False):
     directory = Path(directory).resolve()
     state = load_state(directory)
@@ -506,7 +777,7 @@ def stop(directory, keep=False):
         pids = state.get("pids", {})
         # HAProxy first (clients see the database go), then Patroni (which stops PostgreSQL
         # cleanly on SIGTERM), then etcd.
-        order = ["haproxy"] + [n for n in NODES if n in pids] + ["etcd"]
+        order = ["haproxy"] + [n for n in NODES if n in pids] + ["relay", "etcd"]
         for name in order:
             pid = pids.get(name)
             if pid and alive(pid):
@@ -545,6 +816,8 @@ def main():
     start_parser.add_argument("directory", metavar="DIR")
     start_parser.add_argument("--async", dest="asynchronous", action="store_true", help="asynchronous replication")
     start_parser.add_argument("--timeout", type=float, default=180, help="seconds to wait for the cluster (180)")
+    start_parser.add_argument("--relays", action="store_true",
+                              help="route each node's links to etcd, the other nodes and HAProxy through relays `partition` can cut")
     for name, text in (("status", "roles and ports as JSON"), ("kill-primary", "SIGKILL the primary node"),
                        ("switchover", "planned switchover to a replica")):
         sub = commands.add_parser(name, help=text)
@@ -552,18 +825,37 @@ def main():
         if name == "kill-primary":
             sub.add_argument("--replicas-behind", type=float, default=0, metavar="SECONDS",
                              help="first hold the replicas' WAL receivers this long, then lose that WAL with the primary")
+    rejoin_parser = commands.add_parser("rejoin", help="restart the node kill-primary lost; it rejoins as a replica (pg_rewind)")
+    rejoin_parser.add_argument("directory", metavar="DIR")
+    partition_parser = commands.add_parser("partition", help="cut the primary off from etcd and the other nodes (needs start --relays)")
+    partition_parser.add_argument("directory", metavar="DIR")
+    partition_parser.add_argument("--clients", action="store_true", help="from HAProxy too")
+    heal_parser = commands.add_parser("heal", help="undo partition; returns once the old primary streams again")
+    heal_parser.add_argument("directory", metavar="DIR")
+    for sub in (rejoin_parser, heal_parser):
+        sub.add_argument("--timeout", type=float, default=180, help="seconds to wait for it to stream (180)")
+    relay_parser = commands.add_parser("relay")  # the relay process start --relays spawns
+    relay_parser.add_argument("directory", metavar="DIR")
     stop_parser = commands.add_parser("stop", help="stop everything and remove DIR")
     stop_parser.add_argument("directory", metavar="DIR")
     stop_parser.add_argument("--keep", action="store_true", help="keep DIR (logs, data)")
     args = parser.parse_args()
     if args.command == "start":
-        start(args.directory, not args.asynchronous, args.timeout)
+        start(args.directory, not args.asynchronous, args.timeout, args.relays)
     elif args.command == "status":
         status(args.directory)
     elif args.command == "kill-primary":
         kill_primary(args.directory, args.replicas_behind)
     elif args.command == "switchover":
         switchover(args.directory, 120)
+    elif args.command == "rejoin":
+        rejoin(args.directory, args.timeout)
+    elif args.command == "partition":
+        partition(args.directory, args.clients)
+    elif args.command == "heal":
+        heal(args.directory, args.timeout)
+    elif args.command == "relay":
+        relay_serve(args.directory)
     elif args.command == "stop":
         stop(args.directory, args.keep)
 
