@@ -59,9 +59,9 @@ def failover(*arguments, timeout=300):
 
 
 @contextlib.contextmanager
-def running_cluster(asynchronous=False):
+def running_cluster(asynchronous=False, relays=False):
     """The harness started in a temporary directory; stopped and removed on exit, also when
-    its start failed half-way."""
+    its start failed half-way. `relays`: through relays `partition` can cut."""
     for tool in ("etcd", "patroni", "haproxy"):
         assert shutil.which(tool), f"{tool} is missing: apt-get install etcd-server patroni haproxy (.ci/run does)"
     directory = Path(tempfile.mkdtemp(prefix="frostbox-failover-")) / "cluster"
@@ -69,14 +69,17 @@ def running_cluster(asynchronous=False):
     directory.parent.chmod(0o755)
     try:
         try:
-            info = failover("start", str(directory), *(["--async"] if asynchronous else []))
+            info = failover("start", str(directory), *(["--async"] if asynchronous else []), *(["--relays"] if relays else []))
         except AssertionError as error:
             logs = "".join(f"\n--- {log}\n" + log.read_text()[-2000:] for log in sorted(directory.glob("**/*.log")))
             raise AssertionError(f"{error}{logs}") from None
         info["directory"] = directory
         yield info
     finally:
-        subprocess.run([sys.executable, str(FAILOVER), "stop", str(directory)], timeout=180)
+        keep = os.environ.get("FAILOVER_KEEP")  # a directory to keep the cluster's logs and data in
+        subprocess.run([sys.executable, str(FAILOVER), "stop", str(directory), *(["--keep"] if keep else [])], timeout=180)
+        if keep:
+            shutil.move(str(directory), str(Path(keep) / f"cluster-{int(time.time())}"))
         shutil.rmtree(directory.parent, ignore_errors=True)
 
 
@@ -132,6 +135,7 @@ class Load:
         self.answers = []  # (started, finished, kind, status, error code, Retry-After)
         self.devices = set()  # tokens acknowledged
         self.subscriptions = {}  # (token, name) -> (latitude, longitude) acknowledged
+        self.acknowledged_at = {}  # token or (token, name) -> when its answer came
         self.threads = [threading.Thread(target=self.client, args=(index,), daemon=True) for index in range(CLIENTS)]
 
     def start(self):
@@ -187,8 +191,10 @@ class Load:
                 if status is not None and 200 <= status < 300:
                     if kind == "device":
                         self.devices.add(token)
+                        self.acknowledged_at[token] = finished
                     else:
                         self.subscriptions[(token, pending[0])] = pending[1:]
+                        self.acknowledged_at[(token, pending[0])] = finished
                         pending = None
                     stored += 1
             next_at += 1 / RATE
@@ -253,10 +259,67 @@ def rows(port, sql):
     return [line.split("\t") for line in result.stdout.splitlines() if line]
 
 
+# Each scenario: the event (a failover.py command), then, once the new primary has taken writes
+# for a while, what follows it (None, or a failover.py command that brings the old primary back).
+ACTIONS = {
+    "kill-primary": ("kill-primary", None),
+    "switchover": ("switchover", None),
+    "rejoin": ("kill-primary", "rejoin"),  # the lost node restarted: pg_rewind, then a replica
+    "partition": ("partition", "heal"),  # the primary cut off from etcd and the replicas, then healed
+}
+
+
+def old_primary_of(event):
+    return event.get("killed") or event.get("from") or event.get("isolated")
+
+
+def compare_with_primary(cluster, status, node, tables):
+    """Once `node` has replayed everything the primary wrote so far: per query in `tables`,
+    rows the node has that the primary has not (leaked back from the old primary's own WAL)
+    and rows it lacks. The writes must have stopped."""
+    primary_port = status["nodes"][status["primary"]]["pg_port"]
+    node_port = status["nodes"][node]["pg_port"]
+    target = rows(primary_port, "SELECT pg_current_wal_lsn()")[0][0]
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        caught_up = rows(node_port, f"SELECT coalesce(pg_last_wal_replay_lsn() >= '{target}', false)")[0][0]
+        if caught_up == "t":
+            break
+        time.sleep(0.5)
+    else:
+        return {"caught up": False}
+    result = {"caught up": True}
+    for name, sql in tables.items():
+        on_primary = {tuple(row) for row in rows(primary_port, sql)}
+        on_node = {tuple(row) for row in rows(node_port, sql)}
+        result[name] = {"rows": len(on_node), "not on the primary": len(on_node - on_primary), "missing": len(on_primary - on_node)}
+    return result
+
+
+def rejoin_problems(second, comparison, status, old_primary):
+    """What did not hold once the old primary came back."""
+    problems = []
+    member = {m["name"]: m for m in status.get("members", [])}.get(old_primary, {})
+    if member.get("role") not in ("replica", "sync_standby"):
+        problems.append(f"{old_primary} is not a replica after {second.get('command')}: {member}")
+    if not any(m.get("role") == "sync_standby" for m in status.get("members", [])):
+        problems.append(f"no synchronous standby after {second.get('command')}: {status.get('members')}")
+    if not comparison.get("caught up"):
+        problems.append(f"{old_primary} did not catch up with the primary within 60 s")
+    for table, counts in comparison.items():
+        if isinstance(counts, dict) and (counts["not on the primary"] or counts["missing"]):
+            problems.append(f"{old_primary} after {second.get('command')}: {table} {counts}")
+    return problems
+
+
 def scenario(cluster, servers, action="kill-primary", *options):
-    """Load, then `action` (failover.py kill-primary or switchover), load until writes have
-    worked again for AFTER seconds; what was checked afterwards on the new primary. Returns
-    (figures, problems): problems are the failures' messages, empty when all held."""
+    """Load, then `action` (ACTIONS: failover.py kill-primary, switchover or partition), load
+    until writes have worked again for AFTER seconds; for rejoin and partition the old primary
+    is then brought back (failover.py rejoin or heal) and the load goes on AFTER seconds more;
+    what was checked afterwards on the new primary (and on the old one, once a replica).
+    Returns (figures, problems): problems are the failures' messages, empty when all held."""
+    command, then = ACTIONS[action]
+    second = None
     began = time.time()
     urls = [server["url"] for server in servers]
     load, ready, primaries = Load(urls), ReadyWatch(urls), PrimaryWatch(cluster)
@@ -267,7 +330,7 @@ def scenario(cluster, servers, action="kill-primary", *options):
     load_began = time.time()
     try:
         time.sleep(WARM_UP)
-        event = failover(action, str(cluster["directory"]), *options)
+        event = failover(command, str(cluster["directory"]), *options)
         kill_at, returned = event["at"], time.time()
         # The load goes on until writes have worked again for AFTER seconds (a switchover
         # returns once the new primary runs).
@@ -279,6 +342,10 @@ def scenario(cluster, servers, action="kill-primary", *options):
                 back_at = min(after) if after else None
             elif time.time() > back_at + AFTER:
                 break
+        if then is not None and back_at is not None:
+            second = {**failover(then, str(cluster["directory"])), "command": then}
+            second["acknowledged before"] = len(load.acknowledged())
+            time.sleep(AFTER)
     finally:
         load.stop()
     # /ready must come back on both instances.
@@ -290,12 +357,15 @@ def scenario(cluster, servers, action="kill-primary", *options):
     ready.thread.join(15)
     primaries.thread.join(15)
     logs = "\n".join(f"--- {s['url']}\n" + s["log"].read_text()[-3000:] for s in servers)
+    if os.environ.get("FAILOVER_KEEP"):
+        for index, server in enumerate(servers):
+            shutil.copy(server["log"], Path(os.environ["FAILOVER_KEEP"]) / f"server-{index}-{int(began)}.log")
     assert back_at is not None, f"writes did not work again within {GIVE_UP} s of {action}\n{logs}"
 
     # Every acknowledged write, on the new primary itself.
     status = failover("status", str(cluster["directory"]))
     new_primary = status["primary"]
-    old_primary = event.get("killed") or event.get("from")
+    old_primary = old_primary_of(event)
     assert new_primary and new_primary != old_primary, status
     port = status["nodes"][new_primary]["pg_port"]
     stored_devices = {row[0] for row in rows(port, "SELECT token FROM device")}
@@ -342,14 +412,34 @@ def scenario(cluster, servers, action="kill-primary", *options):
         "instances with /ready 503": len(not_ready),
         "old primary": old_primary,
         "new primary": new_primary,
-        "seconds": round(time.time() - began, 1),
     }
     problems = []
+    if then is not None:
+        # The old primary back as a replica: what it holds, once it has replayed everything,
+        # against the new primary (nothing it wrote and never acknowledged may come back).
+        comparison = compare_with_primary(cluster, status, old_primary, {
+            "devices": "SELECT token FROM device", "subscriptions": "SELECT token, name FROM subscription"})
+        figures.update({
+            f"{then}: old primary streaming, s after the command": second["seconds to streaming"],
+            f"{then}: pg_rewind ran": second["pg_rewind ran"],
+            f"{then}: pg_rewind said": [line for line in second["pg_rewind log"] if "diverged" in line or "required" in line or "exit code" in line],
+            f"{then}: timeline, sync_state": [second["timeline"], second["sync_state"]],
+            f"{then}: acknowledged writes after it": len(load.acknowledged()) - second["acknowledged before"],
+            f"{then}: writes refused after it": sum(1 for a in answers if a[0] >= second["at"] and not (a[3] and 200 <= a[3] < 300)),
+            f"{then}: old primary against the new": comparison,
+            "members": [[m["name"], m["role"], m["state"], m.get("timeline")] for m in status.get("members", [])],
+        })
+        if "while cut off" in second:
+            figures["partition: the isolated primary's Patroni"] = second["while cut off"]
+            figures["partition: demoted, s after the cut"] = second.get("demoted, s after the cut")
+        problems += rejoin_problems(second, comparison, status, old_primary)
+    figures["seconds"] = round(time.time() - began, 1)
     if missing_devices or missing_subscriptions:
         problems.append(
             f"acknowledged writes missing on the new primary: {len(missing_devices)} devices "
             f"({', '.join(short(t) for t in missing_devices[:10])}), {len(missing_subscriptions)} subscriptions "
-            f"({', '.join(f'{short(t)} {n}' for t, n in missing_subscriptions[:10])})")
+            f"({', '.join(f'{short(t)} {n}' for t, n in missing_subscriptions[:10])}); acknowledged at, s after the event: "
+            f"{sorted(round(load.acknowledged_at[key] - kill_at, 3) for key in [*missing_devices, *missing_subscriptions])[:20]}")
     if wrong_points:
         problems.append(f"subscriptions stored at another point: {len(wrong_points)}")
     if other:
@@ -504,10 +594,13 @@ def wait_for_runs_to_end(cluster, timeout):
 
 def notify_scenario(cluster, action="kill-primary", devices=NOTIFY_DEVICES, boxes=NOTIFY_BOXES,
                     kill_after=NOTIFY_KILL_AFTER, latency_ms=NOTIFY_LATENCY_MS):
-    """Seeds devices, starts a shared notify run on two instances, `action` (failover.py
-    kill-primary or switchover) once the APNs stand-in accepted `kill_after` pushes, waits for
-    the run to end, runs again until nothing is pending; checks on the new primary. Returns
-    (figures, problems)."""
+    """Seeds devices, starts a shared notify run on two instances, `action` (ACTIONS) once the
+    APNs stand-in accepted `kill_after` pushes (for rejoin and partition, the old primary is
+    brought back 5 s after the new one was promoted, while the run goes on), waits for the run
+    to end, runs again until nothing is pending; checks on the new primary. Returns (figures,
+    problems)."""
+    command, then = ACTIONS[action]
+    second = None
     began = time.time()
     work = Path(tempfile.mkdtemp(prefix="frostbox-failover-notify-"))
     try:
@@ -575,16 +668,30 @@ def notify_scenario(cluster, action="kill-primary", devices=NOTIFY_DEVICES, boxe
                         break
                     time.sleep(0.05)
                 pushes_at_event = count_lines(deliveries)
-                event = failover(action, str(cluster["directory"]))
+                event = failover(command, str(cluster["directory"]))
                 event_at = event["at"]
+
+                def bring_back_when_due(force=False):
+                    """rejoin / heal once the new primary has been promoted 5 s (at once with `force`)."""
+                    nonlocal second
+                    if then is None or second is not None:
+                        return
+                    promoted_at = min((t for t, name in primaries.seen if t > event_at and name not in (None, old_primary_of(event))),
+                                      default=None)
+                    if force or (promoted_at is not None and time.time() > promoted_at + 5):
+                        second = {**failover(then, str(cluster["directory"])), "command": then,
+                                  "pushes accepted": count_lines(deliveries)}
+
                 # The summary on both instances while the run ends (a 500 would be a finding).
                 ended = False
                 deadline = time.time() + 300
                 while time.time() < deadline and not ended:
                     for url in urls:
                         answers.append((time.time(), "summary", admin(url, "GET", "/admin/status/summary", timeout=10)[0]))
+                    bring_back_when_due()
                     ended = wait_for_runs_to_end(cluster, 1)
                 assert ended, "the run did not end within 300 s of " + action
+                bring_back_when_due(force=True)
                 first_ended_at = time.time()
                 pushes_after_first = count_lines(deliveries)
                 # What the first run left: its status beside the alerts still pending then.
@@ -620,8 +727,15 @@ def notify_scenario(cluster, action="kill-primary", devices=NOTIFY_DEVICES, boxe
             # On the new primary itself.
             status = failover("status", str(cluster["directory"]))
             new_primary = status["primary"]
-            old_primary = event.get("killed") or event.get("from")
+            old_primary = old_primary_of(event)
             port = status["nodes"][new_primary]["pg_port"]
+            if then is not None:
+                # The old primary back as a replica, against the new primary once it replayed all.
+                comparison = compare_with_primary(cluster, status, old_primary, {
+                    "devices": "SELECT token FROM device",
+                    "outbox": "SELECT id, status, delivered_message_id FROM outbox",
+                    "notify_run": "SELECT id, status, alerts_planned, alerts_delivered FROM notify_run",
+                    "run_worker": "SELECT run_id, worker, finished_at, alerts_planned, alerts_delivered FROM run_worker"})
             outbox = rows(port, "SELECT id, status, message_id, delivered_message_id, attempts, run_id, claimed_by FROM outbox")
             runs = rows(port, f"SELECT id, status, alerts_planned, alerts_delivered, coalesce(error, '') FROM notify_run WHERE id >= {first_run} ORDER BY id")
             workers = rows(port, f"SELECT run_id, worker, coalesce(finished_at::text, ''), coalesce(summary, ''), alerts_planned, alerts_delivered, alerts_carried_over FROM run_worker WHERE run_id >= {first_run} ORDER BY run_id, joined_at")
@@ -688,9 +802,24 @@ def notify_scenario(cluster, action="kill-primary", devices=NOTIFY_DEVICES, boxe
             "admin answers 5xx other than 503": errors,
             "old primary": old_primary,
             "new primary": new_primary,
-            "seconds": round(time.time() - began, 1),
         }
         problems = []
+        if then is not None:
+            figures.update({
+                f"{then}: pushes accepted when it began": second["pushes accepted"],
+                f"{then}: s after the event": round(second["at"] - event_at, 1),
+                f"{then}: old primary streaming, s after the command": second["seconds to streaming"],
+                f"{then}: pg_rewind ran": second["pg_rewind ran"],
+                f"{then}: pg_rewind said": [line for line in second["pg_rewind log"] if "diverged" in line or "required" in line or "exit code" in line],
+                f"{then}: timeline, sync_state": [second["timeline"], second["sync_state"]],
+                f"{then}: old primary against the new": comparison,
+                "members": [[m["name"], m["role"], m["state"], m.get("timeline")] for m in status.get("members", [])],
+            })
+            if "while cut off" in second:
+                figures["partition: the isolated primary's Patroni"] = second["while cut off"]
+                figures["partition: demoted, s after the cut"] = second.get("demoted, s after the cut")
+            problems += rejoin_problems(second, comparison, status, old_primary)
+        figures["seconds"] = round(time.time() - began, 1)
         if not_delivered:
             problems.append(f"{len(not_delivered)} planned alerts not delivered in the outbox, e.g. {not_delivered[:3]}")
         if not_received:
@@ -742,6 +871,10 @@ def main():
         python3 Tests/Failover/test_failover.py kill-primary --async --replicas-behind 2
         python3 Tests/Failover/test_failover.py notify-kill-primary
         python3 Tests/Failover/test_failover.py notify-switchover
+        python3 Tests/Failover/test_failover.py rejoin              # kill -9, then the node restarted
+        python3 Tests/Failover/test_failover.py partition           # the primary cut off, then healed
+        python3 Tests/Failover/test_failover.py notify-rejoin
+        python3 Tests/Failover/test_failover.py notify-partition
 
     notify-…: a shared notify run of two instances (4,000 devices over 200 boxes, APNs and
     Open-Meteo stand-ins: MOCK_APNS_BIN and MOCK_OPEN_METEO_BIN, default .build/debug/…) loses
@@ -751,16 +884,17 @@ def main():
     that is the contrast it is for); exits 1 when something did not hold."""
     import argparse
     parser = argparse.ArgumentParser(description=main.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["kill-primary", "switchover", "notify-kill-primary", "notify-switchover"])
+    parser.add_argument("action", choices=[*ACTIONS, *(f"notify-{action}" for action in ACTIONS)])
     parser.add_argument("--async", dest="asynchronous", action="store_true", help="asynchronous replication")
     parser.add_argument("--replicas-behind", metavar="SECONDS", help="kill-primary: the replicas that far behind (failover.py)")
     args = parser.parse_args()
     options = ["--replicas-behind", args.replicas_behind] if args.replicas_behind else []
+    relays = args.action.endswith("partition")
     if args.action.startswith("notify-"):
-        with running_cluster(args.asynchronous) as cluster:
+        with running_cluster(args.asynchronous, relays) as cluster:
             figures, problems = notify_scenario(cluster, args.action.removeprefix("notify-"))
     else:
-        with running_cluster(args.asynchronous) as cluster, running_servers(cluster) as servers:
+        with running_cluster(args.asynchronous, relays) as cluster, running_servers(cluster) as servers:
             figures, problems = scenario(cluster, servers, args.action, *options)
     print(json.dumps(figures, indent=2))
     for problem in problems:

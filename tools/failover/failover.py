@@ -190,7 +190,11 @@ postgresql:
   parameters:
     unix_socket_directories: {q(str(data))}
     logging_collector: "on"
-    log_directory: log
+    # Outside the data directory: pg_rewind and pg_basebackup copy the data directory's files
+    # (a log/ inside it would be overwritten with the source node's).
+    log_directory: {q(str(data / "pglog"))}
+    # A statement (a COMMIT waiting for the synchronous standby) that took over a second.
+    log_min_duration_statement: 1000
     fsync: "on"
     synchronous_commit: "on"
 tags:
@@ -765,9 +769,18 @@ def heal(directory, timeout):
     log = log_since(directory / cut["node"] / "patroni.log", cut["log_offset"])
     # What the isolated node's Patroni did while cut off (it demotes itself when it cannot reach etcd).
     demoted = [line[:200] for line in log.splitlines() if "demot" in line.lower()][:4]
+    demoted_after = None
+    if demoted:
+        # Patroni logs local time with milliseconds after a comma.
+        try:
+            stamp = time.mktime(time.strptime(demoted[0][:19], "%Y-%m-%d %H:%M:%S")) + int(demoted[0][20:23]) / 1000
+            demoted_after = round(stamp - cut["at"], 1)
+        except ValueError:
+            pass
     offset = (directory / cut["node"] / "patroni.log").stat().st_size
     result = wait_rejoined(directory, state, cut["node"], healed_at, offset, timeout)
-    print(json.dumps({**result, "at": healed_at, "healed": answer["healed"], "while cut off": demoted}))
+    print(json.dumps({**result, "at": healed_at, "healed": answer["healed"], "while cut off": demoted,
+                      "demoted, s after the cut": demoted_after}))
 
 
 def stop(directory, keep=False):
