@@ -702,7 +702,8 @@ def wait_rejoined(directory, state, name, since, log_offset, timeout):
     found = wait_until(f"{name} streaming from the new primary", lambda: streaming(state, name), timeout)
     streaming_at = time.time()
     log = log_since(Path(directory) / name / "patroni.log", log_offset)
-    rewind = [line.split(": ", 1)[-1][:200] for line in log.splitlines() if "rewind" in line.lower()]
+    rewind = [line.split(": ", 1)[-1][:200] for line in log.splitlines()
+              if ("rewind" in line.lower() or "diverged" in line) and "in progress" not in line]
     return {
         "node": name,
         "primary": found[0],
