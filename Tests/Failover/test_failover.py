@@ -409,6 +409,9 @@ def scenario(cluster, servers, action="kill-primary", *options):
         "seconds without writes": round(gap, 1),
         "seconds from the event to the end of that gap": round(gap_end - kill_at, 1),
         "seconds from the event to the new primary's promotion": round(promoted - kill_at, 1) if promoted else None,
+        # Not always the end of the longest gap: a fenced primary may answer writes in between.
+        "seconds from the event to the first write acknowledged after the promotion": round(
+            min((t for t in acknowledged if t > promoted), default=float("nan")) - kill_at, 1) if promoted else None,
         "instances with /ready 503": len(not_ready),
         "old primary": old_primary,
         "new primary": new_primary,
