@@ -2,14 +2,16 @@
 """What a client receives when a commit waiting for the synchronous standby is ended by the
 server (issue #50: a fenced primary's Patroni demotes it with a fast shutdown while commits wait).
 
-    failover.py start DIR && commit_ack_probe.py DIR && failover.py stop DIR
+    failover.py start DIR && commit_ack_probe.py DIR [--transaction] && failover.py stop DIR
 
 On the harness's primary it holds the replicas' WAL receivers (SIGSTOP), so a commit waits for
 the synchronous standby; sends one `INSERT … RETURNING` with the extended query protocol (Parse,
 Bind, Execute, Sync: what postgres-nio sends), as a single statement in its implicit transaction,
 which commits at Sync; after 2 s ends that backend with pg_terminate_backend (what a fast
 shutdown does to it); prints each message the client receives, with its time; then lets the WAL
-receivers go. Standard library only; the wire protocol by hand (trust authentication).
+receivers go. With --transaction the INSERT runs in BEGIN … (a simple query) and what is sent
+with the extended protocol is the COMMIT. Standard library only; the wire protocol by hand
+(trust authentication).
 """
 import os
 import signal
@@ -48,6 +50,7 @@ def receive(sock):
 
 def main():
     directory = sys.argv[1]
+    explicit = "--transaction" in sys.argv[2:]
     state = failover.require_state(directory)
     name = failover.primary(state)
     port = state["nodes"][name]["pg_port"]
@@ -62,6 +65,11 @@ def main():
         while receive(sock)[0] not in ("Z", "EOF"):
             pass
         statement = b"INSERT INTO commit_ack_probe VALUES (1) RETURNING x"
+        if explicit:
+            sock.sendall(message(b"Q", b"BEGIN; " + statement + b"\0"))
+            while receive(sock)[0] not in ("Z", "EOF"):
+                pass
+            statement = b"COMMIT"
         terminate = threading.Timer(2, lambda: failover.psql(
             port, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'commit_ack_probe'"))
         sent = time.monotonic()
