@@ -846,6 +846,10 @@ def notify_scenario(cluster, action="kill-primary", devices=NOTIFY_DEVICES, boxe
         if planned_by_runs != len(outbox):
             problems.append(f"the runs' totals say {planned_by_runs} alerts planned, the outbox holds {len(outbox)}: "
                             f"runs {runs}, workers {[w[:2] + w[4:] for w in workers]}")
+        delivered_by_runs = sum(int(r[3]) for r in runs)
+        if delivered_by_runs != len(outbox) - len(not_delivered):
+            problems.append(f"the runs' totals say {delivered_by_runs} alerts delivered, the outbox holds {len(outbox) - len(not_delivered)} "
+                            f"delivered: runs {runs}, workers {[w[:2] + w[4:] for w in workers]}")
         if open_boxes:
             problems.append(f"run_box rows left not done: {open_boxes}")
         if claimed_pending != "0":
