@@ -1,4 +1,5 @@
 import FrostboxCore
+import Logging
 import PostgresNIO
 import Synchronization
 import _ConnectionPoolModule
@@ -15,16 +16,38 @@ import _ConnectionPoolModule
 /// A leased connection's own `query` does not hold the lease, and `withConnection` returns it
 /// on every path.
 extension PostgresDatabase {
-    /// Runs one statement (its own transaction when outside one) and reads its rows, within
-    /// `statementDeadline`. `writes`: it changes data (a success then proves the database
-    /// writable again).
+    /// Runs one statement and reads its rows, within `statementDeadline`. `writes`: it changes
+    /// data, and runs between `BEGIN` and `COMMIT` (a success then proves the database writable
+    /// again).
+    ///
+    /// Why a write is not left to its implicit transaction: that one commits at the protocol's
+    /// Sync, after the statement's rows and CommandComplete were sent, and postgres-nio answers
+    /// the caller from those, before the server's ReadyForQuery says the commit happened. A
+    /// commit waiting for the synchronous standby that the server then ends (a primary cut off
+    /// from the others demotes itself and terminates its sessions: `57P01`, "already committed
+    /// locally") was acknowledged and lost when the new primary took over: 5–9 subscriptions in
+    /// each partition run of `Tests/Failover`. An explicit `COMMIT` answers only once the commit
+    /// and its wait for the standby are done, and such an ending fails it.
     @discardableResult
     func query(_ query: PostgresQuery, writes: Bool = false) async throws -> PostgresRows {
         try await withConnection(writes: writes, deadline: statementDeadline) { connection in
-            var rows: [PostgresRow] = []
-            for try await row in try await connection.query(query, logger: self.logger) { rows.append(row) }
-            return PostgresRows(rows: rows)
+            guard writes else { return try await Self.rows(of: query, on: connection, logger: self.logger) }
+            do {
+                return try await connection.withTransaction(logger: self.logger) { connection in
+                    try await Self.rows(of: query, on: connection, logger: self.logger)
+                }
+            } catch let error as PostgresTransactionError {
+                // Never handed back mid-transaction; the statement's own error as `query` has always thrown it.
+                if error.closureError == nil || error.rollbackError != nil { try? await connection.close() }
+                throw error.closureError ?? error.commitError ?? error.beginError ?? error
+            }
         }
+    }
+
+    private static func rows(of query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> PostgresRows {
+        var rows: [PostgresRow] = []
+        for try await row in try await connection.query(query, logger: logger) { rows.append(row) }
+        return PostgresRows(rows: rows)
     }
 
     /// Runs `body` in one transaction: committed before this returns, rolled back when it throws.
