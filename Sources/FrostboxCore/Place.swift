@@ -93,6 +93,15 @@ public struct Place: Sendable, Hashable {
         return folded.filter { !codes.contains($0.folded) }
     }
 
+    /// Whether an alternate form folding to `folded` is one the alternate names table knows
+    /// only as a code (`foldedForms` leaves such forms out): a code folds the same, and
+    /// neither the name, the ASCII name nor a name of the table does.
+    func isCodeOnly(_ folded: String) -> Bool {
+        guard alternates.contains(where: { !$0.isName && NameFolding.fold($0.name) == folded }) else { return false }
+        if NameFolding.fold(name) == folded || (!asciiName.isEmpty && NameFolding.fold(asciiName) == folded) { return false }
+        return !alternates.contains { $0.isName && !$0.name.isEmpty && NameFolding.fold($0.name) == folded }
+    }
+
     /// Whether the place belongs in the coarse search levels (1° cells and population tiers):
     /// settlements (`P`), administrative areas (`A`) and anything with a population. Other
     /// features (lakes, hills, …) are found near the searcher only.

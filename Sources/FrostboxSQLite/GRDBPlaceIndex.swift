@@ -67,8 +67,7 @@ public struct GRDBPlaceIndex: PlaceIndex {
         } else {
             try search.worldwide(from: nil)
         }
-        try search.settleNameKinds()
-        let ranked = search.candidates.values.sorted(by: Candidate.ranksBefore).prefix(query.limit)
+        let ranked = try search.rankSettlingNameKinds()
         return try ranked.compactMap { candidate in try match(db, candidate, reading.folded, query) }
     }
 

@@ -101,4 +101,72 @@ struct PlaceRankingTests {
         #expect(query.folded == "sao p")
         #expect(try PlaceQuery(text: String(repeating: "ä", count: 100)).folded.count == 100)
     }
+
+    @Test("the best `limit` of many keys, in one pass, are the first `limit` of a full sort (ties, every kind, with and without a point)")
+    func topEqualsSortedPrefix() {
+        var random = SplitMix64(seed: 49)
+        for round in 0..<200 {
+            let count = Int.random(in: 0...300, using: &random)
+            // A search has a point (every candidate has a distance) or none (no candidate has).
+            let hasPoint = Bool.random(using: &random)
+            let keys = (0..<count).map { index in
+                let isNearby = !hasPoint || Bool.random(using: &random)
+                return PlaceRanking.Key(
+                    isNearby: isNearby, isExact: Int.random(in: 0..<4, using: &random) == 0,
+                    nameKind: PlaceNameKind(rawValue: Int.random(in: 0...3, using: &random))!,
+                    // Few distinct scores and populations, so that ties reach the later rules.
+                    score: Double(Int.random(in: 0...5, using: &random)), population: Int64.random(in: 0...3, using: &random),
+                    distanceKilometres: hasPoint ? Double(Int.random(in: 0...3, using: &random)) : nil,
+                    id: Int64(index), continuesAsTyped: Int.random(in: 0..<5, using: &random) > 0,
+                    ownNameIsPrefix: Bool.random(using: &random))
+            }
+            for limit in [0, 1, 10, count + 1] {
+                let expected = keys.sorted { PlaceRanking.ranksBefore($0, $1) }.prefix(limit).map(\.id)
+                #expect(PlaceRanking.top(keys, limit: limit, key: { $0 }).map(\.id) == expected, "round \(round), limit \(limit)")
+            }
+        }
+    }
+
+    /// `bestMatch` as it was first written: every form folded whole.
+    static func bestMatchFoldingEverything(of place: Place, foldedQuery: String) -> (name: String, isExact: Bool)? {
+        var best: (name: String, isExact: Bool, order: Int, length: Int)?
+        for (order, form) in place.nameForms.enumerated() {
+            let folded = NameFolding.fold(form)
+            guard NameFolding.hasPrefix(folded, foldedQuery) else { continue }
+            let exact = folded.utf8.count == foldedQuery.utf8.count
+            if order >= (place.asciiName.isEmpty ? 1 : 2) && !exact && PlaceRanking.isShortForm(folded) { continue }
+            let rank = (exact: exact, order: min(order, 2), length: folded.utf8.count)
+            if let current = best {
+                if current.isExact && !rank.exact { continue }
+                if current.isExact == rank.exact {
+                    if current.order < rank.order { continue }
+                    if current.order == rank.order && current.length <= rank.length { continue }
+                }
+            }
+            best = (form, exact, rank.order, rank.length)
+        }
+        return best.map { ($0.name, $0.isExact) }
+    }
+
+    @Test("the best match, folding only the forms that match, is the one found by folding every form (codes, short forms, accents)")
+    func bestMatchFoldsOnlyWhatMatches() {
+        var random = SplitMix64(seed: 34)
+        let pieces = ["Hel", "hel", "Hél", "sinki", "Ö", "stra", "-", " ", "HEL", "Ab", "å", "ss", "ß", "St. ", "x", "EFHK"]
+        func name() -> String { (0..<Int.random(in: 1...3, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined() }
+        let languages = ["", "fi", "sv", "iata", "icao", "post", "en", "link"]
+        for id in 0..<2_000 {
+            let alternates = (0..<Int.random(in: 0...4, using: &random)).map { index in
+                AlternateName(id: Int64(index), placeID: Int64(id), language: languages.randomElement(using: &random)!, name: name())
+            }
+            let place = Place(
+                id: Int64(id), name: name(), asciiName: Bool.random(using: &random) ? name() : "",
+                alternateNames: (0..<Int.random(in: 0...4, using: &random)).map { _ in name() }.joined(separator: ","),
+                coordinate: Self.vuosaari, alternates: alternates)
+            for query in ["h", "he", "hel", "hels", "helsinki", "o", "os", "a", "ab", "efhk", "st", "st ", "s"] {
+                let found = PlaceRanking.bestMatch(of: place, foldedQuery: query)
+                let expected = Self.bestMatchFoldingEverything(of: place, foldedQuery: query)
+                #expect(found?.name == expected?.name && found?.isExact == expected?.isExact, "place \(id) \(place), query \(query)")
+            }
+        }
+    }
 }

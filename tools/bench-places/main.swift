@@ -92,7 +92,20 @@ func report(_ label: String, _ samples: [Double]) {
             sorted.last ?? .nan, mean))
 }
 
+/// CPU seconds this process has used (user and system): per query, a figure that a busy
+/// machine disturbs far less than the latencies.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
 func measure(_ queries: [PlaceQuery]) async throws -> (latencies: [Double], results: Int, completed: [Bool]) {
+    let cpuStart = processCPUSeconds()
+    defer {
+        let perQuery = (processCPUSeconds() - cpuStart) / Double(max(queries.count, 1)) * 1e6
+        print(String(format: "CPU per query (process, user + system): %.1f µs over %d queries", perQuery, queries.count))
+    }
     var latencies: [Double] = []
     latencies.reserveCapacity(queries.count)
     var results = 0
