@@ -31,6 +31,12 @@ public protocol NotifyWorkQueue: Sendable {
     /// held by their writer already.
     func claimPendingOutbox(runID: Int64, limit: Int, at now: Int64) async throws -> [OutboxEntry]
 
+    /// Claims again those of the entries `ids` that are still pending and due, held by this
+    /// worker in run `runID` or by nobody (as `claimPendingOutbox` judges): a part resuming after
+    /// a failure sends them, the entries of a delivery that failure cut short. Entries whose
+    /// outcome was stored, or that another worker has taken over, are not returned. By id.
+    func reclaimPendingOutbox(runID: Int64, ids: [Int64], at now: Int64) async throws -> [OutboxEntry]
+
     /// Renews this worker's heartbeat (which holds its outbox entries) and its box leases.
     func renewLeases(runID: Int64, at now: Int64) async throws
 

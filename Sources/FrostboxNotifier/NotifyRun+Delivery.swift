@@ -16,6 +16,11 @@ extension NotifyRun {
         var notHeldByPlatform: [DevicePlatform: Int] = [:]
         /// Apps whose credentials their gateway refused this run.
         var blocked = Set<PushDestination>()
+        /// The entries of rounds an error cut short: some may not have been sent, or sent and
+        /// answered without the answer taken in. They stay pending in the outbox; a shared
+        /// run's part that resumes after the error sends those still pending again (a run
+        /// that ends on the error leaves them to the next run).
+        var cutShort: [OutboxEntry] = []
     }
 
     /// Most temporarily failed entries kept in memory for in-run retries; the rest wait in the
@@ -153,6 +158,7 @@ extension NotifyRun {
             apply(try await send(entries, blocked: delivery.blocked, logger: logger), to: &delivery, summary: &summary)
         } catch let cut as CutRound {
             apply(cut.round, to: &delivery, summary: &summary)
+            delivery.cutShort += entries
             throw cut.error
         }
     }
@@ -257,6 +263,11 @@ extension NotifyRun {
                         for one in sent { round.take(one, logger: logger) }
                     }
                     try await outcomes.reserve(chunkSize, bound: unrecordedBound)
+                    // Cancelled while waiting for answers or room: nothing more is handed out.
+                    if Task.isCancelled {
+                        outcomes.release(chunkSize)
+                        break
+                    }
                     // Taken after waiting for room, so an auth failure just in holds the next chunk.
                     let chunk = nextChunk()
                     outcomes.release(chunkSize - chunk.count)

@@ -14,9 +14,10 @@ import Logging
 ///
 /// A heartbeat renews this worker's leases throughout. While the database is unavailable
 /// (`StorageUnavailableError`) the part waits, for `configuration.endRetryWindow` at most, and
-/// resumes where it stopped (`PartState`); only a longer outage ends it `failed`, and so do
-/// outcomes of sent pushes that could not be recorded (`UnrecordedOutcomes`: the delivery
-/// already waited for the database as long), never resumed into a `completed` part.
+/// resumes where it stopped (`PartState`), first sending again what the failure cut short;
+/// only a longer outage ends it `failed`, and so do outcomes of sent pushes that could not be
+/// recorded (`UnrecordedOutcomes`: the delivery already waited for the database as long),
+/// never resumed into a `completed` part.
 extension NotifyRun {
     func performShared(_ join: NotifyRunJoin, queue: any NotifyWorkQueue, verified: VerificationRound? = nil) async -> NotifyRunSummary {
         let logger = {
@@ -67,10 +68,9 @@ extension NotifyRun {
         return part
     }
 
-    /// What a part carries across a resumption: its delivery state, the chunk it had claimed
-    /// and not yet marked done, and how much longer it may wait for the database. (Entries of a
-    /// chunk whose delivery the failure cut short stay pending, held by this worker in this run:
-    /// the next run sends them, as after a graceful shutdown.)
+    /// What a part carries across a resumption: its delivery state (with the entries of the
+    /// delivery the failure cut short, `Delivery.cutShort`), the chunk it had claimed and not
+    /// yet marked done, and how much longer it may wait for the database.
     struct PartState {
         var delivery = Delivery()
         /// Claimed, not yet marked done: planned again first on resuming (planning is
@@ -88,7 +88,10 @@ extension NotifyRun {
         async throws
     {
         var stopwatch = ContinuousClock.now
-        summary.alertsCarriedOver += try await sendUnclaimed(runID, queue, work: &work, summary: &summary, logger: logger)
+        try await sendCutShort(runID, queue, work: &work, summary: &summary, logger: logger)
+        summary.deliveryMilliseconds += Self.milliseconds(since: stopwatch)
+        stopwatch = ContinuousClock.now
+        try await sendUnclaimed(runID, queue, work: &work, summary: &summary, logger: logger)
         summary.resendMilliseconds += Self.milliseconds(since: stopwatch)
         try await planClaimed(runID, queue: queue, work: &work, summary: &summary, logger: logger)
         stopwatch = ContinuousClock.now
@@ -100,7 +103,6 @@ extension NotifyRun {
             try await sleep(configuration.joinPollInterval)
             try await planClaimed(runID, queue: queue, work: &work, summary: &summary, logger: logger)
             let taken = try await sendUnclaimed(runID, queue, work: &work, summary: &summary, logger: logger)
-            summary.alertsCarriedOver += taken
             if taken > 0 { try await retry(&work.delivery, summary: &summary, logger: logger) }
         }
         try await store.purge(before: clock() - configuration.retentionSeconds)
@@ -109,7 +111,29 @@ extension NotifyRun {
         await checkNights(logger: logger)
     }
 
-    /// Claims pending entries nobody holds, page by page, and sends them; how many.
+    /// On resuming, sends the entries of the delivery the failure cut short that are still
+    /// pending: held by this worker in this run, they are claimable by nobody else while it
+    /// renews its heartbeat, so a part that went on without them would end `completed` with its
+    /// alerts unsent. Those whose outcome was stored are not sent again; temporary failures
+    /// wait for `retry`, and an app whose credentials were refused keeps its alerts held.
+    private func sendCutShort(
+        _ runID: Int64, _ queue: any NotifyWorkQueue, work: inout PartState, summary: inout NotifyRunSummary, logger: Logger
+    ) async throws {
+        guard !work.delivery.cutShort.isEmpty else { return }
+        let (retrying, blocked) = (Set(work.delivery.retry.map(\.id)), work.delivery.blocked)
+        let ids = Set(work.delivery.cutShort.lazy.filter { !retrying.contains($0.id) && !blocked.contains($0.notification.destination) }.map(\.id))
+        let again = try await patiently(&work.outage, logger: logger) {
+            try await queue.reclaimPendingOutbox(runID: runID, ids: ids.sorted(), at: clock())
+        }
+        work.delivery.cutShort = []
+        guard !again.isEmpty else { return }
+        logger.notice("sending the entries an unavailable database cut short", metadata: ["entries": "\(again.count)"])
+        try await sendRound(again, delivery: &work.delivery, summary: &summary, logger: logger)
+    }
+
+    /// Claims pending entries nobody holds, page by page, and sends them; how many (counted as
+    /// carried over as each page is claimed, so a page an outage cuts short counts too).
+    @discardableResult
     private func sendUnclaimed(
         _ runID: Int64, _ queue: any NotifyWorkQueue, work: inout PartState, summary: inout NotifyRunSummary, logger: Logger
     ) async throws -> Int {
@@ -120,6 +144,7 @@ extension NotifyRun {
             let page = try await patiently(&work.outage, logger: logger) { try await queue.claimPendingOutbox(runID: runID, limit: pageSize, at: clock()) }
             if page.isEmpty { break }
             found += page.count
+            summary.alertsCarriedOver += page.count
             try await sendRound(page, delivery: &work.delivery, summary: &summary, logger: logger)
         }
         if found > 0 { logger.notice("sent entries nobody held (left pending earlier, or by a worker that stopped)", metadata: ["entries": "\(found)"]) }

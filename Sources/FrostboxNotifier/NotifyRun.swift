@@ -164,32 +164,55 @@ struct NotifyRun: Sendable {
         nextChunk: () async throws -> [GeoBox]?, chunkStored: ([GeoBox]) async throws -> Void
     ) async throws {
         try await withThrowingTaskGroup(of: Round.self) { deliveries in
+            // The entries of the chunk being delivered, until its round is taken in whole.
+            var delivering: [OutboxEntry] = []
             /// Waits for the chunk being delivered, if any, and takes in its outcome.
             func settle() async throws {
                 do {
                     guard let round = try await deliveries.next() else { return }
                     summary.deliveryMilliseconds += round.milliseconds
                     apply(round, to: &delivery, summary: &summary)
+                    delivering = []
                 } catch let cut as CutRound {
                     summary.deliveryMilliseconds += cut.round.milliseconds
                     apply(cut.round, to: &delivery, summary: &summary)
                     throw cut.error
                 }
             }
-            while true {
-                try Task.checkCancellation()
-                guard let chunk = try await nextChunk() else { break }
-                let stored = try await prepare(chunk, runID: runID, dryRun: dryRun, summary: &summary, onPlanned: onPlanned)
-                try await chunkStored(chunk)
-                guard !stored.isEmpty else { continue }
-                // The previous chunk's delivery ends before this one's starts.
+            do {
+                while true {
+                    try Task.checkCancellation()
+                    guard let chunk = try await nextChunk() else { break }
+                    let stored = try await prepare(chunk, runID: runID, dryRun: dryRun, summary: &summary, onPlanned: onPlanned)
+                    try await chunkStored(chunk)
+                    guard !stored.isEmpty else { continue }
+                    // The previous chunk's delivery ends before this one's starts.
+                    try await settle()
+                    // Told to stop: what is queued but not yet sent waits, durable, for the next run.
+                    try Task.checkCancellation()
+                    let blocked = delivery.blocked
+                    deliveries.addTask { try await self.send(stored, blocked: blocked, logger: logger) }
+                    delivering = stored
+                }
                 try await settle()
-                // Told to stop: what is queued but not yet sent waits, durable, for the next run.
-                try Task.checkCancellation()
-                let blocked = delivery.blocked
-                deliveries.addTask { try await self.send(stored, blocked: blocked, logger: logger) }
+            } catch {
+                // Planning failed while a chunk was being delivered (or the delivery itself did):
+                // that delivery stops handing out pushes, what it came to is counted, and its
+                // entries are kept as cut short (whichever it did not send stay pending).
+                // Outcomes it could not record are the error that counts, as in `send`.
+                var failure = error
+                let cut = delivering
+                deliveries.cancelAll()
+                do {
+                    try await settle()
+                } catch let unrecorded as UnrecordedOutcomes {
+                    failure = unrecorded
+                } catch {
+                    // Any other error of the stopped delivery: the one that stopped it goes on.
+                }
+                delivery.cutShort += cut
+                throw failure
             }
-            try await settle()
         }
     }
 

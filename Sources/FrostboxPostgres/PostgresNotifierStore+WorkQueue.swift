@@ -142,6 +142,32 @@ extension PostgresNotifierStore: NotifyWorkQueue {
         }
     }
 
+    public func reclaimPendingOutbox(runID: Int64, ids: [Int64], at now: Int64) async throws -> [OutboxEntry] {
+        guard !ids.isEmpty else { return [] }
+        let worker = worker, logger = logger
+        return try await database.transaction { connection in
+            var claimed: [Int64] = []
+            // `claimPendingOutbox`'s rule, except that this worker's own claims in the run count
+            // as its own: held by another live worker of the run, an entry is not taken back.
+            let rows = try await connection.query(
+                """
+                WITH c AS MATERIALIZED (
+                    SELECT p.id FROM outbox AS p
+                    WHERE p.id = ANY(\(ids)) AND p.status = 'pending' AND (p.not_before IS NULL OR p.not_before <= \(now))
+                      AND NOT (p.claim_run IS NOT NULL AND p.claim_run = \(runID) AND p.claimed_by <> \(worker) AND EXISTS (
+                          SELECT 1 FROM run_worker AS w
+                          WHERE w.run_id = \(runID) AND w.worker = p.claimed_by AND w.finished_at IS NULL
+                            AND w.heartbeat_at > \(now - leaseSeconds)))
+                    ORDER BY p.id FOR UPDATE SKIP LOCKED)
+                UPDATE outbox AS o SET claimed_by = \(worker), claim_run = \(runID)
+                FROM c WHERE o.id = c.id
+                RETURNING o.id
+                """, logger: logger)
+            for try await id in rows.decode(Int64.self) { claimed.append(id) }
+            return try await PostgresOutboxWriter.entries(ids: claimed.sorted(), on: connection, logger: logger)
+        }
+    }
+
     public func renewLeases(runID: Int64, at now: Int64) async throws {
         let worker = worker, until = now + leaseSeconds, logger = logger
         // Boxes first, then the worker row: the order `completeBoxes` takes its locks in.

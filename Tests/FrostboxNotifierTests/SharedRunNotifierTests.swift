@@ -8,7 +8,8 @@ import Testing
 
 /// A `NotifyWorkQueue` whose answers the test scripts, over an in-memory store: boxes are
 /// handed out from a list (one chunk per claim), pending entries nobody took yet are handed out
-/// once, and "another worker" holds work for a number of checks.
+/// once (those queued after the queue was made are their writer's, this worker's, as
+/// `enqueue` claims them on PostgreSQL), and "another worker" holds work for a number of checks.
 final class ScriptedWorkQueue: NotifyWorkQueue {
     struct State {
         var boxes: [GeoBox] = []
@@ -32,11 +33,14 @@ final class ScriptedWorkQueue: NotifyWorkQueue {
     let store: InMemoryNotifierStore
     let state: Mutex<State>
     let openRun: Bool
+    /// The last outbox id when the queue was made: entries after it are this worker's own.
+    let ownEntriesAfter: Int64
 
     init(store: InMemoryNotifierStore, boxes: [GeoBox], openRun: Bool = true) {
         self.store = store
         self.state = Mutex(State(boxes: boxes))
         self.openRun = openRun
+        self.ownEntriesAfter = store.outbox.map(\.entry.id).max() ?? 0
     }
 
     func joinOrStartRun(at now: Int64, startNew: Bool, startedAfter: Int64?) async throws -> NotifyRunJoin? {
@@ -73,12 +77,19 @@ final class ScriptedWorkQueue: NotifyWorkQueue {
     }
 
     func claimPendingOutbox(runID: Int64, limit: Int, at now: Int64) async throws -> [OutboxEntry] {
-        let pending = store.outbox.filter { $0.status == .pending }.map(\.entry)
+        let pending = store.outbox.filter { $0.status == .pending && $0.entry.id <= ownEntriesAfter }.map(\.entry)
         return state.withLock { state in
             let free = pending.filter { !state.handedOutEntries.contains($0.id) }.prefix(limit)
             state.handedOutEntries.formUnion(free.map(\.id))
             return Array(free)
         }
+    }
+
+    func reclaimPendingOutbox(runID: Int64, ids: [Int64], at now: Int64) async throws -> [OutboxEntry] {
+        let wanted = Set(ids)
+        let pending = store.outbox.filter { $0.status == .pending && wanted.contains($0.entry.id) && !$0.entry.isHeld(at: now) }.map(\.entry)
+        state.withLock { $0.handedOutEntries.formUnion(pending.map(\.id)) }
+        return pending
     }
 
     func renewLeases(runID: Int64, at now: Int64) async throws {}

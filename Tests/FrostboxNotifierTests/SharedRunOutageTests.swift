@@ -13,12 +13,12 @@ struct SharedRunOutageTests {
     let alice = Fixtures.token(0xa11ce)
     let bob = Fixtures.token(0xb0b)
 
-    func notifier(_ h: Harness, store: any NotifierStore, queue: ScriptedWorkQueue) -> Notifier {
+    func notifier(_ h: Harness, store: any NotifierStore, queue: ScriptedWorkQueue, push: (any PushSender)? = nil) -> Notifier {
         let (clock, sleeper) = (h.clock, h.sleeper)
         var configuration = h.configuration
         configuration.boxesPerChunk = 1
         return Notifier(
-            store: store, forecasts: h.forecasts, push: h.push, configuration: configuration, workQueue: queue,
+            store: store, forecasts: h.forecasts, push: push ?? h.push, configuration: configuration, workQueue: queue,
             logger: Logger(label: "test"), clock: { clock.now }, sleep: { try await sleeper.sleep($0) })
     }
 
@@ -51,6 +51,35 @@ struct SharedRunOutageTests {
         #expect(state.parts.map(\.status) == [.completed])
         #expect(store.lookups == 2, "refused once, answered on resuming")
         #expect(h.sleeper.slept == [.milliseconds(250), .milliseconds(250), .milliseconds(500)], "a pause before each new try; a success starts over")
+    }
+
+    @Test("a chunk's delivery cut short by a refused planning step: the resumed part sends what it had not, each alert once, none left pending")
+    func resumedPartSendsWhatTheCutLeft() async throws {
+        var h = Harness()
+        // Two pushes at a time (two windows of one): most of the first chunk is still unsent
+        // when the next chunk's planning is refused and its delivery is stopped.
+        h.configuration.concurrency = 2
+        let home = (0..<6).map { Fixtures.token(0x5000 + $0) }
+        for token in home { h.store.subscribe(token, box: Fixtures.box, name: "Home") }
+        h.store.subscribe(bob, box: Fixtures.otherBox, name: "Cabin")
+        h.forecasts.set(Fixtures.frost(low: -1.6))
+        h.forecasts.set(Fixtures.frost(low: -1.6, box: Fixtures.otherBox))
+        let queue = ScriptedWorkQueue(store: h.store, boxes: [Fixtures.box, Fixtures.otherBox], openRun: false)
+        // The first two pushes are answered only once their delivery is stopped; the second
+        // chunk's planning is refused once they are in flight.
+        let push = HoldingPushSender(held: 2)
+        let store = PlanningOutageStore(h.store, refusedPlanningOf: Fixtures.otherBox) { await push.waitUntilHolding() }
+        guard case .completed(let summary) = try await notifier(h, store: store, queue: queue, push: push).run() else {
+            Issue.record("the run did not start")
+            return
+        }
+        #expect(store.lookups == 2, "the second chunk's planning was refused once")
+        let byToken = push.sent.reduce(into: [DeviceToken: Int]()) { $0[$1.token, default: 0] += 1 }
+        #expect(byToken == Dictionary(uniqueKeysWithValues: (home + [bob]).map { ($0, 1) }), "each alert sent once: \(byToken.values.sorted())")
+        #expect(h.store.outbox.count == 7 && h.store.outbox.allSatisfy { $0.status == .delivered }, "none left pending")
+        #expect(summary.status == .completed, "\(summary.error ?? "")")
+        #expect(summary.alertsPlanned == 7 && summary.alertsDelivered == 7, "\(summary.alertsPlanned) planned, \(summary.alertsDelivered) delivered")
+        #expect(queue.state.withLock { $0.parts.map(\.status) } == [.completed])
     }
 
     @Test("a claim whose connection broke may have been stored: the part ends failed, not resumed, so its unknown leases expire")
@@ -88,15 +117,18 @@ struct SharedRunOutageTests {
     }
 }
 
-/// The in-memory store, refusing as unavailable (read-only) the first look-up of places in one box.
+/// The in-memory store, refusing as unavailable (read-only) the first look-up of places in one
+/// box, once `beforeRefusing` has returned.
 final class PlanningOutageStore: ForwardingNotifierStore {
     let base: InMemoryNotifierStore
     let box: GeoBox
+    private let beforeRefusing: @Sendable () async -> Void
     private let looked = Mutex(0)
 
-    init(_ base: InMemoryNotifierStore, refusedPlanningOf box: GeoBox) {
+    init(_ base: InMemoryNotifierStore, refusedPlanningOf box: GeoBox, beforeRefusing: @escaping @Sendable () async -> Void = {}) {
         self.base = base
         self.box = box
+        self.beforeRefusing = beforeRefusing
     }
 
     /// Look-ups of places in `box`, the refused one included.
@@ -109,7 +141,10 @@ final class PlanningOutageStore: ForwardingNotifierStore {
                 defer { count += 1 }
                 return count == 0
             }
-        if refuse { throw OutageStore.refused }
+        if refuse {
+            await beforeRefusing()
+            throw OutageStore.refused
+        }
         return try await base.places(in: boxes)
     }
 }
