@@ -214,11 +214,13 @@ struct CandidateSearch {
         while lookups < Self.maximumKindLookups {
             let pending = order.prefix(query.limit).map(\.id).filter { !settled.contains($0) }
             guard !pending.isEmpty else { return order.prefix(query.limit).compactMap { candidates[$0.id] } }
-            for id in pending.prefix(Self.maximumKindLookups - lookups) {
+            let round = Array(pending.prefix(Self.maximumKindLookups - lookups))
+            let withAlternates = try placesWithAlternateNames(round.filter { candidates[$0]?.matchesOwnName == false })
+            for id in round {
                 lookups += 1
                 settled.insert(id)
                 guard var candidate = candidates[id] else { continue }
-                let kind = try nameKind(of: candidate)
+                let kind = try nameKind(of: candidate, hasAlternateNames: withAlternates.contains(id))
                 guard kind != candidate.nameKind else { continue }
                 candidate.nameKind = kind
                 candidates[id] = candidate
@@ -240,18 +242,29 @@ struct CandidateSearch {
 
     /// A candidate's name kind: own when its name or ASCII name matches in its class (known
     /// from its summary row); otherwise from its alternate names. Without entries in the
-    /// alternate names table a name is in no language (informal): an index probe instead of
-    /// reading the place.
-    func nameKind(of candidate: Candidate) throws -> PlaceNameKind {
+    /// alternate names table (`hasAlternateNames`, probed for a round's candidates at once)
+    /// a name is in no language (informal), and the place is not read.
+    func nameKind(of candidate: Candidate, hasAlternateNames: Bool) throws -> PlaceNameKind {
         if candidate.matchesOwnName { return .own }
-        guard try hasAlternateNames(candidate.id), let place = try GRDBPlaceIndex.place(db, id: candidate.id) else {
-            return .informal
-        }
+        guard hasAlternateNames, let place = try GRDBPlaceIndex.place(db, id: candidate.id) else { return .informal }
         return PlaceRanking.nameKind(of: place, foldedQuery: lower, exact: candidate.isExact, languages: query.languages)
     }
 
-    func hasAlternateNames(_ placeID: Int64) throws -> Bool {
-        let statement = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM alternate_name WHERE place_id = ?)")
-        return try Bool.fetchOne(statement, arguments: [placeID]) ?? false
+    /// Which of `ids` have entries in the alternate names table: one index probe each, a
+    /// statement per `keysPerStatement` of them (a statement per place cost more than its probe).
+    func placesWithAlternateNames(_ ids: [Int64]) throws -> Set<Int64> {
+        var found = Set<Int64>()
+        let placeholders = Array(repeating: "?", count: Self.keysPerStatement).joined(separator: ",")
+        var start = 0
+        while start < ids.count {
+            let chunk = ids[start..<min(start + Self.keysPerStatement, ids.count)]
+            start += chunk.count
+            let statement = try RawStatement(db, sql: "SELECT DISTINCT place_id FROM alternate_name WHERE place_id IN (\(placeholders))")
+            for index in 0..<Self.keysPerStatement {
+                statement.bind(Int32(index + 1), index < chunk.count ? chunk[chunk.startIndex + index] : chunk[chunk.startIndex])
+            }
+            while try statement.next() { found.insert(statement.int64(0)) }
+        }
+        return found
     }
 }
