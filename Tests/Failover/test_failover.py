@@ -296,6 +296,22 @@ def compare_with_primary(cluster, status, node, tables):
     return result
 
 
+def rejoin_figures(then, second, comparison, status):
+    """What a scenario reports of the old primary's return (`then`: "rejoin" or "heal")."""
+    figures = {
+        f"{then}: old primary streaming, s after the command": second["seconds to streaming"],
+        f"{then}: pg_rewind ran": second["pg_rewind ran"],
+        f"{then}: pg_rewind said": [line for line in second["pg_rewind log"] if "diverged" in line or "required" in line or "exit code" in line],
+        f"{then}: timeline, sync_state": [second["timeline"], second["sync_state"]],
+        f"{then}: old primary against the new": comparison,
+        "members": [[m["name"], m["role"], m["state"], m.get("timeline")] for m in status.get("members", [])],
+    }
+    if "while cut off" in second:
+        figures["partition: the isolated primary's Patroni"] = second["while cut off"]
+        figures["partition: demoted, s after the cut"] = second.get("demoted, s after the cut")
+    return figures
+
+
 def rejoin_problems(second, comparison, status, old_primary):
     """What did not hold once the old primary came back."""
     problems = []
@@ -423,18 +439,10 @@ def scenario(cluster, servers, action="kill-primary", *options):
         comparison = compare_with_primary(cluster, status, old_primary, {
             "devices": "SELECT token FROM device", "subscriptions": "SELECT token, name FROM subscription"})
         figures.update({
-            f"{then}: old primary streaming, s after the command": second["seconds to streaming"],
-            f"{then}: pg_rewind ran": second["pg_rewind ran"],
-            f"{then}: pg_rewind said": [line for line in second["pg_rewind log"] if "diverged" in line or "required" in line or "exit code" in line],
-            f"{then}: timeline, sync_state": [second["timeline"], second["sync_state"]],
             f"{then}: acknowledged writes after it": len(load.acknowledged()) - second["acknowledged before"],
             f"{then}: writes refused after it": sum(1 for a in answers if a[0] >= second["at"] and not (a[3] and 200 <= a[3] < 300)),
-            f"{then}: old primary against the new": comparison,
-            "members": [[m["name"], m["role"], m["state"], m.get("timeline")] for m in status.get("members", [])],
         })
-        if "while cut off" in second:
-            figures["partition: the isolated primary's Patroni"] = second["while cut off"]
-            figures["partition: demoted, s after the cut"] = second.get("demoted, s after the cut")
+        figures.update(rejoin_figures(then, second, comparison, status))
         problems += rejoin_problems(second, comparison, status, old_primary)
     figures["seconds"] = round(time.time() - began, 1)
     if missing_devices or missing_subscriptions:
@@ -811,16 +819,8 @@ def notify_scenario(cluster, action="kill-primary", devices=NOTIFY_DEVICES, boxe
             figures.update({
                 f"{then}: pushes accepted when it began": second["pushes accepted"],
                 f"{then}: s after the event": round(second["at"] - event_at, 1),
-                f"{then}: old primary streaming, s after the command": second["seconds to streaming"],
-                f"{then}: pg_rewind ran": second["pg_rewind ran"],
-                f"{then}: pg_rewind said": [line for line in second["pg_rewind log"] if "diverged" in line or "required" in line or "exit code" in line],
-                f"{then}: timeline, sync_state": [second["timeline"], second["sync_state"]],
-                f"{then}: old primary against the new": comparison,
-                "members": [[m["name"], m["role"], m["state"], m.get("timeline")] for m in status.get("members", [])],
             })
-            if "while cut off" in second:
-                figures["partition: the isolated primary's Patroni"] = second["while cut off"]
-                figures["partition: demoted, s after the cut"] = second.get("demoted, s after the cut")
+            figures.update(rejoin_figures(then, second, comparison, status))
             problems += rejoin_problems(second, comparison, status, old_primary)
         figures["seconds"] = round(time.time() - began, 1)
         if not_delivered:

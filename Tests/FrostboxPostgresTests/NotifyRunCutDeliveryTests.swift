@@ -44,18 +44,7 @@ struct NotifyRunCutDeliveryTests {
         let push = HoldingPushSender(held: Self.bound)
         let forecasts = PrimaryLosingForecasts(losingAt: Fixtures.otherBox) {
             await push.waitUntilHolding()
-            try? await TestPostgresCluster.offThePool { try cluster.setReadOnly(true) }
-            // Lost once a write through the pool is refused (the sessions take the setting a
-            // moment after the reload).
-            let deadline = ContinuousClock.now + .seconds(20)
-            while ContinuousClock.now < deadline {
-                do {
-                    try await database.query("UPDATE outbox SET attempts = attempts WHERE false", writes: true)
-                    try? await Task.sleep(for: .milliseconds(20))
-                } catch {
-                    break
-                }
-            }
+            await NotifyRunFailoverTests.loseWrites(cluster, database)
         }
         forecasts.scripted.set(Fixtures.frost(low: -1))
         forecasts.scripted.set(Fixtures.frost(low: -1, box: Fixtures.otherBox))

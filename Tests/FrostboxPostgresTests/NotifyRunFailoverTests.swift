@@ -44,19 +44,7 @@ struct NotifyRunFailoverTests {
         let setup = Setup(
             cluster: cluster, database: database, store: PostgresNotifierStore(database: database, worker: "w", leaseSeconds: 30),
             push: PrimaryLosingPush(failAfter: failAfter) {
-                try? await TestPostgresCluster.offThePool { try cluster.setReadOnly(true) }
-                // The sessions take the reloaded setting once the postmaster has signalled them:
-                // a moment, but seconds on a loaded machine (a fixed 300 ms let a whole run's
-                // writes through). Lost means a write through the pool is refused.
-                let deadline = ContinuousClock.now + .seconds(20)
-                while ContinuousClock.now < deadline {
-                    do {
-                        try await database.query("UPDATE outbox SET attempts = attempts WHERE false", writes: true)
-                        try? await Task.sleep(for: .milliseconds(20))
-                    } catch {
-                        break
-                    }
-                }
+                await Self.loseWrites(cluster, database)
             })
         setup.forecasts.set(Fixtures.frost(low: -1))
         return setup
@@ -64,6 +52,23 @@ struct NotifyRunFailoverTests {
 
     /// `at`: the run's clock (a later run after a failed one comes when the failed one's leases
     /// have expired, as the next scheduled run would).
+    /// Makes the cluster refuse writes (read-only) and returns once a write through the pool
+    /// is refused: the sessions take the reloaded setting once the postmaster has signalled
+    /// them, a moment, but seconds on a loaded machine (a fixed 300 ms let a whole run's writes
+    /// through); at most 20 s.
+    static func loseWrites(_ cluster: TestPostgresCluster, _ database: FrostboxPostgres.PostgresDatabase) async {
+        try? await TestPostgresCluster.offThePool { try cluster.setReadOnly(true) }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            do {
+                try await database.query("UPDATE outbox SET attempts = attempts WHERE false", writes: true)
+                try? await Task.sleep(for: .milliseconds(20))
+            } catch {
+                return
+            }
+        }
+    }
+
     static func notifier(_ setup: Setup, endRetryWindow: Duration, at now: Int64 = Fixtures.afternoon) -> Notifier {
         var configuration = NotifierSettings()
         configuration.concurrency = bound
