@@ -235,16 +235,22 @@ public enum PlaceRanking {
         for item in items {
             let itemKey = key(item).ranked
             if best.count == limit, let last = best.last, !ranksBeforeRanked(itemKey, last.key) { continue }
-            var low = 0
-            var high = best.count
-            while low < high {
-                let middle = (low + high) / 2
-                if ranksBeforeRanked(best[middle].key, itemKey) { low = middle + 1 } else { high = middle }
-            }
-            best.insert((itemKey, item), at: low)
+            best.insert((itemKey, item), at: insertionIndex(of: itemKey, in: best, key: \.key))
             if best.count > limit { best.removeLast() }
         }
         return best.map(\.item)
+    }
+
+    /// Where a `ranked` key goes in `ordered` (in rank order by `key`, also `ranked`): after
+    /// every element that ranks before it; a binary search.
+    public static func insertionIndex<Element>(of ranked: Key, in ordered: [Element], key: (Element) -> Key) -> Int {
+        var low = 0
+        var high = ordered.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ranksBeforeRanked(key(ordered[middle]), ranked) { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }
 

@@ -118,53 +118,52 @@ extension PostgresNotifierStore: NotifyWorkQueue {
 
     public func claimPendingOutbox(runID: Int64, limit: Int, at now: Int64) async throws -> [OutboxEntry] {
         guard limit > 0 else { return [] }
-        let worker = worker, logger = logger
-        return try await database.transaction { connection in
-            var ids: [Int64] = []
-            // Held in this run by this worker, or by another whose heartbeat on it is fresh
-            // and whose part is not finished: not claimable. Anything else is.
-            let rows = try await connection.query(
-                """
-                WITH c AS MATERIALIZED (
-                    SELECT p.id FROM outbox AS p
-                    WHERE p.status = 'pending' AND (p.not_before IS NULL OR p.not_before <= \(now))
-                      AND NOT (p.claim_run IS NOT NULL AND p.claim_run = \(runID) AND (p.claimed_by = \(worker) OR EXISTS (
-                          SELECT 1 FROM run_worker AS w
-                          WHERE w.run_id = \(runID) AND w.worker = p.claimed_by AND w.finished_at IS NULL
-                            AND w.heartbeat_at > \(now - leaseSeconds))))
-                    ORDER BY p.id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED)
-                UPDATE outbox AS o SET claimed_by = \(worker), claim_run = \(runID)
-                FROM c WHERE o.id = c.id
-                RETURNING o.id
-                """, logger: logger)
-            for try await id in rows.decode(Int64.self) { ids.append(id) }
-            return try await PostgresOutboxWriter.entries(ids: ids, on: connection, logger: logger)
-        }
+        // Held in this run by this worker, or by another whose heartbeat on it is fresh
+        // and whose part is not finished: not claimable. Anything else is.
+        return try await claimOutbox(
+            """
+            WITH c AS MATERIALIZED (
+                SELECT p.id FROM outbox AS p
+                WHERE p.status = 'pending' AND (p.not_before IS NULL OR p.not_before <= \(now))
+                  AND NOT (p.claim_run IS NOT NULL AND p.claim_run = \(runID) AND (p.claimed_by = \(worker) OR EXISTS (
+                      SELECT 1 FROM run_worker AS w
+                      WHERE w.run_id = \(runID) AND w.worker = p.claimed_by AND w.finished_at IS NULL
+                        AND w.heartbeat_at > \(now - leaseSeconds))))
+                ORDER BY p.id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED)
+            UPDATE outbox AS o SET claimed_by = \(worker), claim_run = \(runID)
+            FROM c WHERE o.id = c.id
+            RETURNING o.id
+            """)
     }
 
     public func reclaimPendingOutbox(runID: Int64, ids: [Int64], at now: Int64) async throws -> [OutboxEntry] {
         guard !ids.isEmpty else { return [] }
-        let worker = worker, logger = logger
+        // `claimPendingOutbox`'s rule, except that this worker's own claims in the run count
+        // as its own: held by another live worker of the run, an entry is not taken back.
+        return try await claimOutbox(
+            """
+            WITH c AS MATERIALIZED (
+                SELECT p.id FROM outbox AS p
+                WHERE p.id = ANY(\(ids)) AND p.status = 'pending' AND (p.not_before IS NULL OR p.not_before <= \(now))
+                  AND NOT (p.claim_run IS NOT NULL AND p.claim_run = \(runID) AND p.claimed_by <> \(worker) AND EXISTS (
+                      SELECT 1 FROM run_worker AS w
+                      WHERE w.run_id = \(runID) AND w.worker = p.claimed_by AND w.finished_at IS NULL
+                        AND w.heartbeat_at > \(now - leaseSeconds)))
+                ORDER BY p.id FOR UPDATE SKIP LOCKED)
+            UPDATE outbox AS o SET claimed_by = \(worker), claim_run = \(runID)
+            FROM c WHERE o.id = c.id
+            RETURNING o.id
+            """)
+    }
+
+    /// Runs a claiming `UPDATE … RETURNING o.id` and reads the entries it claimed (by id), in
+    /// one transaction.
+    private func claimOutbox(_ claim: PostgresQuery) async throws -> [OutboxEntry] {
+        let logger = logger
         return try await database.transaction { connection in
-            var claimed: [Int64] = []
-            // `claimPendingOutbox`'s rule, except that this worker's own claims in the run count
-            // as its own: held by another live worker of the run, an entry is not taken back.
-            let rows = try await connection.query(
-                """
-                WITH c AS MATERIALIZED (
-                    SELECT p.id FROM outbox AS p
-                    WHERE p.id = ANY(\(ids)) AND p.status = 'pending' AND (p.not_before IS NULL OR p.not_before <= \(now))
-                      AND NOT (p.claim_run IS NOT NULL AND p.claim_run = \(runID) AND p.claimed_by <> \(worker) AND EXISTS (
-                          SELECT 1 FROM run_worker AS w
-                          WHERE w.run_id = \(runID) AND w.worker = p.claimed_by AND w.finished_at IS NULL
-                            AND w.heartbeat_at > \(now - leaseSeconds)))
-                    ORDER BY p.id FOR UPDATE SKIP LOCKED)
-                UPDATE outbox AS o SET claimed_by = \(worker), claim_run = \(runID)
-                FROM c WHERE o.id = c.id
-                RETURNING o.id
-                """, logger: logger)
-            for try await id in rows.decode(Int64.self) { claimed.append(id) }
-            return try await PostgresOutboxWriter.entries(ids: claimed.sorted(), on: connection, logger: logger)
+            var ids: [Int64] = []
+            for try await id in try await connection.query(claim, logger: logger).decode(Int64.self) { ids.append(id) }
+            return try await PostgresOutboxWriter.entries(ids: ids, on: connection, logger: logger)
         }
     }
 

@@ -115,6 +115,14 @@ struct CandidateSearch {
     /// handful of statements instead of one per distinct key list.
     static let keysPerStatement = 8
 
+    /// Binds up to `keysPerStatement` keys to a statement's first placeholders, a short list
+    /// padded with its first key.
+    static func bindKeys(_ keys: ArraySlice<Int64>, to statement: RawStatement) {
+        for index in 0..<keysPerStatement {
+            statement.bind(Int32(index + 1), index < keys.count ? keys[keys.startIndex + index] : keys[keys.startIndex])
+        }
+    }
+
     /// Exact rows read per statement: three times `limit` past the places already found, since
     /// a smaller place's own name may outrank a larger place's alternate name; within a
     /// region, up to the row budget, since the region keeps only some of them. (Every exact
@@ -140,9 +148,7 @@ struct CandidateSearch {
             let chunk = keys[start..<min(start + Self.keysPerStatement, keys.count)]
             start += chunk.count
             let statement = try RawStatement(db, sql: sql)
-            for index in 0..<Self.keysPerStatement {
-                statement.bind(Int32(index + 1), index < chunk.count ? chunk[chunk.startIndex + index] : chunk[chunk.startIndex])
-            }
+            Self.bindKeys(chunk, to: statement)
             let next = Int32(Self.keysPerStatement + 1)
             statement.bind(next, lower)
             if exact {
@@ -226,13 +232,7 @@ struct CandidateSearch {
                 candidates[id] = candidate
                 order.removeAll { $0.id == id }
                 let key = candidate.rankingKey.ranked
-                var low = 0
-                var high = order.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if PlaceRanking.ranksBeforeRanked(order[middle].key, key) { low = middle + 1 } else { high = middle }
-                }
-                order.insert((key, id), at: low)
+                order.insert((key, id), at: PlaceRanking.insertionIndex(of: key, in: order, key: \.key))
             }
         }
         // Lookups spent with unsettled places still in the top: those count as informal.
@@ -260,9 +260,7 @@ struct CandidateSearch {
             let chunk = ids[start..<min(start + Self.keysPerStatement, ids.count)]
             start += chunk.count
             let statement = try RawStatement(db, sql: "SELECT DISTINCT place_id FROM alternate_name WHERE place_id IN (\(placeholders))")
-            for index in 0..<Self.keysPerStatement {
-                statement.bind(Int32(index + 1), index < chunk.count ? chunk[chunk.startIndex + index] : chunk[chunk.startIndex])
-            }
+            Self.bindKeys(chunk, to: statement)
             while try statement.next() { found.insert(statement.int64(0)) }
         }
         return found
