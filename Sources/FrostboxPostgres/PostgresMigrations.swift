@@ -28,6 +28,7 @@ enum PostgresMigrations {
         ("p11-push-budget", pushBudget),
         ("p12-push-names", pushNames),
         ("p13-web-push", webPush),
+        ("p14-outbox-by-box", outboxByBox),
     ]
 
     /// A run counts its delivered and failed alerts by platform (`PlatformDeliveriesCodec`;

@@ -213,7 +213,8 @@ public struct PostgresNotifierStore: NotifierStore {
     }
 
     public func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool {
-        // Subscriptions and outbox rows go with the device: ON DELETE CASCADE.
+        // Subscriptions go with the device by ON DELETE CASCADE, outbox rows by the trigger
+        // `outbox_of_deleted_device`.
         try await database.query(
             "DELETE FROM device WHERE token = \(token.value) AND registered_at <= \(cutoff) RETURNING id", writes: true
         ).collectCount() > 0
@@ -263,6 +264,13 @@ public struct PostgresNotifierStore: NotifierStore {
             ).collectCount()
             try await connection.query(
                 "DELETE FROM outbox_push AS p WHERE NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.push_id = p.id)", logger: logger)
+            // A departed box is only needed while the device may still have rows there (one
+            // planned before it left and written after): a day on, and with none left, it goes.
+            try await connection.query(
+                """
+                DELETE FROM outbox_departed AS p WHERE p.departed_at < extract(epoch FROM now())::bigint - 86400
+                    AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.box = p.box AND o.device_id = p.device_id)
+                """, logger: logger)
             deleted += try await connection.query(
                 "DELETE FROM box_fetch AS f WHERE NOT EXISTS (SELECT 1 FROM subscription AS s WHERE s.box = f.box) RETURNING box",
                 logger: logger

@@ -5,9 +5,10 @@ import PostgresNIO
 /// The outbox rows of a chunk copied straight into `outbox` (`COPY … FROM STDIN`) when every
 /// entry carries its device's key from the subscription read: 1.68× the rows per second of
 /// the bound-array statement in the engine alone (`tools/bench/postgres-outbox-write.py`,
-/// docs/benchmarks.md). A COPY skips nothing, so it runs inside a savepoint: a (device,
-/// event) already there or a device gone since the read fails it, and the chunk is then
-/// rolled back to the savepoint and written by the statement, whose rules skip those rows.
+/// docs/benchmarks.md). A COPY skips nothing, so the chunk's devices are locked first (a
+/// device gone since the read sends the chunk to the statement) and the COPY runs inside a
+/// savepoint: a (device, event) already there fails it, and the chunk is then rolled back
+/// to the savepoint and written by the statement, whose rules skip those rows.
 extension PostgresOutboxWriter {
     private static let copyColumns = [
         "id", "device_id", "box", "night", "level", "kind", "push_id", "message_id", "app", "environment", "status", "attempts",
@@ -15,13 +16,19 @@ extension PostgresOutboxWriter {
     ]
 
     /// Copies every entry (with its id and push id) into `outbox`; false, with nothing
-    /// written, when an entry lacks a device key or the rows break the outbox's unique or
-    /// foreign keys (the caller then writes the chunk by the statement).
+    /// written, when an entry lacks a device key, a device is gone, or a (device, event) is
+    /// already stored (the caller then writes the chunk by the statement).
     static func copyStraight(
         _ entries: [OutboxEntry], ids: [Int64], pushIDs: [Int64], runID: Int64?, worker: String, on connection: PostgresConnection,
         logger: Logger
     ) async throws -> Bool {
-        guard entries.allSatisfy({ $0.deviceKey != nil }) else { return false }
+        let keys = entries.compactMap(\.deviceKey)
+        guard keys.count == entries.count else { return false }
+        let devices = Array(Set(keys)).sorted()
+        let locked = try await connection.query(
+            "SELECT id FROM device WHERE id = ANY(\(devices)) ORDER BY id FOR KEY SHARE", logger: logger
+        ).collectCount()
+        guard locked == devices.count else { return false }
         var rows = ByteBuffer()
         rows.reserveCapacity(entries.count * 200)
         for (index, entry) in entries.enumerated() {
@@ -37,8 +44,8 @@ extension PostgresOutboxWriter {
         try await connection.query("SAVEPOINT frostbox_outbox_copy", logger: logger)
         do {
             try await connection.copyFrom(table: "outbox", columns: copyColumns, logger: logger) { writer in try await writer.write(rows) }
-        } catch let error as PSQLError where ["23505", "23503"].contains(error.serverInfo?[.sqlState]) {
-            // 23505: a (device, event) already stored; 23503: a device removed since the read.
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            // A (device, event) already stored.
             try await connection.query("ROLLBACK TO SAVEPOINT frostbox_outbox_copy", logger: logger)
             return false
         }

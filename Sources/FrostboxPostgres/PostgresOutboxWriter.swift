@@ -72,6 +72,7 @@ enum PostgresOutboxWriter {
             notBefore.append(entry.notBefore ?? noValue)
             frostStartsAt.append(entry.frostStartsAt ?? noValue)
         }
+        try await lockDevices(tokens: tokens, on: connection, logger: logger)
         let rows = try await connection.query(
             """
             INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, message_id, app, environment,
@@ -86,7 +87,7 @@ enum PostgresOutboxWriter {
                      created_at, expires_at, not_before, frost_starts_at)
             JOIN device AS d ON d.token = u.token
             ORDER BY u.id
-            ON CONFLICT (device_id, box, night, level) DO NOTHING
+            ON CONFLICT (box, device_id, night, level) DO NOTHING
             RETURNING id
             """, logger: logger)
         var inserted: Set<Int64> = []
@@ -98,6 +99,16 @@ enum PostgresOutboxWriter {
             stored.append(entry)
         }
         return try await withoutCancelled(stored, on: connection, logger: logger)
+    }
+
+    /// Locks the devices of `tokens` as the foreign key's check did (`FOR KEY SHARE`): the
+    /// outbox has none (it is keyed by box), and a delete of one of them then waits for this
+    /// chunk's commit, so its trigger finds the chunk's rows. A device already gone is not
+    /// locked, and the insert's join skips its entries.
+    static func lockDevices(tokens: [String], on connection: PostgresConnection, logger: Logger) async throws {
+        _ = try await connection.query(
+            "SELECT id FROM device WHERE token = ANY(\(Array(Set(tokens)))) ORDER BY id FOR KEY SHARE", logger: logger
+        ).collectCount()
     }
 
     /// `stored` after ending what its escalations and all-clears replace (`endHeld`), without
