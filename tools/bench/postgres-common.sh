@@ -38,8 +38,8 @@ start_cluster() {
 load_generated() {
   local generated=$1 started
   started=$(date +%s.%N)
-  sqlite3 -csv "$generated" "select token, topic, environment, locale, created_at, registered_at from device" \
-    | psql -d frostbox -c "\copy device (token, topic, environment, locale, created_at, registered_at) from stdin with (format csv)"
+  sqlite3 -csv "$generated" "select token, platform, app, environment, locale, created_at, registered_at, verified_at from device" \
+    | psql -d frostbox -c "\copy device (token, platform, app, environment, locale, created_at, registered_at, verified_at) from stdin with (format csv)"
   sqlite3 -csv "$generated" "select token, latitude, longitude, box, name, unit, created_at, rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear from subscription" \
     | psql -d frostbox -c "\copy subscription (token, latitude, longitude, box, name, unit, created_at, rule, frost_risk_c, freeze_c, hard_freeze_c, all_clear) from stdin with (format csv)"
   psql -d frostbox -c "ANALYZE"
@@ -51,4 +51,25 @@ start_mock_open_meteo() {
   "$REL/mock-open-meteo" --scenario "$WORK/scenario.json" > "$WORK/om-port.txt" 2>"$WORK/om.log" & PIDS+=($!)
   for _ in $(seq 100); do [ -s "$WORK/om-port.txt" ] && break; sleep 0.1; done
   OM="http://127.0.0.1:$(head -1 "$WORK/om-port.txt")"
+}
+
+# CPU seconds the cluster has used so far: the postmaster, its live children and those it reaped.
+cluster_cpu() {
+  python3 - "$(head -1 "$WORK/pg/postmaster.pid")" <<'PY'
+import os, sys
+postmaster, ticks = sys.argv[1], os.sysconf("SC_CLK_TCK")
+def stat(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+fields = stat(postmaster)
+total = sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        child = stat(pid)
+    except OSError:
+        continue
+    if child[1] == postmaster:
+        total += int(child[11]) + int(child[12])
+print(f"{total / ticks:.1f}")
+PY
 }
