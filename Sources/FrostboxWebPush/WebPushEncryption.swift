@@ -25,32 +25,13 @@ package enum WebPushEncryption {
     /// RFC 8188 §2: the padding delimiter of the last record (no padding follows it).
     private static let lastRecordDelimiter: UInt8 = 0x02
 
-    /// Encrypts `plaintext` with a fresh sender key pair and a fresh random salt, as every
-    /// message must be.
-    package static func encrypt(_ plaintext: some Collection<UInt8>, for subscriber: WebPushSubscriberKeys) throws(WebPushEncryptionError) -> [UInt8] {
-        let (senderKey, salt) = randomSenderKeyAndSalt()
+    /// Encrypts `plaintext` with a fresh sender key pair and a fresh random salt from
+    /// `senderKeys`, as every message must be.
+    package static func encrypt(
+        _ plaintext: some Collection<UInt8>, for subscriber: WebPushSubscriberKeys, senderKeys: WebPushSenderKeys
+    ) throws(WebPushEncryptionError) -> [UInt8] {
+        let (senderKey, salt) = senderKeys.next()
         return try encrypt(plaintext, for: subscriber, senderKey: senderKey, salt: salt)
-    }
-
-    /// A fresh ephemeral key pair and a fresh 16-byte salt, from one draw of 48 bytes of
-    /// swift-crypto's generator (BoringSSL's DRBG: one call, not six `getrandom`s of 8 bytes).
-    /// The key is a scalar drawn uniformly (drawn again in the 2⁻³² case that it is zero or not
-    /// below the group order, which BoringSSL refuses), its public point computed from it. Not
-    /// `P256.KeyAgreement.PrivateKey()`: that one runs BoringSSL's FIPS key check on every key
-    /// it draws (the public point computed again, an ECDSA signature made and verified), which
-    /// made it 5–7 times the cost of this (docs/benchmarks.md, "Web Push sends"), for nothing a
-    /// key used once for one ECDH needs.
-    static func randomSenderKeyAndSalt() -> (P256.KeyAgreement.PrivateKey, [UInt8]) {
-        while true {
-            let drawn = SymmetricKey(size: SymmetricKeySize(bitCount: 48 * 8))
-            let found = drawn.withUnsafeBytes { bytes -> (P256.KeyAgreement.PrivateKey, [UInt8])? in
-                guard let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: UnsafeRawBufferPointer(rebasing: bytes[0..<32])) else {
-                    return nil
-                }
-                return (key, Array(bytes[32..<48]))
-            }
-            if let found { return found }
-        }
     }
 
     /// Encrypts `plaintext` with the given sender key and 16-byte salt. Reusing either for two

@@ -18,6 +18,7 @@ package struct WebPushPlatform: PushPlatform {
     private let clock: @Sendable () -> Int64
     private let ttlWatch: WebPushTTLWatch?
     private let payloads = WebPushPayloadTemplates()
+    private let senderKeys = WebPushSenderKeys()
 
     /// Time to live of a push without an expiry: a day.
     static let defaultTTL: Int64 = 86_400
@@ -47,7 +48,7 @@ package struct WebPushPlatform: PushPlatform {
         let token: VAPIDToken
         do throws(WebPushEncryptionError) {
             let keys = try WebPushSubscriberKeys(p256dh: subscription.p256dh, auth: subscription.auth)
-            body = try WebPushEncryption.encrypt(payloads.render(notification), for: keys)
+            body = try WebPushEncryption.encrypt(payloads.render(notification), for: keys, senderKeys: senderKeys)
             token = try tokens.token(for: subscription.endpoint.origin)
         } catch {
             return .failure(PushRefusal(.permanentFailure(status: 400, reason: "NotEncrypted: \(error)")))
