@@ -48,7 +48,7 @@ package enum WebPushEncryption {
         }
         guard salt.count == saltCount else { throw .invalidSalt(count: salt.count) }
 
-        let senderPublicKey = senderKey.publicKey.x963Representation
+        let senderPublicKey = Array(senderKey.publicKey.x963Representation)
         let sharedSecret: SharedSecret
         do {
             sharedSecret = try senderKey.sharedSecretFromKeyAgreement(with: subscriber.p256dh)
@@ -106,19 +106,20 @@ package enum WebPushEncryption {
     /// protect one message whose plaintext sits in plain arrays as well.
     static func hmac(key: [UInt8], _ message: UnsafeRawBufferPointer) -> [UInt8] {
         precondition(key.count <= 64, "an HMAC key longer than a SHA-256 block must be hashed first")
-        var inner = [UInt8](repeating: 0x36, count: 64)
-        var outer = [UInt8](repeating: 0x5c, count: 64)
-        for (index, byte) in key.enumerated() {
-            inner[index] ^= byte
-            outer[index] ^= byte
+        // One pad on the stack, the inner then the outer (0x5c ⊕ k = 0x36 ⊕ k ⊕ 0x6a), hashed
+        // from its bytes: no arrays for the pads, no generic `DataProtocol` walk.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { pad in
+            pad.initialize(repeating: 0x36)
+            for (index, byte) in key.enumerated() { pad[index] ^= byte }
+            var hash = SHA256()
+            hash.update(bufferPointer: UnsafeRawBufferPointer(pad))
+            hash.update(bufferPointer: message)
+            let innerDigest = hash.finalize()
+            for index in pad.indices { pad[index] ^= 0x36 ^ 0x5c }
+            hash = SHA256()
+            hash.update(bufferPointer: UnsafeRawBufferPointer(pad))
+            innerDigest.withUnsafeBytes { hash.update(bufferPointer: $0) }
+            return hash.finalize().withUnsafeBytes { Array($0) }
         }
-        var hash = SHA256()
-        hash.update(data: inner)
-        hash.update(bufferPointer: message)
-        let innerDigest = hash.finalize()
-        hash = SHA256()
-        hash.update(data: outer)
-        innerDigest.withUnsafeBytes { hash.update(bufferPointer: $0) }
-        return Array(hash.finalize())
     }
 }
