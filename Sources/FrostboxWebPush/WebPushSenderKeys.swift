@@ -49,7 +49,7 @@ package final class WebPushSenderKeys: Sendable {
         var drawn = [UInt8](repeating: 0, count: Self.bytesPerMessage)
         defer {
             // The scalar's copy in this array is not needed past the key's creation.
-            drawn.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            drawn.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         }
         while true {
             take(into: &drawn)
