@@ -60,7 +60,7 @@ let package = Package(
         ),
 
         // MARK: Adapters
-        // Linux calls Swift's Glibc module lacks (I/O priority, sync_file_range), for imports.
+        // Linux calls Swift's Glibc module lacks (I/O priority, sync_file_range, getrandom of many bytes).
         .target(name: "CFrostboxSystem"),
         // What both database adapters share (no database code): storage formats, the health monitor.
         .target(name: "FrostboxStorageFormats", dependencies: ["FrostboxCore", logging]),
@@ -108,7 +108,7 @@ let package = Package(
         ),
         .target(
             name: "FrostboxWebPush",
-            dependencies: ["FrostboxCore", "FrostboxPushEngine", crypto, nioHPACK, nioCore, nioPosix, logging]
+            dependencies: ["FrostboxCore", "FrostboxPushEngine", "CFrostboxSystem", crypto, nioHPACK, nioCore, nioPosix, logging]
         ),
         .target(
             name: "FrostboxFCM",

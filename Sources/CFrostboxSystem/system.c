@@ -1,7 +1,12 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
+#endif
+#if defined(__linux__)
+#include <sys/random.h>
 #endif
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,5 +35,27 @@ int frostbox_release_free_memory(void) {
     return malloc_trim(0);
 #else
     return 0;
+#endif
+}
+
+int frostbox_random_bytes(void *buffer, size_t count) {
+#if defined(__linux__)
+    unsigned char *next = buffer;
+    while (count > 0) {
+        ssize_t got = getrandom(next, count, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        next += got;
+        count -= (size_t)got;
+    }
+    return 0;
+#elif defined(__APPLE__)
+    arc4random_buf(buffer, count);
+    return 0;
+#else
+    errno = ENOSYS;
+    return -1;
 #endif
 }

@@ -25,32 +25,13 @@ package enum WebPushEncryption {
     /// RFC 8188 §2: the padding delimiter of the last record (no padding follows it).
     private static let lastRecordDelimiter: UInt8 = 0x02
 
-    /// Encrypts `plaintext` with a fresh sender key pair and a fresh random salt, as every
-    /// message must be.
-    package static func encrypt(_ plaintext: some Collection<UInt8>, for subscriber: WebPushSubscriberKeys) throws(WebPushEncryptionError) -> [UInt8] {
-        let (senderKey, salt) = randomSenderKeyAndSalt()
+    /// Encrypts `plaintext` with a fresh sender key pair and a fresh random salt from
+    /// `senderKeys`, as every message must be.
+    package static func encrypt(
+        _ plaintext: some Collection<UInt8>, for subscriber: WebPushSubscriberKeys, senderKeys: WebPushSenderKeys
+    ) throws(WebPushEncryptionError) -> [UInt8] {
+        let (senderKey, salt) = senderKeys.next()
         return try encrypt(plaintext, for: subscriber, senderKey: senderKey, salt: salt)
-    }
-
-    /// A fresh ephemeral key pair and a fresh 16-byte salt, from one draw of 48 bytes of
-    /// swift-crypto's generator (BoringSSL's DRBG: one call, not six `getrandom`s of 8 bytes).
-    /// The key is a scalar drawn uniformly (drawn again in the 2⁻³² case that it is zero or not
-    /// below the group order, which BoringSSL refuses), its public point computed from it. Not
-    /// `P256.KeyAgreement.PrivateKey()`: that one runs BoringSSL's FIPS key check on every key
-    /// it draws (the public point computed again, an ECDSA signature made and verified), which
-    /// made it 5–7 times the cost of this (docs/benchmarks.md, "Web Push sends"), for nothing a
-    /// key used once for one ECDH needs.
-    static func randomSenderKeyAndSalt() -> (P256.KeyAgreement.PrivateKey, [UInt8]) {
-        while true {
-            let drawn = SymmetricKey(size: SymmetricKeySize(bitCount: 48 * 8))
-            let found = drawn.withUnsafeBytes { bytes -> (P256.KeyAgreement.PrivateKey, [UInt8])? in
-                guard let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: UnsafeRawBufferPointer(rebasing: bytes[0..<32])) else {
-                    return nil
-                }
-                return (key, Array(bytes[32..<48]))
-            }
-            if let found { return found }
-        }
     }
 
     /// Encrypts `plaintext` with the given sender key and 16-byte salt. Reusing either for two
@@ -67,7 +48,7 @@ package enum WebPushEncryption {
         }
         guard salt.count == saltCount else { throw .invalidSalt(count: salt.count) }
 
-        let senderPublicKey = senderKey.publicKey.x963Representation
+        let senderPublicKey = Array(senderKey.publicKey.x963Representation)
         let sharedSecret: SharedSecret
         do {
             sharedSecret = try senderKey.sharedSecretFromKeyAgreement(with: subscriber.p256dh)
@@ -125,19 +106,20 @@ package enum WebPushEncryption {
     /// protect one message whose plaintext sits in plain arrays as well.
     static func hmac(key: [UInt8], _ message: UnsafeRawBufferPointer) -> [UInt8] {
         precondition(key.count <= 64, "an HMAC key longer than a SHA-256 block must be hashed first")
-        var inner = [UInt8](repeating: 0x36, count: 64)
-        var outer = [UInt8](repeating: 0x5c, count: 64)
-        for (index, byte) in key.enumerated() {
-            inner[index] ^= byte
-            outer[index] ^= byte
+        // One pad on the stack, the inner then the outer (0x5c ⊕ k = 0x36 ⊕ k ⊕ 0x6a), hashed
+        // from its bytes: no arrays for the pads, no generic `DataProtocol` walk.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { pad in
+            pad.initialize(repeating: 0x36)
+            for (index, byte) in key.enumerated() { pad[index] ^= byte }
+            var hash = SHA256()
+            hash.update(bufferPointer: UnsafeRawBufferPointer(pad))
+            hash.update(bufferPointer: message)
+            let innerDigest = hash.finalize()
+            for index in pad.indices { pad[index] ^= 0x36 ^ 0x5c }
+            hash = SHA256()
+            hash.update(bufferPointer: UnsafeRawBufferPointer(pad))
+            innerDigest.withUnsafeBytes { hash.update(bufferPointer: $0) }
+            return hash.finalize().withUnsafeBytes { Array($0) }
         }
-        var hash = SHA256()
-        hash.update(data: inner)
-        hash.update(bufferPointer: message)
-        let innerDigest = hash.finalize()
-        hash = SHA256()
-        hash.update(data: outer)
-        innerDigest.withUnsafeBytes { hash.update(bufferPointer: $0) }
-        return Array(hash.finalize())
     }
 }

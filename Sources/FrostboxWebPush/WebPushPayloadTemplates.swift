@@ -4,7 +4,8 @@ import Synchronization
 /// Every browser of one alert gets the same payload but for its `alert_id`, so the JSON is
 /// encoded once per alert and each device's plaintext is that template with its id written in:
 /// the same bytes as `WebPushPayload.render` (tested), without a `JSONEncoder` per device, which
-/// was a tenth of a browser push's CPU (docs/benchmarks.md, "Web Push sends").
+/// was a tenth of a browser push's CPU (docs/benchmarks.md, "Web Push sends"). The alert's
+/// `Topic` (a SHA-256 of its collapse id) is kept with its template, made once per alert too.
 package final class WebPushPayloadTemplates: Sendable {
     /// What a payload depends on besides the alert id.
     private struct Key: Hashable {
@@ -17,39 +18,50 @@ package final class WebPushPayloadTemplates: Sendable {
     static let capacity = 256
     /// Every payload begins so (sorted keys: `alert_id` first), the id then a closing quote.
     private static let opening = Array(#"{"alert_id":""#.utf8)
-    /// The bytes after the id's closing quote, by what they depend on.
-    private let tails = Mutex<[Key: [UInt8]]>([:])
+    /// What is kept per alert: the bytes after the id's closing quote, and the topic.
+    private struct Template {
+        var tail: [UInt8]
+        var topic: String?
+    }
+
+    /// The templates, by what they depend on.
+    private let templates = Mutex<[Key: Template]>([:])
 
     package init() {}
 
     /// The plaintext of `notification`, as `WebPushPayload.render` makes it.
-    package func render(_ notification: PushNotification) -> [UInt8] {
+    package func render(_ notification: PushNotification) -> [UInt8] { parts(notification).plaintext }
+
+    /// The plaintext of `notification`, as `WebPushPayload.render` makes it, and its `Topic`
+    /// (`WebPushPlatform.topic` of its collapse id; nil without one).
+    package func parts(_ notification: PushNotification) -> (plaintext: [UInt8], topic: String?) {
         let id = notification.messageID.utf8
         // An id JSON would escape (never a UUID) is rendered whole.
         guard id.allSatisfy({ $0 >= 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else {
-            return WebPushPayload.render(notification)
+            return (WebPushPayload.render(notification), notification.collapseID.map(WebPushPlatform.topic))
         }
         let key = Key(purpose: notification.purpose, content: notification.content, collapseID: notification.collapseID)
-        let tail: [UInt8]
-        if let kept = tails.withLock({ $0[key] }) {
-            tail = kept
+        let template: Template
+        if let kept = templates.withLock({ $0[key] }) {
+            template = kept
         } else {
             var blank = notification
             blank.messageID = ""
             let whole = WebPushPayload.render(blank)
-            guard whole.starts(with: Self.opening + [UInt8(ascii: "\"")]) else { return WebPushPayload.render(notification) }
-            tail = Array(whole.dropFirst(Self.opening.count + 1))
-            tails.withLock { tails in
-                if tails.count >= Self.capacity { tails.removeAll(keepingCapacity: true) }
-                tails[key] = tail
+            let topic = notification.collapseID.map(WebPushPlatform.topic)
+            guard whole.starts(with: Self.opening + [UInt8(ascii: "\"")]) else { return (WebPushPayload.render(notification), topic) }
+            template = Template(tail: Array(whole.dropFirst(Self.opening.count + 1)), topic: topic)
+            templates.withLock { templates in
+                if templates.count >= Self.capacity { templates.removeAll(keepingCapacity: true) }
+                templates[key] = template
             }
         }
         var payload: [UInt8] = []
-        payload.reserveCapacity(Self.opening.count + id.count + 1 + tail.count)
+        payload.reserveCapacity(Self.opening.count + id.count + 1 + template.tail.count)
         payload += Self.opening
         payload += id
         payload.append(UInt8(ascii: "\""))
-        payload += tail
-        return payload
+        payload += template.tail
+        return (payload, template.topic)
     }
 }

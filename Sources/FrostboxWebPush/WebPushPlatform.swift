@@ -18,6 +18,7 @@ package struct WebPushPlatform: PushPlatform {
     private let clock: @Sendable () -> Int64
     private let ttlWatch: WebPushTTLWatch?
     private let payloads = WebPushPayloadTemplates()
+    private let senderKeys = WebPushSenderKeys()
 
     /// Time to live of a push without an expiry: a day.
     static let defaultTTL: Int64 = 86_400
@@ -44,29 +45,34 @@ package struct WebPushPlatform: PushPlatform {
         case .failure(let refusal): return .failure(refusal)
         }
         let body: [UInt8]
+        let topic: String?
         let token: VAPIDToken
         do throws(WebPushEncryptionError) {
             let keys = try WebPushSubscriberKeys(p256dh: subscription.p256dh, auth: subscription.auth)
-            body = try WebPushEncryption.encrypt(payloads.render(notification), for: keys)
+            let parts = payloads.parts(notification)
+            topic = parts.topic
+            body = try WebPushEncryption.encrypt(parts.plaintext, for: keys, senderKeys: senderKeys)
             token = try tokens.token(for: subscription.endpoint.origin)
         } catch {
             return .failure(PushRefusal(.permanentFailure(status: 400, reason: "NotEncrypted: \(error)")))
         }
         return .success(
             PushRequest(
-                gateway: gateway, path: subscription.endpoint.path, fields: Self.fields(notification, token: token, now: clock()), body: ByteBuffer(bytes: body)
-            ))
+                gateway: gateway, path: subscription.endpoint.path, fields: Self.fields(notification, topic: topic, token: token, now: clock()),
+                body: ByteBuffer(bytes: body)))
     }
 
-    /// The RFC 8030 and 8291 header fields, and the VAPID authorization.
-    static func fields(_ notification: PushNotification, token: VAPIDToken, now: Int64) -> HPACKHeaders {
-        var fields: HPACKHeaders = [
-            "content-type": "application/octet-stream", "content-encoding": "aes128gcm",
-            "ttl": String(notification.expiration.map { max(0, $0 - now) } ?? defaultTTL),
-            // Alerts wake the device; all-clears and confirmations may wait for it.
-            "urgency": notification.purpose == .alert && notification.priority == .immediate ? "high" : "normal",
-        ]
-        if let collapseID = notification.collapseID { fields.add(name: "topic", value: topic(collapseID)) }
+    /// The RFC 8030 and 8291 header fields, and the VAPID authorization. `topic`: the
+    /// collapse id's (`topic(_:)`), made once per alert by the payload templates.
+    static func fields(_ notification: PushNotification, topic: String?, token: VAPIDToken, now: Int64) -> HPACKHeaders {
+        var fields = HPACKHeaders()
+        fields.reserveCapacity(6)
+        fields.add(name: "content-type", value: "application/octet-stream")
+        fields.add(name: "content-encoding", value: "aes128gcm")
+        fields.add(name: "ttl", value: String(notification.expiration.map { max(0, $0 - now) } ?? defaultTTL))
+        // Alerts wake the device; all-clears and confirmations may wait for it.
+        fields.add(name: "urgency", value: notification.purpose == .alert && notification.priority == .immediate ? "high" : "normal")
+        if let topic { fields.add(name: "topic", value: topic) }
         // Indexed, as the engine indexes the other platforms' tokens: one VAPID token per push
         // service for hours, on connections to that service alone, so after the first request
         // it costs a byte or two instead of ~300 Huffman-coded bytes a push (a high-entropy

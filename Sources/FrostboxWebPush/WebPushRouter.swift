@@ -112,8 +112,11 @@ public final class WebPushRouter: PushSender {
                 for start in stride(from: 0, to: sendable.count, by: size) {
                     let part = sendable[start..<min(sendable.count, start + size)]
                     group.addTask {
+                        // The part's outcomes, in the groups they come in, under the batch's indices.
                         let indices = part.map(\.index)
-                        await router.send(part.map(\.notification)).collect(into: ()) { _, index, outcome in yieldAll([(indices[index], outcome)]) }
+                        await router.send(part.map(\.notification)) { outcomes in
+                            yieldAll(outcomes.map { (indices[$0.index], $0.outcome) })
+                        }
                     }
                 }
             }

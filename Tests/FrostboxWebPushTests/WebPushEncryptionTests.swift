@@ -39,8 +39,9 @@ struct WebPushEncryptionTests {
     @Test("a fresh body's header holds a new salt, rs 4096, idlen 65 and a new sender key each time")
     func freshHeader() throws {
         let plaintext = Array("frost tonight".utf8)
-        let first = try WebPushEncryption.encrypt(plaintext, for: Self.subscriber())
-        let second = try WebPushEncryption.encrypt(plaintext, for: Self.subscriber())
+        let senderKeys = WebPushSenderKeys()
+        let first = try WebPushEncryption.encrypt(plaintext, for: Self.subscriber(), senderKeys: senderKeys)
+        let second = try WebPushEncryption.encrypt(plaintext, for: Self.subscriber(), senderKeys: senderKeys)
         for body in [first, second] {
             #expect(body.count == WebPushEncryption.headerCount + plaintext.count + 1 + 16)
             #expect(Array(body[16..<21]) == [0x00, 0x00, 0x10, 0x00, 65])
@@ -55,14 +56,14 @@ struct WebPushEncryptionTests {
     @Test("3,993 bytes of plaintext make a body of exactly 4,096 bytes")
     func largestPlaintextFillsTheRecord() throws {
         #expect(WebPushEncryption.maximumPlaintextCount == 3993)
-        let body = try WebPushEncryption.encrypt([UInt8](repeating: 0x61, count: 3993), for: Self.subscriber())
+        let body = try WebPushEncryption.encrypt([UInt8](repeating: 0x61, count: 3993), for: Self.subscriber(), senderKeys: WebPushSenderKeys())
         #expect(body.count == 4096)
     }
 
     @Test("3,994 bytes of plaintext are refused")
     func oversizedPlaintextRefused() throws {
         #expect(throws: WebPushEncryptionError.plaintextTooLarge(count: 3994, limit: 3993)) {
-            try WebPushEncryption.encrypt([UInt8](repeating: 0x61, count: 3994), for: Self.subscriber())
+            try WebPushEncryption.encrypt([UInt8](repeating: 0x61, count: 3994), for: Self.subscriber(), senderKeys: WebPushSenderKeys())
         }
     }
 

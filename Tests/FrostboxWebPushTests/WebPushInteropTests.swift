@@ -38,8 +38,9 @@ struct WebPushInteropTests {
         ]
         try Data(receiver.rawRepresentation).write(to: directory.url.appendingPathComponent("receiver.key"))
         try Data(auth).write(to: directory.url.appendingPathComponent("auth"))
+        let senderKeys = WebPushSenderKeys()
         for (index, plaintext) in plaintexts.enumerated() {
-            let body = try WebPushEncryption.encrypt(plaintext, for: subscriber)
+            let body = try WebPushEncryption.encrypt(plaintext, for: subscriber, senderKeys: senderKeys)
             try Data(body).write(to: directory.url.appendingPathComponent("body-\(index)"))
         }
 

@@ -3,7 +3,8 @@ import Testing
 
 @testable import FrostboxWebPush
 
-/// The payload from a template per alert is the payload rendered whole, byte for byte.
+/// The payload from a template per alert is the payload rendered whole, byte for byte, and the
+/// topic kept with it is the collapse id's.
 @Suite("Web Push payload templates")
 struct WebPushPayloadTemplatesTests {
     static func alert(_ id: String, body: String = "Home: -3 °C", collapseID: String? = "frost-1", purpose: PushPurpose = .alert) -> PushNotification {
@@ -28,6 +29,20 @@ struct WebPushPayloadTemplatesTests {
         for notification in cases + cases {
             #expect(templates.render(notification) == WebPushPayload.render(notification), "\(notification.messageID)")
         }
+    }
+
+    @Test("the topic kept with a template is the push's own collapse id's, for alerts that differ only in it, and none without one")
+    func topicPerCollapseID() {
+        let templates = WebPushPayloadTemplates()
+        let collapseIDs: [String?] = ["frost-1", "frost-2", nil, "frost-1", nil, "frost-2"]
+        for (index, collapseID) in collapseIDs.enumerated() {
+            for id in [String(format: "00000000-0000-4000-8000-%012x", index), #"odd "id" \#(index)"#] {
+                let parts = templates.parts(Self.alert(id, collapseID: collapseID))
+                #expect(parts.topic == collapseID.map(WebPushPlatform.topic), "\(id), \(collapseID ?? "none")")
+                #expect(parts.plaintext == WebPushPayload.render(Self.alert(id, collapseID: collapseID)))
+            }
+        }
+        #expect(WebPushPlatform.topic("frost-1") != WebPushPlatform.topic("frost-2"))
     }
 
     @Test("more alerts than the templates kept: every payload still right")

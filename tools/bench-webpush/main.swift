@@ -136,6 +136,7 @@ if encryptOnly {
     var render: [Double] = []
     var keys: [Double] = []
     var encrypt: [Double] = []
+    let senderKeys = WebPushSenderKeys()
     for index in 1...runs {
         let messages = browsers.map { alert($0.0) }
         var start = ContinuousClock.now
@@ -146,7 +147,7 @@ if encryptOnly {
         keys.append(seconds(ContinuousClock.now - start) / Double(count) * 1e6)
         start = ContinuousClock.now
         var bytes = 0
-        for (plaintext, key) in zip(plaintexts, parsed) { bytes += try! WebPushEncryption.encrypt(plaintext, for: key).count }
+        for (plaintext, key) in zip(plaintexts, parsed) { bytes += try! WebPushEncryption.encrypt(plaintext, for: key, senderKeys: senderKeys).count }
         encrypt.append(seconds(ContinuousClock.now - start) / Double(count) * 1e6)
         print(
             String(

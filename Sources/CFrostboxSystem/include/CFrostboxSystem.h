@@ -2,7 +2,10 @@
 #define CFROSTBOX_SYSTEM_H
 
 /// Linux calls that Swift's Glibc module does not declare: for background work that must
-/// yield to the service (a bulk place import), and for memory kept after a notify run.
+/// yield to the service (a bulk place import), for memory kept after a notify run, and for
+/// many random bytes in one call.
+
+#include <stddef.h>
 
 /// Puts the calling thread (and threads it starts afterwards) in the idle I/O class: the
 /// block layer serves its reads and the writeback it starts only when no one else waits.
@@ -19,5 +22,11 @@ int frostbox_write_back(int fd);
 /// the process's resident size would stay at the burst's peak. Returns 1 if memory was
 /// released, 0 if not (or where the C library has no such call).
 int frostbox_release_free_memory(void);
+
+/// Fills `count` bytes at `buffer` from the system's CSPRNG in as few calls as it takes
+/// (getrandom(2) on Linux, retried when a signal cut it short; arc4random_buf on Apple
+/// systems): the generator Swift's `SystemRandomNumberGenerator` reads, which gives 8 bytes
+/// a call. Returns 0, or -1 with errno set (then the buffer's contents are not random).
+int frostbox_random_bytes(void *buffer, size_t count);
 
 #endif

@@ -43,23 +43,28 @@ package struct PushAppRouter<Platform: PushPlatform>: Sendable {
     /// Sends a batch: the pushes of each app through its client, all apps at once; the outcomes
     /// come back as the answers do.
     package func send(_ batch: [PushNotification]) -> PushOutcomes {
-        PushOutcomes(grouped: { yieldAll in
-            var byApp: [String: [(index: Int, notification: PushNotification)]] = [:]
-            var refused: [(index: Int, outcome: PushOutcome)] = []
-            for (index, notification) in batch.enumerated() {
-                switch route(notification) {
-                case .success(let app): byApp[app, default: []].append((index, notification))
-                case .failure(let refusal): refused.append((index, refusal.outcome))
-                }
+        PushOutcomes(grouped: { yieldAll in await send(batch, yieldAll: yieldAll) })
+    }
+
+    /// `send(_:)` for a caller that is itself inside a `PushOutcomes` (a router sending a batch
+    /// in parts): the outcomes go to `yieldAll` in the groups they come in (index in `batch`),
+    /// without a sequence of their own in between. Returns when every push has its outcome.
+    package func send(_ batch: [PushNotification], yieldAll: @escaping @Sendable ([(index: Int, outcome: PushOutcome)]) -> Void) async {
+        var byApp: [String: [(index: Int, notification: PushNotification)]] = [:]
+        var refused: [(index: Int, outcome: PushOutcome)] = []
+        for (index, notification) in batch.enumerated() {
+            switch route(notification) {
+            case .success(let app): byApp[app, default: []].append((index, notification))
+            case .failure(let refusal): refused.append((index, refusal.outcome))
             }
-            yieldAll(refused)
-            await withTaskGroup(of: Void.self) { group in
-                for (app, pushes) in byApp {
-                    guard let client = clients[app] else { continue }
-                    group.addTask { await client.send(pushes, yieldAll: yieldAll) }
-                }
+        }
+        yieldAll(refused)
+        await withTaskGroup(of: Void.self) { group in
+            for (app, pushes) in byApp {
+                guard let client = clients[app] else { continue }
+                group.addTask { await client.send(pushes, yieldAll: yieldAll) }
             }
-        })
+        }
     }
 
     private func route(_ notification: PushNotification) -> Result<String, PushRefusal> {
