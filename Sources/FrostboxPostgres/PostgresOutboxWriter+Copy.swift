@@ -5,9 +5,9 @@ import PostgresNIO
 /// The outbox rows of a chunk copied straight into `outbox` (`COPY … FROM STDIN`) when every
 /// entry carries its device's key from the subscription read: 1.68× the rows per second of
 /// the bound-array statement in the engine alone (`tools/bench/postgres-outbox-write.py`,
-/// docs/benchmarks.md). A COPY skips nothing, so the chunk's devices are locked first (a
-/// device gone since the read sends the chunk to the statement) and the COPY runs inside a
-/// savepoint: a (device, event) already there fails it, and the chunk is then rolled back
+/// docs/benchmarks.md). A COPY skips nothing, so it is taken only when every entry's device
+/// was found and locked (`lockDevices`; a device gone since the read sends the chunk to the
+/// statement), and it runs inside a savepoint: a (device, event) already there fails it, and the chunk is then rolled back
 /// to the savepoint and written by the statement, whose rules skip those rows.
 extension PostgresOutboxWriter {
     private static let copyColumns = [
@@ -16,19 +16,14 @@ extension PostgresOutboxWriter {
     ]
 
     /// Copies every entry (with its id and push id) into `outbox`; false, with nothing
-    /// written, when an entry lacks a device key, a device is gone, or a (device, event) is
-    /// already stored (the caller then writes the chunk by the statement).
+    /// written, when an entry lacks a device key, its device is not among `lockedDevices` (gone,
+    /// or not the key's any more), or a (device, event) is already stored (the caller then
+    /// writes the chunk by the statement).
     static func copyStraight(
-        _ entries: [OutboxEntry], ids: [Int64], pushIDs: [Int64], runID: Int64?, worker: String, on connection: PostgresConnection,
-        logger: Logger
+        _ entries: [OutboxEntry], ids: [Int64], pushIDs: [Int64], lockedDevices: Set<Int64>, runID: Int64?, worker: String,
+        on connection: PostgresConnection, logger: Logger
     ) async throws -> Bool {
-        let keys = entries.compactMap(\.deviceKey)
-        guard keys.count == entries.count else { return false }
-        let devices = Array(Set(keys)).sorted()
-        let locked = try await connection.query(
-            "SELECT id FROM device WHERE id = ANY(\(devices)) ORDER BY id FOR KEY SHARE", logger: logger
-        ).collectCount()
-        guard locked == devices.count else { return false }
+        guard entries.allSatisfy({ $0.deviceKey.map(lockedDevices.contains) == true }) else { return false }
         var rows = ByteBuffer()
         rows.reserveCapacity(entries.count * 200)
         for (index, entry) in entries.enumerated() {

@@ -45,7 +45,10 @@ enum PostgresOutboxWriter {
 
         let ids = try await nextIDs("outbox", count: entries.count, on: connection, logger: logger)
         let pushColumn = pushOfEntry.map { pushIDs[$0] }
-        if try await copyStraight(entries, ids: ids, pushIDs: pushColumn, runID: runID, worker: worker, on: connection, logger: logger) {
+        let devices = try await lockDevices(tokens: entries.map(\.token.value), on: connection, logger: logger)
+        if try await copyStraight(
+            entries, ids: ids, pushIDs: pushColumn, lockedDevices: devices, runID: runID, worker: worker, on: connection, logger: logger)
+        {
             var stored = entries
             for index in stored.indices { stored[index].id = ids[index] }
             return try await withoutCancelled(stored, on: connection, logger: logger)
@@ -72,7 +75,6 @@ enum PostgresOutboxWriter {
             notBefore.append(entry.notBefore ?? noValue)
             frostStartsAt.append(entry.frostStartsAt ?? noValue)
         }
-        try await lockDevices(tokens: tokens, on: connection, logger: logger)
         let rows = try await connection.query(
             """
             INSERT INTO outbox (id, device_id, box, night, level, kind, push_id, message_id, app, environment,
@@ -101,14 +103,17 @@ enum PostgresOutboxWriter {
         return try await withoutCancelled(stored, on: connection, logger: logger)
     }
 
-    /// Locks the devices of `tokens` as the foreign key's check did (`FOR KEY SHARE`): the
-    /// outbox has none (it is keyed by box), and a delete of one of them then waits for this
-    /// chunk's commit, so its trigger finds the chunk's rows. A device already gone is not
-    /// locked, and the insert's join skips its entries.
-    static func lockDevices(tokens: [String], on connection: PostgresConnection, logger: Logger) async throws {
-        _ = try await connection.query(
-            "SELECT id FROM device WHERE token = ANY(\(Array(Set(tokens)))) ORDER BY id FOR KEY SHARE", logger: logger
-        ).collectCount()
+    /// Locks the devices of `tokens` as the foreign key's check did (`FOR KEY SHARE`), once per
+    /// chunk and before either way of writing it: the outbox has no such key (it is keyed by
+    /// box), and a delete of one of them then waits for this chunk's commit, so its trigger
+    /// finds the chunk's rows. A device already gone is not locked (the COPY is then not taken,
+    /// and the statement's join skips its entries). Returns the ids of the devices locked.
+    static func lockDevices(tokens: [String], on connection: PostgresConnection, logger: Logger) async throws -> Set<Int64> {
+        var locked: Set<Int64> = []
+        let rows = try await connection.query(
+            "SELECT id FROM device WHERE token = ANY(\(Array(Set(tokens)))) ORDER BY id FOR KEY SHARE", logger: logger)
+        for try await id in rows.decode(Int64.self) { locked.insert(id) }
+        return locked
     }
 
     /// `stored` after ending what its escalations and all-clears replace (`endHeld`), without
