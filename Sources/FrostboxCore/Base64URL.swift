@@ -23,26 +23,33 @@ public enum Base64URL {
     /// The bytes of `text`, or nil when it is not base64url. `=` padding is accepted at the
     /// end (some browsers' keys carry it), and so are the `+` and `/` of plain base64.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var utf8 = Array(text.utf8)
+        var utf8 = Substring(text).utf8
         while utf8.last == UInt8(ascii: "=") { utf8.removeLast() }
         guard utf8.count % 4 != 1 else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(utf8.count * 3 / 4)
         var accumulator: UInt32 = 0
-        var bits = 0
+        var bits: UInt32 = 0
         for byte in utf8 {
-            guard let value = sextet(byte) else { return nil }
+            let value = sextets[Int(byte)]
+            guard value != invalid else { return nil }
             accumulator = accumulator << 6 | UInt32(value)
             bits += 6
             if bits >= 8 {
                 bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                output.append(UInt8(truncatingIfNeeded: accumulator >> bits))
             }
         }
         // Leftover bits must be zero, or two texts would decode to the same bytes.
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        guard accumulator & ((1 << bits) - 1) == 0 else { return nil }
         return output
     }
+
+    /// What `sextets` holds for a byte that is not a base64 character.
+    private static let invalid: UInt8 = 0xff
+    /// Each byte's value as a base64 character (base64url's and plain base64's alike), or
+    /// `invalid`: one look-up a character, on a path taken for every Web Push message's keys.
+    private static let sextets: [UInt8] = (0...255).map { sextet(UInt8($0)) ?? invalid }
 
     private static func sextet(_ byte: UInt8) -> UInt8? {
         switch byte {

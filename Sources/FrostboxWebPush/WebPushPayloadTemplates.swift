@@ -24,8 +24,15 @@ package final class WebPushPayloadTemplates: Sendable {
         var topic: String?
     }
 
-    /// The templates, by what they depend on.
-    private let templates = Mutex<[Key: Template]>([:])
+    /// The templates, by what they depend on, and the one used last.
+    private struct Kept {
+        var templates: [Key: Template] = [:]
+        /// A batch holds runs of one alert's devices, whose contents share their strings'
+        /// storage: comparing with the last key is then a few pointer checks, where the
+        /// dictionary hashes every string of the alert (its non-ASCII text normalized first).
+        var last: (key: Key, template: Template)?
+    }
+    private let kept = Mutex(Kept())
 
     package init() {}
 
@@ -42,8 +49,14 @@ package final class WebPushPayloadTemplates: Sendable {
         }
         let key = Key(purpose: notification.purpose, content: notification.content, collapseID: notification.collapseID)
         let template: Template
-        if let kept = templates.withLock({ $0[key] }) {
-            template = kept
+        let found = kept.withLock { kept -> Template? in
+            if let last = kept.last, last.key == key { return last.template }
+            guard let template = kept.templates[key] else { return nil }
+            kept.last = (key, template)
+            return template
+        }
+        if let found {
+            template = found
         } else {
             var blank = notification
             blank.messageID = ""
@@ -51,9 +64,10 @@ package final class WebPushPayloadTemplates: Sendable {
             let topic = notification.collapseID.map(WebPushPlatform.topic)
             guard whole.starts(with: Self.opening + [UInt8(ascii: "\"")]) else { return (WebPushPayload.render(notification), topic) }
             template = Template(tail: Array(whole.dropFirst(Self.opening.count + 1)), topic: topic)
-            templates.withLock { templates in
-                if templates.count >= Self.capacity { templates.removeAll(keepingCapacity: true) }
-                templates[key] = template
+            kept.withLock { kept in
+                if kept.templates.count >= Self.capacity { kept.templates.removeAll(keepingCapacity: true) }
+                kept.templates[key] = template
+                kept.last = (key, template)
             }
         }
         var payload: [UInt8] = []

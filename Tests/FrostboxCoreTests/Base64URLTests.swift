@@ -30,7 +30,16 @@ struct Base64URLTests {
         #expect(text == foundation)
     }
 
-    @Test("not base64url: nil", arguments: ["a", "ab!c", "Zh", "Zm9=v", "Zm 9v"])
+    @Test("a substring decodes as the string it shows; padding is dropped from its end only")
+    func substring() {
+        #expect(Base64URL.decode("[Zm9vYg==]".dropFirst().dropLast()) == Array("foob".utf8))
+        let text = "[Zm9vYmFy]"
+        #expect(Base64URL.decode(text.dropFirst().dropLast()) == Array("foobar".utf8))
+        // "Zm9vYm": its last character's leftover bits are not zero, whatever follows it.
+        #expect(Base64URL.decode(text.dropFirst().dropLast(3)) == nil)
+    }
+
+    @Test("not base64url: nil", arguments: ["a", "ab!c", "Zh", "Zm9=v", "Zm 9v", "Zm9v\u{e9}g", "Zm9v\u{0}"])
     func refused(text: String) {
         #expect(Base64URL.decode(text) == nil)
     }
