@@ -45,11 +45,11 @@ struct WebPushPayloadTemplatesTests {
         #expect(WebPushPlatform.topic("frost-1") != WebPushPlatform.topic("frost-2"))
     }
 
-    @Test("alerts taking turns, equal ones made apart and ones that differ in a word only: each payload its own")
+    @Test("alerts taking turns, equal ones made apart and ones that differ in one character: each payload its own")
     func alternating() {
         let templates = WebPushPayloadTemplates()
         for round in 0..<4 {
-            // Equal texts built at run time (no shared storage) and texts differing in one word.
+            // Equal texts built at run time (no shared storage) and texts differing in one digit.
             let bodies = ["Home: -\(3) °C", "Home: -\(3) °C", "Home: -\(4) °C", "Home: -\(3) °C"]
             for (index, body) in bodies.enumerated() {
                 let notification = Self.alert(String(format: "00000000-0000-4000-8000-%012x", round * 10 + index), body: body)
