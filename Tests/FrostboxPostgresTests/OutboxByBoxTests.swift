@@ -129,7 +129,9 @@ struct OutboxByBoxTests {
                 while true {
                     let waiting = try await TestPostgresCluster.offThePool {
                         try cluster.psql(
-                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM device%'",
+                            // This database's sessions only: the cluster is shared with the other suites.
+                            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                                + " AND query LIKE 'DELETE FROM device WHERE id = \(aliceID) %'",
                             database: name)
                     }
                     if waiting.first?.first == "1" { return }
