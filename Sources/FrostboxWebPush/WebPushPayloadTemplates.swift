@@ -18,9 +18,11 @@ package final class WebPushPayloadTemplates: Sendable {
     static let capacity = 256
     /// Every payload begins so (sorted keys: `alert_id` first), the id then a closing quote.
     private static let opening = Array(#"{"alert_id":""#.utf8)
-    /// What is kept per alert: the bytes after the id's closing quote, and the topic.
+    /// What is kept per alert: the bytes after the id's closing quote (nil when the render does
+    /// not begin as `opening` says, then every payload of the alert is rendered whole), and the
+    /// topic.
     private struct Template {
-        var tail: [UInt8]
+        var tail: [UInt8]?
         var topic: String?
     }
 
@@ -42,40 +44,41 @@ package final class WebPushPayloadTemplates: Sendable {
     /// The plaintext of `notification`, as `WebPushPayload.render` makes it, and its `Topic`
     /// (`WebPushPlatform.topic` of its collapse id; nil without one).
     package func parts(_ notification: PushNotification) -> (plaintext: [UInt8], topic: String?) {
+        let template = template(of: notification)
         let id = notification.messageID.utf8
         // An id JSON would escape (never a UUID) is rendered whole.
-        guard id.allSatisfy({ $0 >= 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else {
-            return (WebPushPayload.render(notification), notification.collapseID.map(WebPushPlatform.topic))
-        }
+        guard let tail = template.tail, id.allSatisfy({ $0 >= 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+        else { return (WebPushPayload.render(notification), template.topic) }
+        var payload: [UInt8] = []
+        payload.reserveCapacity(Self.opening.count + id.count + 1 + tail.count)
+        payload += Self.opening
+        payload += id
+        payload.append(UInt8(ascii: "\""))
+        payload += tail
+        return (payload, template.topic)
+    }
+
+    /// The template of `notification`'s alert: the one used last or kept, else made and kept.
+    private func template(of notification: PushNotification) -> Template {
         let key = Key(purpose: notification.purpose, content: notification.content, collapseID: notification.collapseID)
-        let template: Template
         let found = kept.withLock { kept -> Template? in
             if let last = kept.last, last.key == key { return last.template }
             guard let template = kept.templates[key] else { return nil }
             kept.last = (key, template)
             return template
         }
-        if let found {
-            template = found
-        } else {
-            var blank = notification
-            blank.messageID = ""
-            let whole = WebPushPayload.render(blank)
-            let topic = notification.collapseID.map(WebPushPlatform.topic)
-            guard whole.starts(with: Self.opening + [UInt8(ascii: "\"")]) else { return (WebPushPayload.render(notification), topic) }
-            template = Template(tail: Array(whole.dropFirst(Self.opening.count + 1)), topic: topic)
-            kept.withLock { kept in
-                if kept.templates.count >= Self.capacity { kept.templates.removeAll(keepingCapacity: true) }
-                kept.templates[key] = template
-                kept.last = (key, template)
-            }
+        if let found { return found }
+        var blank = notification
+        blank.messageID = ""
+        let whole = WebPushPayload.render(blank)
+        let template = Template(
+            tail: whole.starts(with: Self.opening + [UInt8(ascii: "\"")]) ? Array(whole.dropFirst(Self.opening.count + 1)) : nil,
+            topic: notification.collapseID.map(WebPushPlatform.topic))
+        kept.withLock { kept in
+            if kept.templates.count >= Self.capacity { kept.templates.removeAll(keepingCapacity: true) }
+            kept.templates[key] = template
+            kept.last = (key, template)
         }
-        var payload: [UInt8] = []
-        payload.reserveCapacity(Self.opening.count + id.count + 1 + template.tail.count)
-        payload += Self.opening
-        payload += id
-        payload.append(UInt8(ascii: "\""))
-        payload += template.tail
-        return (payload, template.topic)
+        return template
     }
 }

@@ -37,6 +37,10 @@ start_mock_open_meteo "$NOW"
 reset_run() {
   psql -d frostbox -c "TRUNCATE outbox, outbox_push, notify_run, run_worker, run_box, box_fetch, forecast_cache, quota_charge CASCADE" -c "VACUUM ANALYZE" -c "CHECKPOINT"
 }
+# summary FILE: a run's store and total times, alerts planned and delivered, and its time line.
+summary() {
+  echo "$(grep -o 'store=[0-9]*ms\|duration=[0-9]*ms\|planned=[0-9]*\|delivered=[0-9]*' "$1" | head -4 | tr '\n' ' ')$(tail -1 "$1")"
+}
 # workers NAME BIN N: N processes started together; prints each one's summary line and the wall time of the last.
 workers() {
   local name=$1 bin=$2 n=$3 pids=() start cpu
@@ -51,7 +55,7 @@ workers() {
   wait "${pids[@]}"
   echo "-- $name, $n worker(s): $(seconds_since "$start") s until the last ended; the cluster used $(python3 -c "print(round($(cluster_cpu) - $cpu, 1))") s of CPU"
   for i in $(seq "$n"); do
-    echo "   worker $i: $(grep -o 'store=[0-9]*ms\|duration=[0-9]*ms\|planned=[0-9]*\|delivered=[0-9]*' "$WORK/w$i.txt" | head -4 | tr '\n' ' ')$(tail -1 "$WORK/w$i.txt")"
+    echo "   worker $i: $(summary "$WORK/w$i.txt")"
     echo "     $(grep -E '^planning|^alerts planned' "$WORK/w$i.txt" | tr '\n' ';')"
   done
 }
@@ -63,7 +67,7 @@ sqlite() {
   /usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KiB max RSS" \
     "$bin" run --db "$WORK/sqlite-run.sqlite" --forecast-url "$OM" --now "$NOW" > "$WORK/sqlite.txt" 2>&1
   echo "-- $name, SQLite in process: $(seconds_since "$start") s"
-  echo "   $(grep -o 'store=[0-9]*ms\|duration=[0-9]*ms\|planned=[0-9]*\|delivered=[0-9]*' "$WORK/sqlite.txt" | head -4 | tr '\n' ' ')$(tail -1 "$WORK/sqlite.txt")"
+  echo "   $(summary "$WORK/sqlite.txt")"
   rm -f "$WORK/sqlite-run.sqlite"*
 }
 for round in $(seq "$ROUNDS"); do
