@@ -102,6 +102,14 @@ extension NotifyRun {
         var pruned: Bool
     }
 
+    /// What one chunk came to: every send whose outcome is stored or in the outcome log, and
+    /// the store's error that cut it short, if one did. Returned, not thrown, so that a round
+    /// an error cuts still counts all that its chunks sent.
+    fileprivate struct ChunkResult: Sendable {
+        var sent: [Sent] = []
+        var error: (any Error)?
+    }
+
     /// Sends the entries earlier runs left pending (`id <= through`), page by page, with their
     /// original apns-id and collapse-id. Returns how many there were.
     func resend(through: Int64, delivery: inout Delivery, summary: inout NotifyRunSummary, logger: Logger) async throws -> Int {
@@ -254,35 +262,45 @@ extension NotifyRun {
             return chunk
         }
 
-        do {
-            try await withThrowingTaskGroup(of: [Sent].self) { group in
-                var inFlight = 0
-                while next < entries.endIndex, !Task.isCancelled {
-                    if inFlight >= windows, let sent = try await group.next() {
-                        inFlight -= 1
-                        for one in sent { round.take(one, logger: logger) }
-                    }
-                    try await outcomes.reserve(chunkSize, bound: unrecordedBound)
-                    // Cancelled while waiting for answers or room: nothing more is handed out.
-                    if Task.isCancelled {
-                        outcomes.release(chunkSize)
-                        break
-                    }
-                    // Taken after waiting for room, so an auth failure just in holds the next chunk.
-                    let chunk = nextChunk()
-                    outcomes.release(chunkSize - chunk.count)
-                    guard !chunk.isEmpty else { continue }
-                    group.addTask { try await Self.deliver(chunk, push: push, store: store, outcomes: outcomes, clock: clock) }
-                    inFlight += 1
-                }
-                while let sent = try await group.next() {
-                    for one in sent { round.take(one, logger: logger) }
-                }
+        // The first error of the round: no chunk is handed out after it, and every chunk handed
+        // out before it is still waited for and counted.
+        var cut: (any Error)?
+        await withTaskGroup(of: ChunkResult.self) { group in
+            var inFlight = 0
+            func takeChunk(_ result: ChunkResult) {
+                for one in result.sent { round.take(one, logger: logger) }
+                if cut == nil, let error = result.error { cut = error }
             }
-        } catch {
+            while next < entries.endIndex, cut == nil, !Task.isCancelled {
+                if inFlight >= windows, let result = await group.next() {
+                    inFlight -= 1
+                    takeChunk(result)
+                    if cut != nil { break }
+                }
+                do {
+                    try await outcomes.reserve(chunkSize, bound: unrecordedBound)
+                } catch {
+                    cut = error
+                    break
+                }
+                // Cancelled while waiting for answers or room: nothing more is handed out.
+                if Task.isCancelled {
+                    outcomes.release(chunkSize)
+                    break
+                }
+                // Taken after waiting for room, so an auth failure just in holds the next chunk.
+                let chunk = nextChunk()
+                outcomes.release(chunkSize - chunk.count)
+                guard !chunk.isEmpty else { continue }
+                group.addTask { await Self.deliver(chunk, push: push, store: store, outcomes: outcomes, clock: clock) }
+                inFlight += 1
+            }
+            while let result = await group.next() { takeChunk(result) }
+        }
+        if let cut {
             // What was sent is still written before the error goes up; outcomes that cannot be
             // written are the error that counts (it ends the run failed, never resumed).
-            var failure = error
+            var failure = cut
             do { try await outcomes.finish() } catch { failure = error }
             round.milliseconds = Self.milliseconds(since: started)
             throw CutRound(round: round, error: failure)
@@ -299,11 +317,13 @@ extension NotifyRun {
     /// Hands one chunk to the push port and takes its outcomes as they come: each is added to
     /// `outcomes` at once; a dead token's is recorded and its device pruned here (unless it
     /// registered again after the gateway saw the token die). A cancelled run stops the
-    /// port's retries but still takes every answer the port gives.
+    /// port's retries but still takes every answer the port gives. A store error while
+    /// recording a dead token leaves that entry and the chunk's later dead tokens pending
+    /// (uncounted; the next run sends them again) and comes back with every other send.
     private static func deliver(
         _ chunk: [OutboxEntry], push: any PushSender, store: any NotifierStore, outcomes: OutcomeLog<(id: Int64, outcome: OutboxOutcome)>,
         clock: @escaping @Sendable () -> Int64
-    ) async throws -> [Sent] {
+    ) async -> ChunkResult {
         let sentAt = clock()
         let ids = chunk.map(\.id)
         let taken = await push.send(chunk.map(\.notification)).collect(into: [PushOutcome?](repeating: nil, count: chunk.count)) {
@@ -313,28 +333,40 @@ extension NotifyRun {
             if case .invalidToken = outcome { return }
             outcomes.add(ids[index], recorded(outcome, at: clock()), reserved: true)
         }
-        var sent: [Sent] = []
-        sent.reserveCapacity(chunk.count)
+        var result = ChunkResult()
+        result.sent.reserveCapacity(chunk.count)
         for (entry, outcome) in zip(chunk, taken) {
             switch outcome {
             case .invalidToken(let reason, let unregisteredAtMilliseconds):
                 // Recorded before the prune, so a device that is kept still shows why its entry
-                // ended; a pruned device takes its entries with it.
-                try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
-                let dead = PushOutcome.invalidToken(reason: reason, unregisteredAtMilliseconds: unregisteredAtMilliseconds)
-                let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: dead.pruneCutoff(sentAt: sentAt))
+                // ended; a pruned device takes its entries with it. A prune that fails leaves
+                // the entry recorded and counted, its device kept.
+                if result.error == nil {
+                    do {
+                        try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
+                        let dead = PushOutcome.invalidToken(reason: reason, unregisteredAtMilliseconds: unregisteredAtMilliseconds)
+                        var pruned = false
+                        do {
+                            pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: dead.pruneCutoff(sentAt: sentAt))
+                        } catch {
+                            result.error = error
+                        }
+                        result.sent.append(Sent(entry: entry, outcome: dead, pruned: pruned))
+                    } catch {
+                        result.error = error
+                    }
+                }
                 outcomes.release(1)
-                sent.append(Sent(entry: entry, outcome: dead, pruned: pruned))
             case .some(let outcome):
-                sent.append(Sent(entry: entry, outcome: outcome, pruned: false))
+                result.sent.append(Sent(entry: entry, outcome: outcome, pruned: false))
             case nil:
                 // A port must answer every push; one it did not is retried, as a lost answer would be.
                 let lost = PushOutcome.temporaryFailure(reason: "no answer from the push port")
                 outcomes.add(entry.id, recorded(lost, at: clock()), reserved: true)
-                sent.append(Sent(entry: entry, outcome: lost, pruned: false))
+                result.sent.append(Sent(entry: entry, outcome: lost, pruned: false))
             }
         }
-        return sent
+        return result
     }
 
     /// What the outbox keeps of a send's outcome at `at`.

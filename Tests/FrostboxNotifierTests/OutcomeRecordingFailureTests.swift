@@ -73,6 +73,27 @@ struct OutcomeRecordingFailureTests {
         #expect(try await h.store.pendingOutbox(after: 0, through: nil, limit: 10_000, dueBy: .max).isEmpty)
     }
 
+    @Test(
+        "a dead token's prune refused by the database: the run fails, and its summary counts every alert the outbox holds as delivered, the chunks beside the error's included"
+    )
+    func refusedPruneCountsEverySend() async throws {
+        let h = harness()
+        let dead = Fixtures.token(0x6000 + 5)
+        h.push.script(dead, [.invalidToken(reason: "Unregistered", unregisteredAtMilliseconds: nil)])
+        let store = PruneRefusingStore(base: h.store)
+        let summary = try await h.run(h.notifier(store: store))
+        #expect(summary.status == .failed, "\(summary.status)")
+        #expect(summary.error?.contains("serverClosedConnection") == true, "\(summary.error ?? "")")
+        let rows = h.store.outbox
+        let delivered = rows.count { $0.status == .delivered }
+        // The error came in the first chunk, with the second already handed out: both are counted.
+        #expect(delivered >= Self.bound - 1, "delivered rows: \(delivered)")
+        #expect(summary.alertsDelivered == delivered, "summary \(summary.alertsDelivered), outbox \(delivered)")
+        #expect(summary.failed[.invalidToken] == 1)
+        #expect(rows.first { $0.entry.token == dead }?.failure == .invalidToken, "recorded before the prune")
+        #expect(summary.tokensPruned == 0)
+    }
+
     @Test("a shared run's part whose outcomes cannot be written ends failed, not resumed into `completed`")
     func sharedPartFails() async throws {
         let h = harness()
@@ -176,4 +197,11 @@ struct SlowPushSender: PushSender {
             for await outcome in inner.send(batch) { yieldAll([outcome]) }
         })
     }
+}
+
+/// The in-memory store refusing every device prune as a lost primary would.
+struct PruneRefusingStore: ForwardingNotifierStore {
+    let base: InMemoryNotifierStore
+
+    func pruneDevice(_ token: DeviceToken, registeredNoLaterThan cutoff: Int64) async throws -> Bool { throw FailingAfterStore.down }
 }
