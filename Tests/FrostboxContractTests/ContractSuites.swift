@@ -42,7 +42,7 @@ struct PostgresContractAvailability {
     @Test("a fresh contract database is migrated, and holds no device")
     func freshDatabase() async throws {
         let database = try await ContractPostgres.freshDatabase()
-        let devices = try await TestPostgresCluster.sharedOffThePool().psql("SELECT count(*) FROM device", database: database.settings.database)
+        let devices = try await TestPostgresCluster.sharedOffThePool().query("SELECT count(*) FROM device", database: database.settings.database)
         #expect(devices == [["0"]])
     }
 }

@@ -75,7 +75,7 @@ struct ClusterEndToEndTests {
                 third.stop()
             }
             let ports = [first.port, second.port, third.port]
-            let migrations = try cluster.psql("SELECT name FROM schema_migration ORDER BY name", database: databaseName).map { $0[0] }
+            let migrations = try await cluster.query("SELECT name FROM schema_migration ORDER BY name", database: databaseName).map { $0[0] }
             #expect(migrations == PostgresDatabase.migrationNames.sorted(), "every migration applied, once")
 
             // Device writes spread over both instances, two places per device.
@@ -87,7 +87,7 @@ struct ClusterEndToEndTests {
                 #expect(list.status == 200)
                 #expect(list.body.components(separatedBy: "\"box\"").count - 1 == 2, "\(list.body)")
             }
-            let counts = try cluster.psql("SELECT count(*), (SELECT count(*) FROM subscription) FROM device", database: databaseName)
+            let counts = try await cluster.query("SELECT count(*), (SELECT count(*) FROM subscription) FROM device", database: databaseName)
             #expect(counts.first == ["\(Self.devices)", "\(Self.devices * 2)"])
 
             // One run at a time, cluster-wide: the second instance asked for one joins the first's.
@@ -102,8 +102,8 @@ struct ClusterEndToEndTests {
             try await Self.waitForRuns(port: second.port, finished: 1)
 
             // Every planned alert delivered, under its own apns-id, the resends identical.
-            let rows = try cluster.psql("SELECT status, delivered_message_id FROM outbox", database: databaseName)
-            let events = try cluster.psql("SELECT count(*) FROM (SELECT DISTINCT night, level FROM outbox) AS e", database: databaseName)
+            let rows = try await cluster.query("SELECT status, delivered_message_id FROM outbox", database: databaseName)
+            let events = try await cluster.query("SELECT count(*) FROM (SELECT DISTINCT night, level FROM outbox) AS e", database: databaseName)
             let perBox = Int(events.first?.first ?? "") ?? 0
             #expect(perBox >= 1)
             #expect(rows.count == Self.devices * 2 * perBox, "one alert per device, place box and event")
@@ -128,12 +128,13 @@ struct ClusterEndToEndTests {
             #expect(asked >= Self.boxes && asked <= Self.boxes + 10, "forecast locations asked for: \(asked)")
 
             // One run, worked on by all three; the killed one never finished its part.
-            let runs = try cluster.psql("SELECT status FROM notify_run ORDER BY id", database: databaseName)
+            let runs = try await cluster.query("SELECT status FROM notify_run ORDER BY id", database: databaseName)
             #expect(runs.map { $0[0] } == ["completed"], "\(runs)")
-            let workers = try cluster.psql("SELECT worker, finished_at IS NOT NULL, boxes FROM run_worker ORDER BY joined_at", database: databaseName)
+            let workers = try await cluster.query("SELECT worker, finished_at IS NOT NULL, boxes FROM run_worker ORDER BY joined_at", database: databaseName)
             #expect(workers.count == 3, "\(workers)")
             #expect(workers.filter { $0[1] == "t" }.count == 2, "the two live workers finished their parts: \(workers)")
-            let boxesDone = try cluster.psql("SELECT count(*) FILTER (WHERE done_at IS NOT NULL), count(DISTINCT worker) FROM run_box", database: databaseName)
+            let boxesDone = try await cluster.query(
+                "SELECT count(*) FILTER (WHERE done_at IS NOT NULL), count(DISTINCT worker) FROM run_box", database: databaseName)
             #expect(boxesDone.first?.first == "\(Self.boxes)", "every box done: \(boxesDone)")
             // The worker's view: /admin/stats and `frostbox runs` name who did what.
             let stats = try await Self.request(.GET, port: third.port, path: "/admin/stats", admin: true)

@@ -96,7 +96,7 @@ struct PostgresFaultEndToEndTests {
         #expect(linesAfter - linesBefore <= 30, "a few log lines, not one per failure: \(linesAfter - linesBefore) (\(during.count) writes in the spell)")
 
         let acknowledged = Set(answers.filter { [200, 201].contains($0.status) }.map(\.token))
-        let stored = Set(try cluster.psql("SELECT token FROM device", database: databaseName).map { $0[0] })
+        let stored = Set(try await cluster.query("SELECT token FROM device", database: databaseName).map { $0[0] })
         #expect(!acknowledged.isEmpty)
         #expect(acknowledged.subtracting(stored).isEmpty, "acknowledged but not stored: \(acknowledged.subtracting(stored).count)")
     }
@@ -107,7 +107,8 @@ struct PostgresFaultEndToEndTests {
         defer { cluster.remove() }
         let directory = try Self.directory("sigterm")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try Self.server(on: cluster, database: try cluster.createDatabase(prefix: "sigterm"), in: directory)
+        let databaseName = try await cluster.createDatabaseOffThePool(prefix: "sigterm")
+        let server = try Self.server(on: cluster, database: databaseName, in: directory)
         try await server.start()
         defer { server.stop() }
         let load = WriteLoad(port: server.port)

@@ -66,7 +66,7 @@ struct NotifyRunCutDeliveryTests {
         }
 
         let devices = Self.homeDevices + Self.cabinDevices
-        let rows = try cluster.psql("SELECT status, count(*) FROM outbox GROUP BY status", database: name)
+        let rows = try await cluster.query("SELECT status, count(*) FROM outbox GROUP BY status", database: name)
         let statuses = Dictionary(uniqueKeysWithValues: rows.map { ($0[0], Int($0[1]) ?? -1) })
         #expect(statuses == ["delivered": devices], "no alert left pending: \(statuses)")
         let byToken = push.sent.reduce(into: [DeviceToken: Int]()) { $0[$1.token, default: 0] += 1 }
@@ -74,7 +74,7 @@ struct NotifyRunCutDeliveryTests {
             byToken.count == devices && byToken.values.allSatisfy { $0 == 1 },
             "each alert sent once: \(byToken.count) devices, most \(byToken.values.max() ?? 0)")
         #expect(summary.status == .completed, "\(summary.status) \(summary.error ?? "")")
-        let run = try cluster.psql("SELECT status, alerts_planned, alerts_delivered FROM notify_run", database: name)
+        let run = try await cluster.query("SELECT status, alerts_planned, alerts_delivered FROM notify_run", database: name)
         #expect(run == [["completed", "\(devices)", "\(devices)"]], "the run's row: \(run)")
     }
 }

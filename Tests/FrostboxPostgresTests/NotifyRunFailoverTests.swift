@@ -84,8 +84,8 @@ struct NotifyRunFailoverTests {
         return summary
     }
 
-    static func statuses(_ setup: Setup) throws -> [String: Int] {
-        let rows = try setup.cluster.psql("SELECT status, count(*) FROM outbox GROUP BY status", database: setup.database.settings.database)
+    static func statuses(_ setup: Setup) async throws -> [String: Int] {
+        let rows = try await setup.cluster.query("SELECT status, count(*) FROM outbox GROUP BY status", database: setup.database.settings.database)
         return Dictionary(uniqueKeysWithValues: rows.map { ($0[0], Int($0[1]) ?? -1) })
     }
 
@@ -102,7 +102,7 @@ struct NotifyRunFailoverTests {
         try await PostgresFaultTests.within(.seconds(120), "the database lost") { await push.lost.wait() }
         try await Task.sleep(for: .seconds(2))
         let sentWhileLost = push.recording.sent.count
-        let recordedWhileLost = try Self.statuses(setup)["delivered", default: 0]
+        let recordedWhileLost = try await Self.statuses(setup)["delivered", default: 0]
         try await TestPostgresCluster.offThePool { try setup.cluster.setReadOnly(false) }
         let done = try #require(try await summary)
 
@@ -111,7 +111,7 @@ struct NotifyRunFailoverTests {
         #expect(sentWhileLost - recordedWhileLost <= Self.bound, "sent \(sentWhileLost), recorded \(recordedWhileLost) while writes were refused")
         let byToken = Self.alertsByToken(push.recording)
         #expect(byToken.count == Self.devices && byToken.values.allSatisfy { $0 == 1 }, "each alert sent once")
-        #expect(try Self.statuses(setup) == ["delivered": Self.devices], "every outcome stored")
+        #expect(try await Self.statuses(setup) == ["delivered": Self.devices], "every outcome stored")
     }
 
     @Test("writes refused past the run's wait: at most the bound sent unrecorded, the run failed (not completed); the next run resends at most the bound")
@@ -124,7 +124,7 @@ struct NotifyRunFailoverTests {
         #expect(first.error?.contains("could not record the outcomes") == true || first.error?.contains("read-only") == true, "\(first.error ?? "")")
         let sent = Self.alertsByToken(setup.push.recording).values.reduce(0, +)
         try await TestPostgresCluster.offThePool { try setup.cluster.setReadOnly(false) }
-        let delivered = try Self.statuses(setup)["delivered", default: 0]
+        let delivered = try await Self.statuses(setup)["delivered", default: 0]
         #expect(sent - delivered <= Self.bound, "sent \(sent), recorded \(delivered)")
         #expect(first.alertsDelivered > 0, "a failed run still says what it delivered")
 
@@ -135,7 +135,7 @@ struct NotifyRunFailoverTests {
         #expect(byToken.count == Self.devices, "every device alerted")
         let resent = byToken.values.count { $0 > 1 }
         #expect(resent <= Self.bound && byToken.values.allSatisfy { $0 <= 2 }, "resent \(resent)")
-        #expect(try Self.statuses(setup) == ["delivered": Self.devices])
+        #expect(try await Self.statuses(setup) == ["delivered": Self.devices])
     }
 }
 

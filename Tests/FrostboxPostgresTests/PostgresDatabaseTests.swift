@@ -56,7 +56,7 @@ struct PostgresDatabaseTests {
             return opened
         }
         #expect(databases.count == 4)
-        let applied = try cluster.psql("SELECT name FROM schema_migration ORDER BY name", database: name).map { $0[0] }
+        let applied = try await cluster.query("SELECT name FROM schema_migration ORDER BY name", database: name).map { $0[0] }
         #expect(applied == PostgresDatabase.migrationNames.sorted(), "each migration once")
         for database in databases { #expect(try await database.isMigrated()) }
         // Each instance writes; all see every write.

@@ -79,7 +79,7 @@ struct PostgresFaultTests {
         try await Self.within(.seconds(30), "writes after the spell") {
             try await Self.eventually { try await Self.registerConcurrently(store, from: 90_000, count: 12) }
         }
-        #expect(try cluster.psql("SELECT count(*) FROM device", database: database.settings.database) == [["12"]])
+        #expect(try await cluster.query("SELECT count(*) FROM device", database: database.settings.database) == [["12"]])
         #expect(await database.isReady(), "/ready says ready again")
     }
 

@@ -128,4 +128,10 @@ extension TestPostgresCluster {
     public func createDatabaseOffThePool(prefix: String = "test") async throws -> String {
         try await Self.offThePool { try self.createDatabase(prefix: prefix) }
     }
+
+    /// `psql(_:database:)` from async code, on a thread of its own: a test's checks of what it
+    /// wrote, each tens of milliseconds of a blocked thread otherwise.
+    public func query(_ sql: String, database: String) async throws -> [[String]] {
+        try await Self.offThePool { try self.psql(sql, database: database) }
+    }
 }
