@@ -38,7 +38,8 @@ public struct WebPushSubscription: Sendable, Hashable {
 /// A push service URL: `https`, with a host, no user info, no fragment. Its origin names the
 /// push service (the VAPID audience, the allow-list's unit, one set of connections).
 public struct WebPushEndpoint: Sendable, Hashable, CustomStringConvertible {
-    /// The URL as the browser gave it.
+    /// The URL in one spelling: scheme and host in lower case, the port only when not 443, the
+    /// path and query as the browser gave them (as stored, when read back).
     public let url: String
     /// The host, lower case (IPv6 literals without brackets).
     public let host: String
@@ -65,8 +66,15 @@ public struct WebPushEndpoint: Sendable, Hashable, CustomStringConvertible {
                 .invalidField, field: "endpoint",
                 "endpoint must be an https URL of a push service, at most \(WebPushSubscription.maximumEndpointLength) bytes")
         }
-        (url, host, port, path) = (raw, parsed.host, parsed.port, parsed.path)
+        (host, port, path) = (parsed.host, parsed.port, parsed.path)
         origin = Self.origin(host: host, port: port)
+        // Kept in one spelling: stored, and the device's identity (the stores' checks compare
+        // it as written), so `HTTPS://Host/p` and `https://host/p` are one subscription.
+        url = origin + path
+        guard url.utf8.count <= WebPushSubscription.maximumEndpointLength else {
+            throw ValidationError(
+                .invalidField, field: "endpoint", "endpoint must be at most \(WebPushSubscription.maximumEndpointLength) bytes")
+        }
     }
 
     init(trusted raw: String) {

@@ -52,6 +52,22 @@ struct WebDeviceContract {
     }
 
     @Test(
+        "an endpoint spelled with an upper-case scheme, host or a written :443 is stored in one spelling, and is the same device as the usual one",
+        arguments: SubscriptionStoreImplementation.available)
+    func endpointInOneSpelling(_ implementation: SubscriptionStoreImplementation) async throws {
+        let store = try await implementation.make(in: directory)
+        let shouted = try WebPushSubscription(endpoint: "HTTPS://FCM.GoogleAPIs.com:443/fcm/send/AbC", p256dh: Self.p256dh, auth: Self.auth)
+        #expect(shouted.endpoint.url == "https://fcm.googleapis.com/fcm/send/AbC", "the path keeps its case")
+        let (id, created) = try await store.registerWebPush(Self.registration(shouted), newID: Self.id(1), at: 10)
+        #expect(id == Self.id(1) && created)
+        #expect(try await store.device(id)?.webPush?.endpoint.url == "https://fcm.googleapis.com/fcm/send/AbC")
+        let (again, createdAgain) = try await store.registerWebPush(Self.registration(try Self.subscription("AbC")), newID: Self.id(2), at: 20)
+        #expect(again == id && !createdAgain)
+        let (otherPath, otherCreated) = try await store.registerWebPush(Self.registration(try Self.subscription("abc")), newID: Self.id(3), at: 30)
+        #expect(otherPath == Self.id(3) && otherCreated, "a path differing in case is another subscription")
+    }
+
+    @Test(
         "a browser's id that no registration gave is not registered on the way: subscribe and register refuse it",
         arguments: SubscriptionStoreImplementation.available)
     func unknownWebID(_ implementation: SubscriptionStoreImplementation) async throws {

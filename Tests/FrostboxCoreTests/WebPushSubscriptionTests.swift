@@ -7,20 +7,22 @@ struct WebPushSubscriptionTests {
     static let auth = "BTBZMqHH6r4Tts7J_aSIgg"
 
     @Test(
-        "an https endpoint's origin, host, port and path",
+        "an https endpoint's origin, host, port and path, and its URL in one spelling (scheme and host lower case, no :443)",
         arguments: [
             ("https://fcm.googleapis.com/fcm/send/abc:def", "https://fcm.googleapis.com", "fcm.googleapis.com", 443, "/fcm/send/abc:def"),
             (
-                "HTTPS://Updates.Push.Services.Mozilla.com/wpush/v2/x", "https://updates.push.services.mozilla.com", "updates.push.services.mozilla.com", 443,
-                "/wpush/v2/x"
+                "HTTPS://Updates.Push.Services.Mozilla.com/wpush/v2/X", "https://updates.push.services.mozilla.com", "updates.push.services.mozilla.com", 443,
+                "/wpush/v2/X"
             ),
             ("https://push.example.org:8443/p?x=1", "https://push.example.org:8443", "push.example.org", 8443, "/p?x=1"),
+            ("https://Push.Example.org:443?x=1", "https://push.example.org", "push.example.org", 443, "/?x=1"),
             ("https://[::1]:9000/p", "https://[::1]:9000", "::1", 9000, "/p"),
             ("https://127.0.0.1", "https://127.0.0.1", "127.0.0.1", 443, "/"),
         ])
     func endpoint(raw: String, origin: String, host: String, port: Int, path: String) throws {
         let endpoint = try WebPushEndpoint(raw)
         #expect(endpoint.origin == origin && endpoint.host == host && endpoint.port == port && endpoint.path == path)
+        #expect(endpoint.url == origin + path)
         #expect(endpoint.description.hasPrefix(origin + "/#") && endpoint.description.count == origin.count + 10, "a log shows the origin and a hash")
     }
 
