@@ -338,7 +338,7 @@ let package = Package(
             name: "FrostboxPushEngineTests",
             dependencies: [
                 "FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", .product(name: "NIOEmbedded", package: "swift-nio"), nioCore,
-                nioHTTP2, logging,
+                nioHPACK, nioHTTP2, logging,
             ]
         ),
         .testTarget(

@@ -75,7 +75,7 @@ public final class APNsPushRouter: PushSender {
                     do throws(HTTP2SetupError) {
                         gateways[key] = try HTTP2Gateway(
                             endpoint: endpoint, identity: identity?.tls, trustedCertificatesPath: app.trustedCertificatesPath,
-                            settings: settings, maximumResends: retryPolicy.maximumUnprocessedResends, answerHeaders: ["apns-id"],
+                            settings: settings, maximumResends: retryPolicy.maximumUnprocessedResends, answerHeader: .named("apns-id"),
                             loops: rotated, random: random, logger: logger)
                     } catch {
                         switch error {

@@ -77,7 +77,8 @@ public final class FCMPushRouter: PushSender {
             do throws(HTTP2SetupError) {
                 gateway = try HTTP2Gateway(
                     endpoint: endpoint, identity: nil, trustedCertificatesPath: app.settings.trustedCertificatesPath, settings: settings.http2,
-                    maximumResends: retryPolicy.maximumUnprocessedResends, answerHeaders: ["retry-after"], indexPaths: true, loops: rotated, random: random,
+                    maximumResends: retryPolicy.maximumUnprocessedResends, answerHeader: .named("retry-after"), indexPaths: true, loops: rotated,
+                    random: random,
                     logger: logger)
             } catch {
                 switch error {

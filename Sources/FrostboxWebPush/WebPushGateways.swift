@@ -51,7 +51,7 @@ package final class WebPushGateways: Sendable {
                     // A self-hosted push service's CA is trusted for the private push services only.
                     trustedCertificatesPath: serviceGuard.services.privateAllowed.contains(origin) ? settings.trustedCertificatesPath : nil,
                     settings: settings.http2, maximumResends: maximumResends,
-                    answerHeaders: ["retry-after", "ttl"], loops: Array(loops[first...] + loops[..<first]), random: random,
+                    answerHeader: .byStatus(success: "ttl", failure: "retry-after"), loops: Array(loops[first...] + loops[..<first]), random: random,
                     resolve: { target in try await serviceGuard.address(for: target.host, port: target.port, origin: origin) }, logger: logger)
                 gateways[origin] = gateway
                 return .success(gateway)

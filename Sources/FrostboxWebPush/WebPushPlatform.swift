@@ -94,8 +94,8 @@ package struct WebPushPlatform: PushPlatform {
 
     package func authorization(_ credential: Never?) -> String? { nil }
 
-    /// `header` is the answer's `Retry-After`, or else its `TTL` (what a push service answers
-    /// a push it accepted, RFC 8030 §5.2).
+    /// `header` is a success's `TTL` (what a push service answers a push it accepted, RFC 8030
+    /// §5.2) and any other answer's `Retry-After` (`WebPushGateways`).
     package func judge(status: Int, header: String?, body: ByteBuffer?, for notification: PushNotification) -> PushVerdict {
         if status == 201, let ttlWatch, let origin = notification.webPush?.endpoint.origin {
             ttlWatch.note(origin: origin, asked: notification.expiration.map { $0 - clock() } ?? Self.defaultTTL, answered: header)

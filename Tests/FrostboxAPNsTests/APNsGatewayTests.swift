@@ -30,7 +30,7 @@ struct APNsGatewayTests {
         settings.streamsPerConnection = 100
         let gateway = try HTTP2Gateway(
             endpoint: APNsEndpoint(host: "127.0.0.1", port: harness.mock.port), identity: nil,
-            trustedCertificatesPath: harness.mock.certificatePath, settings: settings, maximumResends: 10, answerHeaders: ["apns-id"],
+            trustedCertificatesPath: harness.mock.certificatePath, settings: settings, maximumResends: 10, answerHeader: .named("apns-id"),
             loops: Array(group.makeIterator()), random: { 0.5 }, logger: Logger(label: "gateway-test"))
         #expect(gateway.loopCount == 2)
 

@@ -13,7 +13,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
 
     let id: HTTP2ConnectionID
     private let transport: HTTP2Transport
-    private let answerHeaders: [String]
+    private let answerHeader: HTTP2AnswerHeader
     private let settingsTimeout: TimeAmount
     private var context: ChannelHandlerContext?
     private var flushPending = false
@@ -26,7 +26,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     init(id: HTTP2ConnectionID, transport: HTTP2Transport, settingsTimeout: TimeAmount) {
         self.id = id
         self.transport = transport
-        self.answerHeaders = transport.answerHeaders
+        self.answerHeader = transport.answerHeader
         self.settingsTimeout = settingsTimeout
     }
 
@@ -65,7 +65,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         case .headers(let headers):
             let status = headers.headers.first(name: ":status").flatMap { Int($0) }
             transport.connectionHeaders(
-                id, stream: stream, status: status, header: answerHeaders.lazy.compactMap { headers.headers.first(name: $0) }.first,
+                id, stream: stream, status: status, header: answerHeader.value(status: status, in: headers.headers),
                 endStream: headers.endStream)
         case .data(let data):
             creditConnectionWindow(data.data.readableBytes + (data.paddingBytes ?? 0))

@@ -41,13 +41,13 @@ package final class HTTP2Gateway: Sendable {
     /// - Parameters:
     ///   - loops: the loops to spread over; at most `settings.maximumConnections` of them are
     ///     used (each transport has at least one connection).
-    ///   - answerHeaders: the header of each answer that is kept: the first of these present
-    ///     (APNs: `apns-id`; FCM: `retry-after`; Web Push: `retry-after`, else `ttl`), lower case.
+    ///   - answerHeader: the header of each answer that is kept (APNs: `apns-id`; FCM:
+    ///     `retry-after`; Web Push: `ttl` from a success, `retry-after` from the rest).
     ///   - indexPaths: every request has the same `:path` (FCM): HPACK keeps it in its table.
     ///   - resolve: where each connection goes (nil: the endpoint's host, resolved as usual).
     package init(
         endpoint: HTTP2Endpoint, identity: HTTP2ClientIdentity?, trustedCertificatesPath: String?,
-        settings: HTTP2ConnectionSettings, maximumResends: Int, answerHeaders: [String], indexPaths: Bool = false, loops: [any EventLoop],
+        settings: HTTP2ConnectionSettings, maximumResends: Int, answerHeader: HTTP2AnswerHeader, indexPaths: Bool = false, loops: [any EventLoop],
         random: @escaping @Sendable () -> Double, resolve: HTTP2AddressResolver? = nil, logger: Logger
     ) throws(HTTP2SetupError) {
         precondition(!loops.isEmpty, "a gateway needs an event loop")
@@ -62,7 +62,7 @@ package final class HTTP2Gateway: Sendable {
             share.maximumConnections = shared[index]
             return HTTP2Transport(
                 endpoint: endpoint, sslContext: context, settings: share, aloneConnections: alone[index],
-                maximumResends: maximumResends, answerHeaders: answerHeaders, indexPaths: indexPaths, eventLoop: loops[index], random: random,
+                maximumResends: maximumResends, answerHeader: answerHeader, indexPaths: indexPaths, eventLoop: loops[index], random: random,
                 resolve: resolve, logger: logger)
         }
         self.endpoint = endpoint

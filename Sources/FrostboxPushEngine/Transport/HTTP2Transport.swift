@@ -27,8 +27,8 @@ final class HTTP2Transport: @unchecked Sendable {
     let loop: any EventLoop
     private let sslContext: NIOSSLContext
     private let settings: HTTP2ConnectionSettings
-    /// The header of each answer that is kept (lower case), if any.
-    let answerHeaders: [String]
+    /// The header of each answer that is kept, if any.
+    let answerHeader: HTTP2AnswerHeader
     /// `:path` in HPACK's table when every request has the same (FCM's), never per device (APNs').
     private let pathIndexing: HPACKIndexing
     private let random: @Sendable () -> Double
@@ -82,7 +82,8 @@ final class HTTP2Transport: @unchecked Sendable {
     /// - Parameter aloneConnections: most connections of the lane of requests sent alone.
     init(
         endpoint: HTTP2Endpoint, sslContext: NIOSSLContext, settings: HTTP2ConnectionSettings, aloneConnections: Int,
-        maximumResends: Int = 10, answerHeaders: [String] = [], indexPaths: Bool = false, eventLoop: any EventLoop, random: @escaping @Sendable () -> Double,
+        maximumResends: Int = 10, answerHeader: HTTP2AnswerHeader = .none, indexPaths: Bool = false, eventLoop: any EventLoop,
+        random: @escaping @Sendable () -> Double,
         resolve: HTTP2AddressResolver? = nil, logger: Logger
     ) {
         self.resolve = resolve
@@ -90,7 +91,7 @@ final class HTTP2Transport: @unchecked Sendable {
         self.endpoint = endpoint
         self.settings = settings
         self.loop = eventLoop
-        self.answerHeaders = answerHeaders
+        self.answerHeader = answerHeader
         self.pathIndexing = indexPaths ? .indexable : .nonIndexable
         self.random = random
         self.logger = logger
