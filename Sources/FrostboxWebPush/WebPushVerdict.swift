@@ -22,8 +22,11 @@ package enum WebPushVerdict {
         case 413:
             // A payload bug, not the device's fault: kept with its reason, the device kept too.
             return .final(.permanentFailure(status: 413, reason: "PayloadTooLarge" + (said.map { ": " + $0 } ?? "")))
-        case 401:
-            // The VAPID token was refused: the app's key or subject is wrong, and every push of it would be.
+        case 401,
+            403 where said.map(namesTheToken) == true:
+            // The VAPID token was refused: the app's key or subject is wrong, and every push of it
+            // would be. 401 is RFC 8292's answer; Apple's service answers 403 with its reason
+            // (`BadJwtToken`: a subject it refuses, such as `mailto:…@localhost`).
             let reason = "VAPIDRefused" + (said.map { ": " + $0 } ?? "")
             return .renewCredential(reason: reason, otherwise: .authFailure(reason: reason))
         case 429, 500...599:
@@ -31,10 +34,17 @@ package enum WebPushVerdict {
                 reason: (status == 429 ? "TooManyRequests" : "ServerError \(status)") + (said.map { ": " + $0 } ?? ""),
                 retryAfter: retryAfter.flatMap(PushRetryPolicy.retryAfter))
         default:
-            // 400 (a header the service refused), 403 (a subscription made for another key), …
+            // 400 (a header the service refused), another 403 (a subscription made for another key), …
             return .final(.permanentFailure(status: status, reason: "Refused \(status)" + (said.map { ": " + $0 } ?? "")))
         }
     }
+
+    /// Reasons of a 403 that refuse the VAPID token itself (Apple's), not one subscription (FCM
+    /// answers 403 for a subscription made with another key: that one stays per device).
+    static let tokenRefusals = ["BadJwtToken", "ExpiredJwtToken", "MissingJwtToken", "InvalidProviderToken", "ExpiredProviderToken"]
+
+    /// Whether an answer's reason names a refused token.
+    static func namesTheToken(_ reason: String) -> Bool { tokenRefusals.contains { reason.contains($0) } }
 
     /// The first line of printable text of an answer's body, at most `maximumReason` bytes.
     static func reason(_ body: ByteBuffer?) -> String? {

@@ -19,4 +19,18 @@ struct PushRetryPolicyTests {
         #expect(policy.delay(beforeRetry: 1, retryAfter: .seconds(3600), random: 0) == .seconds(60))
         #expect(policy.delay(beforeRetry: 1, retryAfter: .zero, random: 1) == .milliseconds(500))
     }
+
+    @Test("a Retry-After header is read as delay-seconds or as an HTTP date in any of its three forms; garbage is nil")
+    func retryAfterHeader() {
+        let now: Int64 = 784_111_717  // Sun, 06 Nov 1994 08:48:37 GMT, a minute before RFC 9110's example date
+        #expect(PushRetryPolicy.retryAfter(" 120 ", now: now) == .seconds(120))
+        for date in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {
+            #expect(PushRetryPolicy.retryAfter(date, now: now) == .seconds(60), "\(date)")
+        }
+        #expect(PushRetryPolicy.retryAfter("Tue, 29 Feb 2028 00:00:00 GMT", now: 1_835_395_200 - 5) == .seconds(5), "a leap day")
+        #expect(PushRetryPolicy.retryAfter("Sun, 06 Nov 1994 08:49:37 GMT", now: now + 3_600) == .zero, "a date passed: no delay")
+        for garbage in ["-5", "soon", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49 GMT", ""] {
+            #expect(PushRetryPolicy.retryAfter(garbage, now: now) == nil, "\(garbage)")
+        }
+    }
 }

@@ -29,18 +29,29 @@ struct WebPushVerdictTests {
         #expect(Self.judge(413) == .final(.permanentFailure(status: 413, reason: "PayloadTooLarge")))
     }
 
-    @Test("429 and 5xx are temporary with the Retry-After said; a date or garbage leaves the backoff")
+    @Test("429 and 5xx are temporary with the Retry-After said, in seconds or as a date; garbage leaves the backoff")
     func temporary() {
         #expect(Self.judge(429, retryAfter: "30") == .temporary(reason: "TooManyRequests", retryAfter: .seconds(30)))
-        #expect(Self.judge(503, "busy", retryAfter: "Wed, 21 Oct 2026 07:28:00 GMT") == .temporary(reason: "ServerError 503: busy", retryAfter: nil))
+        #expect(Self.judge(503, "busy", retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT") == .temporary(reason: "ServerError 503: busy", retryAfter: .zero))
+        guard case .temporary(_, let future?) = Self.judge(503, retryAfter: "Fri, 01 Jan 2100 00:00:00 GMT") else {
+            Issue.record("a date ahead was not read")
+            return
+        }
+        #expect(future > .seconds(365 * 86_400))
+        #expect(Self.judge(429, retryAfter: "later") == .temporary(reason: "TooManyRequests", retryAfter: nil))
     }
 
-    @Test("401 refuses the VAPID token: the app stops; 400 and 403 are permanent for the message with the reason")
+    @Test(
+        "401, or a 403 whose reason refuses the token (Apple's BadJwtToken), refuses the VAPID token: the app stops; 400 and other 403s are permanent for the message"
+    )
     func refused() {
         #expect(
             Self.judge(401, "invalid JWT")
                 == .renewCredential(reason: "VAPIDRefused: invalid JWT", otherwise: .authFailure(reason: "VAPIDRefused: invalid JWT")))
+        let apple = #"VAPIDRefused: {"reason":"BadJwtToken"}"#
+        #expect(Self.judge(403, #"{"reason":"BadJwtToken"}"#) == .renewCredential(reason: apple, otherwise: .authFailure(reason: apple)))
         #expect(Self.judge(403, #"{"error":"key mismatch"}"#) == .final(.permanentFailure(status: 403, reason: #"Refused 403: {"error":"key mismatch"}"#)))
+        #expect(Self.judge(403) == .final(.permanentFailure(status: 403, reason: "Refused 403")))
         #expect(Self.judge(400) == .final(.permanentFailure(status: 400, reason: "Refused 400")))
     }
 

@@ -51,9 +51,17 @@ public struct PushRetryPolicy: Sendable, Hashable {
         return max(min(retryAfter, maximumRetryAfter), backoff)
     }
 
-    /// A `Retry-After` header as delay-seconds; an HTTP date or garbage is nil (the backoff then).
+    /// A `Retry-After` header (RFC 9110 §10.2.3) as a delay from now: delay-seconds, or an HTTP
+    /// date (a date passed is no delay); garbage is nil (the backoff then).
     package static func retryAfter(_ value: String) -> Duration? {
-        guard let seconds = Int64(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
-        return .seconds(seconds)
+        retryAfter(value, now: Int64(Date().timeIntervalSince1970))
+    }
+
+    /// The same, `now` in seconds since 1970.
+    package static func retryAfter(_ value: String, now: Int64) -> Duration? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int64(text) { return seconds >= 0 ? .seconds(seconds) : nil }
+        guard let date = HTTPDate.seconds(text) else { return nil }
+        return .seconds(max(0, date - now))
     }
 }
