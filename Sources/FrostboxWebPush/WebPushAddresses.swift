@@ -9,7 +9,8 @@ import NIOPosix
 
 /// The addresses a push service must not be at unless it is allowed to be private: this
 /// host's and its networks' (private, loopback, link-local, carrier-grade NAT, unspecified,
-/// multicast, reserved), in IPv4 and IPv6 (IPv4-mapped IPv6 as its IPv4).
+/// multicast, reserved), in IPv4 and IPv6 (an IPv6 address that reaches an IPv4 one — mapped,
+/// NAT64, 6to4 — as that IPv4 address).
 enum WebPushAddresses {
     /// Whether `address` is one a public push service cannot have.
     static func isPrivate(_ address: SocketAddress) -> Bool {
@@ -48,7 +49,16 @@ enum WebPushAddresses {
             // ::ffff:a.b.c.d, an IPv4 address.
             return isPrivateIPv4(UInt32(bytes[12]) << 24 | UInt32(bytes[13]) << 16 | UInt32(bytes[14]) << 8 | UInt32(bytes[15]))
         }
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) && (bytes[15] == 0 || bytes[15] == 1) { return true }  // :: and ::1
+        if bytes[0..<12].allSatisfy({ $0 == 0 }) { return true }  // ::/96: ::, ::1 and the deprecated IPv4-compatible form
+        let embedded = { (at: Int) in UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3]) }
+        if bytes[0..<12].elementsEqual([0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]) {
+            // 64:ff9b::/96, NAT64's well-known prefix: through the translator, its IPv4 address.
+            return isPrivateIPv4(embedded(12))
+        }
+        if bytes[0..<6].elementsEqual([0x00, 0x64, 0xff, 0x9b, 0x00, 0x01]) { return true }  // 64:ff9b:1::/48, local NAT64
+        if bytes[0] == 0x20 && bytes[1] == 0x02 { return isPrivateIPv4(embedded(2)) }  // 2002::/16, 6to4: its IPv4 address
+        if bytes[0..<8].elementsEqual([0x01, 0, 0, 0, 0, 0, 0, 0]) { return true }  // 100::/64 discard-only
+        if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0xc0 { return true }  // fec0::/10, the deprecated site-local
         if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return true }  // fe80::/10 link-local
         if bytes[0] & 0xfe == 0xfc { return true }  // fc00::/7 unique local
         if bytes[0] == 0xff { return true }  // ff00::/8 multicast

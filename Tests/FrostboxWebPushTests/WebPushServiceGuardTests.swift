@@ -106,12 +106,14 @@ struct WebPushServiceGuardTests {
     }
 
     @Test(
-        "address ranges: private, loopback, link-local, CGNAT, multicast and reserved are private; public ones are not",
+        "address ranges: private, loopback, link-local, CGNAT, multicast and reserved are private, also reached through NAT64 or 6to4; public ones are not",
         arguments: [
             ("10.0.0.1", true), ("172.16.0.1", true), ("172.31.255.255", true), ("172.32.0.1", false), ("192.168.0.1", true), ("127.0.0.1", true),
             ("169.254.169.254", true), ("100.64.0.1", true), ("0.0.0.0", true), ("224.0.0.1", true), ("255.255.255.255", true),
             ("8.8.8.8", false), ("142.250.74.10", false), ("::1", true), ("::", true), ("fe80::1", true), ("fd00::1", true), ("ff02::1", true),
             ("::ffff:10.0.0.1", true), ("::ffff:8.8.8.8", false), ("2001:db8::1", true), ("2600:1901:0:92a9::", false),
+            ("::7f00:1", true), ("64:ff9b::a9fe:a9fe", true), ("64:ff9b::808:808", false), ("64:ff9b:1::1", true), ("2002:7f00:1::", true),
+            ("2002:808:808::1", false), ("100::1", true), ("fec0::1", true),
         ])
     func ranges(address: String, isPrivate: Bool) throws {
         #expect(WebPushAddresses.isPrivate(try SocketAddress(ipAddress: address, port: 443)) == isPrivate)
