@@ -29,10 +29,17 @@ package enum WebPushVerdict {
             // (`BadJwtToken`: a subject it refuses, such as `mailto:…@localhost`).
             let reason = "VAPIDRefused" + (said.map { ": " + $0 } ?? "")
             return .renewCredential(reason: reason, otherwise: .authFailure(reason: reason))
-        case 429, 500...599:
-            return .temporary(
-                reason: (status == 429 ? "TooManyRequests" : "ServerError \(status)") + (said.map { ": " + $0 } ?? ""),
-                retryAfter: retryAfter.flatMap(PushRetryPolicy.retryAfter))
+        case 406, 408, 429, 500...599:
+            // Too many, or not now: 429, and Microsoft's 406 (its throttle limit); the service
+            // timed out (408) or failed (5xx).
+            let name =
+                switch status {
+                case 406: "Throttled"
+                case 408: "RequestTimeout"
+                case 429: "TooManyRequests"
+                default: "ServerError \(status)"
+                }
+            return .temporary(reason: name + (said.map { ": " + $0 } ?? ""), retryAfter: retryAfter.flatMap(PushRetryPolicy.retryAfter))
         default:
             // 400 (a header the service refused), another 403 (a subscription made for another key), …
             return .final(.permanentFailure(status: status, reason: "Refused \(status)" + (said.map { ": " + $0 } ?? "")))

@@ -29,7 +29,7 @@ struct WebPushVerdictTests {
         #expect(Self.judge(413) == .final(.permanentFailure(status: 413, reason: "PayloadTooLarge")))
     }
 
-    @Test("429 and 5xx are temporary with the Retry-After said, in seconds or as a date; garbage leaves the backoff")
+    @Test("429, 5xx, 406 and 408 are temporary with the Retry-After said, in seconds or as a date; garbage leaves the backoff")
     func temporary() {
         #expect(Self.judge(429, retryAfter: "30") == .temporary(reason: "TooManyRequests", retryAfter: .seconds(30)))
         #expect(Self.judge(503, "busy", retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT") == .temporary(reason: "ServerError 503: busy", retryAfter: .zero))
@@ -39,6 +39,8 @@ struct WebPushVerdictTests {
         }
         #expect(future > .seconds(365 * 86_400))
         #expect(Self.judge(429, retryAfter: "later") == .temporary(reason: "TooManyRequests", retryAfter: nil))
+        #expect(Self.judge(406, "throttled") == .temporary(reason: "Throttled: throttled", retryAfter: nil), "Microsoft's throttle limit")
+        #expect(Self.judge(408) == .temporary(reason: "RequestTimeout", retryAfter: nil))
     }
 
     @Test(
