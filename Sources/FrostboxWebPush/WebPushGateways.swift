@@ -52,7 +52,7 @@ package final class WebPushGateways: Sendable {
                     trustedCertificatesPath: serviceGuard.services.privateAllowed.contains(origin) ? settings.trustedCertificatesPath : nil,
                     settings: settings.http2, maximumResends: maximumResends,
                     answerHeader: .byStatus(success: "ttl", failure: "retry-after"), loops: Array(loops[first...] + loops[..<first]), random: random,
-                    resolve: { target in try await serviceGuard.address(for: target.host, port: target.port, origin: origin) }, logger: logger)
+                    resolve: { target in try await serviceGuard.addresses(for: target.host, port: target.port, origin: origin) }, logger: logger)
                 gateways[origin] = gateway
                 return .success(gateway)
             } catch {

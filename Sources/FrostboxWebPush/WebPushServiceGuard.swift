@@ -43,16 +43,16 @@ public struct WebPushServiceGuard: WebPushAdmission {
         }
     }
 
-    /// The address to connect to for `endpoint`: the first its host resolves to, once none of
-    /// them is private (a DNS answer can change after registration). Throws when the push
-    /// service is not allowed or not reachable.
-    public func address(for host: String, port: Int, origin: String) async throws -> SocketAddress {
+    /// The addresses to connect to for `endpoint`, in the resolver's order (the next is tried
+    /// when one does not connect), once none of them is private (a DNS answer can change after
+    /// registration). Throws when the push service is not allowed or not reachable.
+    public func addresses(for host: String, port: Int, origin: String) async throws -> [SocketAddress] {
         let addresses = try await resolver.addresses(of: host, port: port)
-        guard let first = addresses.first else { throw WebPushResolutionError(host: host, reason: "resolves to no address") }
+        guard !addresses.isEmpty else { throw WebPushResolutionError(host: host, reason: "resolves to no address") }
         if !services.privateAllowed.contains(origin), addresses.contains(where: WebPushAddresses.isPrivate) {
             throw WebPushResolutionError(host: host, reason: "not connecting: it resolves to a private, loopback, link-local or multicast address")
         }
-        return first
+        return addresses
     }
 
     static func privateRefusal(_ endpoint: WebPushEndpoint) -> ValidationError {

@@ -4,10 +4,15 @@ import FrostboxDoubles
 import FrostboxPushEngine
 import Logging
 import MockWebPush
+import NIOCore
 import Synchronization
 import Testing
 
 @testable import FrostboxWebPush
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Web Push through the push engine (issue #46), against the loopback push service: every
 /// request checked as a push service checks it (VAPID, RFC 8030 headers) and decrypted as a
@@ -31,14 +36,16 @@ struct WebPushRouterTests {
             return try await store.registerWebPush(registration, newID: registration.token, at: WebPushRouterTests.now).token
         }
 
-        func router(private: Bool = true, logger: Logger = WebPushRouterTests.logger) throws -> WebPushRouter {
+        func router(
+            private: Bool = true, resolver: any WebPushResolver = SystemWebPushResolver(), logger: Logger = WebPushRouterTests.logger
+        ) throws -> WebPushRouter {
             let origin = "https://127.0.0.1:\(port)"
             let services = try WebPushServices(allowed: [origin], privateOrigins: `private` ? [origin] : [])
             var retry = PushRetryPolicy()
             retry.maximumAttempts = 3
             return try WebPushRouter(
                 apps: [WebPushApp(name: "garden", key: key, subject: try VAPIDSubject("mailto:frost@example.org"))],
-                serviceGuard: WebPushServiceGuard(services: services, logger: WebPushRouterTests.logger), directory: store,
+                serviceGuard: WebPushServiceGuard(services: services, resolver: resolver, logger: WebPushRouterTests.logger), directory: store,
                 settings: WebPushConnectionSettings(trustedCertificatesPath: server.certificatePath), retryPolicy: retry,
                 clock: { WebPushRouterTests.now }, sleep: { _ in }, logger: logger)
         }
@@ -79,6 +86,42 @@ struct WebPushRouterTests {
                 #expect(delivery.urgency == (push.priority == .immediate ? "high" : "normal"))
                 #expect(delivery.topic == WebPushPlatform.topic(push.collapseID ?? "") && (delivery.topic?.count ?? 0) <= 32)
             }
+        }
+    }
+
+    /// Resolves every host to an address nothing listens at, then to the push service's.
+    struct DeadFirstResolver: WebPushResolver {
+        let dead: Int
+        let live: Int
+        func addresses(of host: String, port: Int) async throws -> [SocketAddress] {
+            [try SocketAddress(ipAddress: "127.0.0.1", port: dead), try SocketAddress(ipAddress: "127.0.0.1", port: live)]
+        }
+    }
+
+    /// A loopback port nothing listens at: bound, read, and closed again.
+    static func closedPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard fd >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test("a push service whose first address refuses the connection is reached at its next one")
+    func nextAddress() async throws {
+        try await withSubject { subject in
+            let router = try subject.router(resolver: DeadFirstResolver(dead: try Self.closedPort(), live: subject.port))
+            let alert = Self.alert(try await subject.browser(1), 1)
+            let outcomes = await Self.outcomes(router, [alert])
+            await router.shutdown()
+            #expect(outcomes == [.delivered(messageID: alert.messageID)])
+            #expect(subject.server.deliveries.count == 1)
         }
     }
 

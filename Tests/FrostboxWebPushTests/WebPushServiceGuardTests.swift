@@ -69,7 +69,7 @@ struct WebPushServiceGuardTests {
         let services = try WebPushServices(allowed: [], privateOrigins: ["https://push.example.org"])
         let guarded = guardFor(services)
         try await guarded.admit(try subscription("https://push.example.org/p/1"))
-        _ = try await guarded.address(for: "push.example.org", port: 443, origin: "https://push.example.org")
+        _ = try await guarded.addresses(for: "push.example.org", port: 443, origin: "https://push.example.org")
         let google = try subscription("https://fcm.googleapis.com/fcm/send/x")
         do throws(ValidationError) {
             try await guarded.admit(google)
@@ -84,10 +84,10 @@ struct WebPushServiceGuardTests {
     @Test("at connection time a host that now resolves to a private address is refused; a public one is connected to")
     func connectTime() async throws {
         let guarded = guardFor(try WebPushServices())
-        let address = try await guarded.address(for: "fcm.googleapis.com", port: 443, origin: "https://fcm.googleapis.com")
-        #expect(address.ipAddress == "142.250.74.10" && address.port == 443)
+        let addresses = try await guarded.addresses(for: "fcm.googleapis.com", port: 443, origin: "https://fcm.googleapis.com")
+        #expect(addresses.map(\.ipAddress) == ["142.250.74.10"] && addresses.first?.port == 443)
         await #expect(throws: WebPushResolutionError.self) {
-            try await guarded.address(for: "web.push.apple.com", port: 443, origin: "https://web.push.apple.com")
+            try await guarded.addresses(for: "web.push.apple.com", port: 443, origin: "https://web.push.apple.com")
         }
     }
 

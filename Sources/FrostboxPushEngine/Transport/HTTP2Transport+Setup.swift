@@ -14,10 +14,16 @@ package struct HTTP2ClientIdentity: Sendable {
     }
 }
 
-/// The address a gateway's connection goes to, decided afresh for each connection (Web Push's
-/// guard: a push service's host is checked against private ranges every time, as a DNS answer
-/// can change); nil: the host is resolved as usual.
-package typealias HTTP2AddressResolver = @Sendable (HTTP2Endpoint) async throws -> SocketAddress
+/// The addresses a gateway's connection may go to, in the order to try them, decided afresh for
+/// each connection (Web Push's guard: a push service's host is checked against private ranges
+/// every time, as a DNS answer can change); nil: the host is resolved as usual.
+package typealias HTTP2AddressResolver = @Sendable (HTTP2Endpoint) async throws -> [SocketAddress]
+
+/// A resolver that gave no address to connect to.
+package struct HTTP2NoAddressError: Error, CustomStringConvertible {
+    package let host: String
+    package var description: String { "\(host) resolves to no address" }
+}
 
 /// Why a gateway could not be set up.
 package enum HTTP2SetupError: Error, Sendable, Equatable {
@@ -27,14 +33,27 @@ package enum HTTP2SetupError: Error, Sendable, Equatable {
 
 /// How a transport's connections are set up: TLS, HTTP/2 limits, the deadline check's pace.
 extension HTTP2Transport {
-    /// Connects to the address `resolve` gives, or to the endpoint's host.
+    /// Connects to the first of the addresses `resolve` gives that takes the connection (an
+    /// IPv6 address first on a host with no IPv6 route, then the IPv4 one), or to the
+    /// endpoint's host.
     static func connect(
         _ bootstrap: ClientBootstrap, to endpoint: HTTP2Endpoint, resolve: HTTP2AddressResolver?, on loop: any EventLoop
     ) -> EventLoopFuture<any Channel> {
         guard let resolve else { return bootstrap.connect(host: endpoint.host, port: endpoint.port) }
         // The bootstrap is used on its loop only: the resolution's future completes there.
         let bound = NIOLoopBound(bootstrap, eventLoop: loop)
-        return loop.makeFutureWithTask { try await resolve(endpoint) }.flatMap { bound.value.connect(to: $0) }
+        return loop.makeFutureWithTask { try await resolve(endpoint) }.flatMap { addresses in
+            guard !addresses.isEmpty else { return loop.makeFailedFuture(HTTP2NoAddressError(host: endpoint.host)) }
+            return connect(bound, toFirstOf: addresses[...])
+        }
+    }
+
+    /// Tries `addresses` in turn; fails with the last one's error.
+    private static func connect(_ bound: NIOLoopBound<ClientBootstrap>, toFirstOf addresses: ArraySlice<SocketAddress>) -> EventLoopFuture<any Channel> {
+        let connecting = bound.value.connect(to: addresses[addresses.startIndex])
+        let rest = addresses.dropFirst()
+        guard !rest.isEmpty else { return connecting }
+        return connecting.flatMapError { _ in connect(bound, toFirstOf: rest) }
     }
 
     /// The TLS context of a gateway's connections (shared by its transports).
