@@ -73,56 +73,6 @@ public protocol WebPushResolver: Sendable {
     func addresses(of host: String, port: Int) async throws -> [SocketAddress]
 }
 
-/// The system's resolver (`getaddrinfo`, on NIO's thread pool), with a deadline.
-public struct SystemWebPushResolver: WebPushResolver {
-    /// The longest a lookup may take.
-    public let deadline: Duration
-
-    public init(deadline: Duration = .seconds(3)) {
-        self.deadline = deadline
-    }
-
-    public func addresses(of host: String, port: Int) async throws -> [SocketAddress] {
-        if let literal = try? SocketAddress(ipAddress: host, port: port) { return [literal] }
-        return try await withThrowingTaskGroup(of: [SocketAddress].self) { group in
-            group.addTask { try await Self.lookup(host, port: port) }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                throw WebPushResolutionError(host: host, reason: "no DNS answer within \(deadline)")
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? []
-        }
-    }
-
-    private static func lookup(_ host: String, port: Int) async throws -> [SocketAddress] {
-        // getaddrinfo blocks: NIO's thread pool, never an event loop or the cooperative pool.
-        try await NIOThreadPool.singleton.runIfActive {
-            var hints = addrinfo()
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            var list: UnsafeMutablePointer<addrinfo>?
-            let status = getaddrinfo(host, String(port), &hints, &list)
-            guard status == 0, let first = list else { throw WebPushResolutionError(host: host, reason: "does not resolve (getaddrinfo \(status))") }
-            defer { freeaddrinfo(list) }
-            var found: [SocketAddress] = []
-            var entry: UnsafeMutablePointer<addrinfo>? = first
-            while let current = entry {
-                if let address = current.pointee.ai_addr {
-                    switch Int32(current.pointee.ai_family) {
-                    case AF_INET:
-                        address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { found.append(SocketAddress($0.pointee, host: host)) }
-                    case AF_INET6:
-                        address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { found.append(SocketAddress($0.pointee, host: host)) }
-                    default: break
-                    }
-                }
-                entry = current.pointee.ai_next
-            }
-            return found
-        }
-    }
-}
-
 /// A push service's host that is not connected to: it does not resolve, or not to an address
 /// the guard lets this server connect to.
 public struct WebPushResolutionError: Error, Sendable, CustomStringConvertible {

@@ -1,6 +1,8 @@
+import Foundation
 import FrostboxCore
 import Logging
 import NIOCore
+import Synchronization
 import Testing
 
 @testable import FrostboxWebPush
@@ -117,5 +119,37 @@ struct WebPushServiceGuardTests {
         ])
     func ranges(address: String, isPrivate: Bool) throws {
         #expect(WebPushAddresses.isPrivate(try SocketAddress(ipAddress: address, port: 443)) == isPrivate)
+    }
+}
+
+@Suite("The system resolver's deadline")
+struct SystemWebPushResolverTests {
+    final class Flag: Sendable {
+        private let raised = Mutex(false)
+        func raise() { raised.withLock { $0 = true } }
+        var isRaised: Bool { raised.withLock { $0 } }
+    }
+
+    @Test("a lookup that outlasts the deadline is answered with an error at once, its thread left to finish it")
+    func deadline() async throws {
+        let finished = Flag()
+        let resolver = SystemWebPushResolver(deadline: .milliseconds(50)) { _, _ in
+            usleep(2_000_000)
+            finished.raise()
+            return []
+        }
+        await #expect(throws: WebPushResolutionError.self) { try await resolver.addresses(of: "slow.example.org", port: 443) }
+        #expect(!finished.isRaised, "answered before the lookup ended")
+    }
+
+    @Test("a lookup within the deadline gives its addresses; its error is the caller's; an IP literal is not looked up")
+    func answers() async throws {
+        let resolver = SystemWebPushResolver(deadline: .seconds(30)) { host, port in
+            guard host == "push.example.org" else { throw WebPushResolutionError(host: host, reason: "does not resolve") }
+            return [try SocketAddress(ipAddress: "34.117.65.55", port: port)]
+        }
+        #expect(try await resolver.addresses(of: "push.example.org", port: 443).map(\.ipAddress) == ["34.117.65.55"])
+        await #expect(throws: WebPushResolutionError.self) { try await resolver.addresses(of: "nowhere.example.org", port: 443) }
+        #expect(try await resolver.addresses(of: "2600:1901:0:92a9::", port: 8443).first?.port == 8443)
     }
 }
