@@ -1,6 +1,6 @@
+import FrostboxCore
 import NIOCore
 import NIOPosix
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -31,33 +31,23 @@ public struct SystemWebPushResolver: WebPushResolver {
 
     public func addresses(of host: String, port: Int) async throws -> [SocketAddress] {
         if let literal = try? SocketAddress(ipAddress: host, port: port) { return [literal] }
-        let answer = Answer()
+        let race = FirstOutcome<[SocketAddress]>()
         let (deadline, lookup) = (self.deadline, self.lookup)
-        return try await withCheckedThrowingContinuation { continuation in
-            answer.wait(continuation)
-            let timer = Task {
-                try await Task.sleep(for: deadline)
-                answer.give(.failure(WebPushResolutionError(host: host, reason: "no DNS answer within \(deadline)")))
-            }
-            Task {
-                // getaddrinfo blocks: NIO's thread pool, never an event loop or the cooperative pool.
-                do {
-                    answer.give(.success(try await NIOThreadPool.singleton.runIfActive { try lookup(host, port) }))
-                } catch {
-                    answer.give(.failure(error))
-                }
-                timer.cancel()
-            }
+        // Unstructured on purpose: a structured child would be awaited, lookup and all.
+        let timer = Task {
+            try await Task.sleep(for: deadline)
+            race.settle(.failure(WebPushResolutionError(host: host, reason: "no DNS answer within \(deadline)")))
         }
-    }
-
-    /// The first of the lookup's answer and the deadline's, given to the waiting caller once.
-    private final class Answer: Sendable {
-        private let waiting = Mutex<CheckedContinuation<[SocketAddress], any Error>?>(nil)
-
-        func wait(_ continuation: CheckedContinuation<[SocketAddress], any Error>) { waiting.withLock { $0 = continuation } }
-
-        func give(_ result: Result<[SocketAddress], any Error>) { waiting.withLock { $0.take() }?.resume(with: result) }
+        Task {
+            // getaddrinfo blocks: NIO's thread pool, never an event loop or the cooperative pool.
+            do {
+                race.settle(.success(try await NIOThreadPool.singleton.runIfActive { try lookup(host, port) }))
+            } catch {
+                race.settle(.failure(error))
+            }
+            timer.cancel()
+        }
+        return try await race.value()
     }
 
     /// `getaddrinfo(3)`: every TCP address of `host`, in the system's order.
