@@ -178,12 +178,19 @@ private struct JSONKeyScanner {
                 switch escape {
                 case UInt8(ascii: "u"):
                     var code = try hex4()
+                    // A high surrogate joins the low one that follows it; alone (or before any
+                    // other escape, which is then read on its own) it is U+FFFD.
                     if (0xD800..<0xDC00).contains(code), index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
                         bytes[index + 1] == UInt8(ascii: "u")
                     {
+                        let next = index
                         index += 2
                         let low = try hex4()
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low &- 0xDC00)
+                        if (0xDC00...0xDFFF).contains(low) {
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            index = next
+                        }
                     }
                     scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
                 case UInt8(ascii: "n"): scalars.append("\n")

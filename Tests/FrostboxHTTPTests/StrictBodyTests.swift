@@ -121,4 +121,23 @@ struct StrictBodyTests {
             #expect(response.status == .badRequest)
         }
     }
+
+    @Test("a high surrogate escape before another escape is U+FFFD and the other read on its own (it crashed the server); a pair is one character")
+    func loneSurrogates() async throws {
+        let fields = JSONFields.object(["a": .any])
+        #expect(fields.problem(in: Array(#"{"\ud800\u0041": 1}"#.utf8))?.keys == ["\u{FFFD}A"])
+        #expect(fields.problem(in: Array(#"{"\uDBFF\uDBFF": 1}"#.utf8))?.keys == ["\u{FFFD}\u{FFFD}"])
+        #expect(fields.problem(in: Array(#"{"\ud800\u0000x": 1}"#.utf8))?.keys == ["\u{FFFD}\u{0}x"])
+        #expect(fields.problem(in: Array(#"{"\ud83d\ude00": 1}"#.utf8))?.keys == ["😀"])
+        #expect(fields.problem(in: Array(#"{"\u0061": 1}"#.utf8)) == nil)
+        let harness = try RouteTestHarness()
+        try await harness.test { client in
+            #expect(try await client.send(.put, Self.device).status == .created)
+            let locale = try await client.send(.put, Self.device, json: #"{"locale": "\ud800\u0041"}"#)
+            #expect(locale.status == .badRequest, "\(String(buffer: locale.body))")
+            let key = try await client.send(.post, "/v1/devices", json: #"{"\uDBFF\uDBFF": 1}"#)
+            #expect(key.status == .badRequest && key.errorCode == "unknown_field", "\(String(buffer: key.body))")
+            #expect(try await client.send(.get, Self.device).status == .ok, "the server still answers")
+        }
+    }
 }
