@@ -1,4 +1,4 @@
-/// A subscriber's name for a place: 1–200 characters with at least one visible character,
+/// A subscriber's name for a place: 1–200 code points with at least one visible character,
 /// no control characters, trimmed. Bidirectional controls (U+202A–U+202E, U+2066–U+2069,
 /// the marks U+200E, U+200F, U+061C) are stripped: an override could make a name shown in a
 /// push read otherwise than it was typed.
@@ -14,8 +14,10 @@ public struct PlaceName: Sendable, Hashable, CustomStringConvertible {
         guard !trimmed.isEmpty else {
             throw ValidationError(.invalidName, field: "name", "name must not be empty")
         }
-        guard trimmed.count <= Self.maximumLength else {
-            throw ValidationError(.invalidName, field: "name", "name must be at most \(Self.maximumLength) characters")
+        // Counted in code points, as both stores' checks and the OpenAPI `maxLength` count: a
+        // character written with combining marks or a flag is several.
+        guard trimmed.unicodeScalars.count <= Self.maximumLength else {
+            throw ValidationError(.invalidName, field: "name", "name must be at most \(Self.maximumLength) characters (Unicode code points)")
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw ValidationError(.invalidName, field: "name", "name must not contain control characters")

@@ -72,6 +72,17 @@ struct SubscriptionStoreContract {
         #expect(device.locale == "sv-FI")
     }
 
+    @Test(
+        "a name of the longest length a name may have, written with combining marks (200 code points, 100 characters), is stored as given",
+        arguments: SubscriptionStoreImplementation.available)
+    func longestName(_ implementation: SubscriptionStoreImplementation) async throws {
+        let store = try await implementation.make(in: directory)
+        try await store.register(DeviceRegistration(token: token), at: 1)
+        let name = String(repeating: "e\u{301}", count: 100)
+        _ = try await store.subscribe(token, to: try Self.place(name), at: 2)
+        #expect(try await store.subscriptions(of: token).map(\.name.value) == [name])
+    }
+
     @Test("a box has subscriptions while any device subscribes there", arguments: SubscriptionStoreImplementation.available)
     func boxHasSubscriptions(_ implementation: SubscriptionStoreImplementation) async throws {
         let store = try await implementation.make(in: directory)

@@ -57,4 +57,13 @@ struct RegistrationTrustCoreTests {
         #expect(try PlaceName("Koti 🏡").value == "Koti 🏡")
         #expect(try PlaceName("ٱلبيت").value == "ٱلبيت")
     }
+
+    @Test("a name's length is counted in code points, as the stores count it: 200 of them with combining marks or flags pass, 201 do not")
+    func nameLengthInCodePoints() throws {
+        #expect(try PlaceName(String(repeating: "e\u{301}", count: 100)).value.unicodeScalars.count == 200)
+        #expect(try PlaceName(String(repeating: "x", count: 200)).value.count == 200)
+        for tooLong in [String(repeating: "e\u{301}", count: 101), String(repeating: "\u{1F1EB}\u{1F1EE}", count: 101), String(repeating: "x", count: 201)] {
+            #expect(throws: ValidationError.self) { try PlaceName(tooLong) }
+        }
+    }
 }
