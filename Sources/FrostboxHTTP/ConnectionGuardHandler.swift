@@ -48,10 +48,18 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         perform(timeline.bytesArrived(at: Self.now()), context: context)
     }
 
+    /// A `Content-Length` value: its digits, one too large for `Int` (up to 2^64 − 1, which the
+    /// HTTP parser takes) as `Int.max`, so it is over any limit; anything else nil.
+    static func declaredLength(_ value: String) -> Int? {
+        let digits = value.trimmingCharacters(in: .whitespaces)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return Int(digits) ?? .max
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            let length = head.headers.first(name: "content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let length = head.headers.first(name: "content-length").flatMap(Self.declaredLength)
             switch timeline.headRead(keepAlive: head.isKeepAlive, declaredBodyLength: length) {
             case .forward: context.fireChannelRead(data)
             case .discard, .rejectLater: break

@@ -30,7 +30,18 @@ enum JSONBody {
     /// Decodes an optional body as `T`; an empty (or all-whitespace) body is `nil`.
     static func decodeIfPresent<T: RequestBody>(_ type: T.Type, from request: Request, context: FrostboxRequestContext) async throws -> T? {
         var request = request
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // The body's framing is broken (a chunk size that is not hex, a chunk cut short):
+            // the HTTP parser's error, none of the body readable.
+            throw APIError.badBody(.invalidBody, "request body could not be read: its framing is malformed")
+        }
         if buffer.readableBytes == 0 || buffer.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             return nil
         }

@@ -1,8 +1,8 @@
 import Foundation
-import FrostboxHTTP
 import Testing
 
 @testable import FrostboxApp
+@testable import FrostboxHTTP
 
 /// The connection limits on a real server over loopback sockets. 127.0.0.2 plays the slow or
 /// flooding client, 127.0.0.1 everyone else (Linux routes all of 127.0.0.0/8 to loopback).
@@ -122,6 +122,34 @@ struct ConnectionGuardTests {
             #expect(outcome.closed, "\(outcome)")
             #expect(outcome.text.hasPrefix("HTTP/1.1 413"), "\(outcome)")
             #expect(outcome.text.contains(#""code":"payload_too_large""#), "\(outcome)")
+            await group.triggerGracefulShutdown()
+        }
+    }
+
+    @Test("a Content-Length too large for a 64-bit signed integer (but one the parser takes) is over the limit too: 413 at once")
+    func hugeDeclaredBody() async throws {
+        try await GracefulShutdownTests.withServer { port, _, group in
+            let connection = try LoopbackConnection(port: port, source: Self.client, readTimeout: 10)
+            try connection.send("POST /register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9223372036854775808\r\n\r\n{}")
+            let outcome = await connection.readUntilClosed()
+            #expect(outcome.text.hasPrefix("HTTP/1.1 413"), "\(outcome)")
+            #expect(outcome.text.contains(#""code":"payload_too_large""#), "\(outcome)")
+            await group.triggerGracefulShutdown()
+        }
+        #expect(ConnectionGuardHandler.declaredLength(" 12 ") == 12 && ConnectionGuardHandler.declaredLength("18446744073709551615") == .max)
+        #expect(ConnectionGuardHandler.declaredLength("+12") == nil && ConnectionGuardHandler.declaredLength("") == nil)
+    }
+
+    @Test("a chunked body whose framing is broken is a JSON 400 invalid_body, not a 500")
+    func brokenChunkedBody() async throws {
+        try await GracefulShutdownTests.withServer { port, _, group in
+            let connection = try LoopbackConnection(port: port, source: Self.client, readTimeout: 10)
+            try connection.send(
+                "POST /v1/devices/fafafafafafafafafafafafafafafafa/subscriptions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
+            let outcome = await connection.readUntilClosed()
+            #expect(outcome.text.hasPrefix("HTTP/1.1 400"), "\(outcome)")
+            #expect(outcome.text.contains(#""code":"invalid_body""#), "\(outcome)")
             await group.triggerGracefulShutdown()
         }
     }
