@@ -185,14 +185,19 @@ public struct DeviceRoutes: Sendable {
         if !reach.takesEverything, try await store.device(token) == nil {
             try admit(platform, app: nil)
         }
-        if let newPlaces, try await !store.hasSubscriptions(in: new.coordinate.box),
-            let retryAfter = newPlaces.acquire(peer: context.remoteAddress, forwardedFor: request.headers[values: .xForwardedFor])
-        {
-            var headers = HTTPFields()
-            headers[.retryAfter] = String(retryAfter)
-            throw APIError(
-                .tooManyRequests, code: "too_many_new_places",
-                "this client has added too many places where nobody subscribed before; retry after \(retryAfter) s", headers: headers)
+        let forwardedFor = request.headers[values: .xForwardedFor]
+        // A new box is charged to the client before the write and given back when the write
+        // adds nothing (the device is full, unknown, or the database refused it).
+        var charged: NewPlaceLimit?
+        if let newPlaces, try await !store.hasSubscriptions(in: new.coordinate.box) {
+            if let retryAfter = newPlaces.acquire(peer: context.remoteAddress, forwardedFor: forwardedFor) {
+                var headers = HTTPFields()
+                headers[.retryAfter] = String(retryAfter)
+                throw APIError(
+                    .tooManyRequests, code: "too_many_new_places",
+                    "this client has added too many places where nobody subscribed before; retry after \(retryAfter) s", headers: headers)
+            }
+            charged = newPlaces
         }
         do {
             let change = try await store.subscribe(token, to: new, at: clock())
@@ -200,10 +205,13 @@ public struct DeviceRoutes: Sendable {
                 "location added",
                 metadata: ["token": "\(token.redacted)", "box": "\(change.subscription.box)", "new": "\(change.created)"])
             return change
-        } catch let error as StoreLimitError {
-            throw APIError(.conflict, code: "subscription_limit", error.message)
-        } catch let error as UnknownDeviceError {
-            throw APIError(.notFound, code: "unknown_device", error.message)
+        } catch {
+            charged?.giveBack(peer: context.remoteAddress, forwardedFor: forwardedFor)
+            switch error {
+            case let error as StoreLimitError: throw APIError(.conflict, code: "subscription_limit", error.message)
+            case let error as UnknownDeviceError: throw APIError(.notFound, code: "unknown_device", error.message)
+            default: throw error
+            }
         }
     }
 

@@ -23,11 +23,19 @@ public struct NewPlaceLimit: Sendable {
 
     /// Takes one new box from the client's allowance; the seconds until one is back when none is left.
     func acquire(peer: String?, forwardedFor: [String]) -> Int? {
-        let client = trustedProxies.client(peer: peer, forwardedFor: forwardedFor)
-        switch limiter.acquire(IPNetwork.clientKey(client, ipv6PrefixLength: ipv6PrefixLength)) {
+        switch limiter.acquire(key(peer: peer, forwardedFor: forwardedFor)) {
         case .allowed: return nil
         case .limited(let retryAfter): return retryAfter
         }
+    }
+
+    /// Returns the box `acquire` took for a place that was not added after all.
+    func giveBack(peer: String?, forwardedFor: [String]) {
+        limiter.giveBack(key(peer: peer, forwardedFor: forwardedFor))
+    }
+
+    private func key(peer: String?, forwardedFor: [String]) -> String {
+        IPNetwork.clientKey(trustedProxies.client(peer: peer, forwardedFor: forwardedFor), ipv6PrefixLength: ipv6PrefixLength)
     }
 }
 

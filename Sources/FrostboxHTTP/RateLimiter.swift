@@ -86,6 +86,16 @@ public final class RateLimiter: Sendable {
         }
     }
 
+    /// Puts back a token `acquire` took from `key`'s bucket (never above the burst).
+    public func giveBack(_ key: String) {
+        guard settings.isEnabled else { return }
+        buckets.withLock { buckets in
+            guard var bucket = buckets[key] else { return }
+            bucket.tokens = min(Double(settings.burst), bucket.tokens + 1)
+            buckets[key] = bucket
+        }
+    }
+
     /// Clients currently remembered.
     public var trackedClients: Int { buckets.withLock { $0.count } }
 

@@ -41,6 +41,27 @@ struct NewPlaceLimitTests {
         }
     }
 
+    @Test("a new box refused by the store (the device is full) is given back: it does not use up the client's allowance")
+    func refusedPlaceIsGivenBack() async throws {
+        let limit = NewPlaceLimit(perHour: 7, now: { 0 })
+        let harness = RouteTestHarness.inMemory(newPlaces: limit)
+        try await harness.test { client in
+            // The harness's store holds 5 places a device: the 6th and later are 409s.
+            for n in 0..<5 {
+                #expect(try await client.send(.post, "/v1/devices/\(Self.tokens[0])/subscriptions", json: Self.body(50.0 + Double(n))).status == .created)
+            }
+            for n in 5..<10 {
+                let full = try await client.send(.post, "/v1/devices/\(Self.tokens[0])/subscriptions", json: Self.body(50.0 + Double(n)))
+                #expect(full.status == .conflict && full.errorCode == "subscription_limit", "\(full.status)")
+            }
+            // Two of the seven are left, whatever the refused ones tried.
+            for n in 0..<2 {
+                #expect(try await client.send(.post, "/v1/devices/\(Self.tokens[1])/subscriptions", json: Self.body(70.0 + Double(n))).status == .created)
+            }
+            #expect(try await client.send(.post, "/v1/devices/\(Self.tokens[1])/subscriptions", json: Self.body(72.0)).status == .tooManyRequests)
+        }
+    }
+
     @Test("clients: IPv4 by address, IPv6 by its /56 (configurable), behind a trusted proxy the address it names")
     func clients() {
         let limit = NewPlaceLimit(perHour: 1, trustedProxies: TrustedProxies([IPNetwork("10.0.0.0/8")!]), now: { 0 })
