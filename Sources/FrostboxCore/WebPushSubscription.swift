@@ -122,9 +122,17 @@ public struct WebPushEndpoint: Sendable, Hashable, CustomStringConvertible {
             else { return nil }
         }
         guard !host.isEmpty, host.utf8.count <= 253 else { return nil }
+        if authority.first != "[" {
+            // A host name's labels: none empty (`.push.apple.com`), none over 63, none that
+            // begins or ends with a hyphen.
+            let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+            guard labels.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 63 && $0.first != "-" && $0.last != "-" }) else { return nil }
+        }
         var port = 443
         if let portText {
-            guard let number = Int(portText), (1...65535).contains(number) else { return nil }
+            guard !portText.isEmpty, portText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                let number = Int(portText), (1...65535).contains(number)
+            else { return nil }
             port = number
         }
         return (host.lowercased(), port, path)

@@ -31,7 +31,9 @@ struct WebPushSubscriptionTests {
         arguments: [
             "http://fcm.googleapis.com/x", "https://", "https:///x", "https://user@fcm.googleapis.com/x", "https://fcm.googleapis.com:0/x",
             "https://fcm.googleapis.com:70000/x", "https://fcm.googleapis.com/x#frag", "https://fcm goog.com/x", "ftp://x/y",
-            "https://a_b.com/x", "https://" + String(repeating: "a", count: 2_100),
+            "https://a_b.com/x", "https://" + String(repeating: "a", count: 2_100), "https://.push.apple.com/x", "https://push..apple.com/x",
+            "https://-.push.apple.com/x", "https://push-.apple.com/x", "https://fcm.googleapis.com./x", "https://fcm.googleapis.com:+443/x",
+            "https://" + String(repeating: "a", count: 64) + ".push.apple.com/x",
         ])
     func endpointRefused(raw: String) {
         #expect(throws: ValidationError.self) { try WebPushEndpoint(raw) }
