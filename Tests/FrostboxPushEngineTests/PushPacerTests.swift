@@ -52,9 +52,24 @@ struct PushPacerTests {
             let minute = (window..<(window + 60)).reduce(0) { $0 + (perSecond[$1] ?? 0) }
             #expect(minute <= 600, "60 seconds from \(window) carried \(minute)")
         }
-        // 1,200 at 10 a second: the last ones go out in the 120th second.
-        #expect(last - first == 119)
+        // 1,200 at 10 a second: the last ones go out in the 120th second. The frozen clock moves
+        // a whole window when a sender's sleep ends, so a sender on the other thread that read
+        // it a moment before may leave one window short (its real-time twin: a sender that
+        // oversleeps by a few milliseconds); never more than two.
+        let short = perSecond.filter { $0.value < 10 }.map { ($0.key - first, $0.value) }.sorted { $0.0 < $1.0 }
+        #expect((119...121).contains(last - first), "windows short of 10: \(short)")
         #expect(pacer.snapshot.sent == 1_200)
+    }
+
+    @Test("the in-process budget grants a window up to its limit, and nothing to a window older than its newest (a late sender)")
+    func staleWindow() async throws {
+        let budget = LocalPushBudget()
+        #expect(try await budget.take(key: "k", window: 100, count: 7, limit: 10) == 7)
+        #expect(try await budget.take(key: "k", window: 100, count: 7, limit: 10) == 3)
+        #expect(try await budget.take(key: "k", window: 101, count: 4, limit: 10) == 4)
+        #expect(try await budget.take(key: "k", window: 100, count: 7, limit: 10) == 0, "window 100 is past: no new count for it")
+        #expect(try await budget.take(key: "k", window: 101, count: 7, limit: 10) == 6, "window 101's count was kept")
+        #expect(try await budget.take(key: "other", window: 50, count: 1, limit: 10) == 1, "keys are apart")
     }
 
     @Test("under 60 a minute the window is the minute: 30 a minute go out 30 at a time")

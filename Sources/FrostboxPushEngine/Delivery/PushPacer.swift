@@ -74,7 +74,9 @@ package final class PushPacer: Sendable {
                 state.withLock { $0.taken += granted }
                 return granted
             }
-            guard await wait(windowStart + length - now, &waited) else { break }
+            // Until the next window from the time now, not from before the take: a slow budget
+            // store (a database round trip) would otherwise make the wait overshoot the window.
+            guard await wait(windowStart + length - clock(), &waited) else { break }
         }
         return 0
     }
