@@ -36,8 +36,10 @@ public struct PlaceQuery: Sendable, Hashable {
         guard !trimmed.isEmpty else {
             throw ValidationError(.invalidQuery, field: "q", "q must not be empty")
         }
-        guard trimmed.count <= Self.maximumLength else {
-            throw ValidationError(.invalidQuery, field: "q", "q must be at most \(Self.maximumLength) characters")
+        // Code points, as the OpenAPI `maxLength` counts: one letter with ten thousand combining
+        // marks is not one character of work.
+        guard trimmed.unicodeScalars.count <= Self.maximumLength else {
+            throw ValidationError(.invalidQuery, field: "q", "q must be at most \(Self.maximumLength) characters (Unicode code points)")
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw ValidationError(.invalidQuery, field: "q", "q must not contain control characters")

@@ -156,6 +156,8 @@ public struct DeviceRoutes: Sendable {
     func register(_ registration: DeviceRegistration) async throws -> Bool {
         if !reach.takesEverything {
             let stored = try await store.device(registration.token)
+            // A browser id no registration gave (or one deleted): unknown, whatever app it would need.
+            if stored == nil, registration.token.formPlatform == .web { throw Self.unknownDevice(registration.token) }
             try admit(registration.platform, app: registration.app ?? stored?.app)
         }
         do {
@@ -163,8 +165,12 @@ public struct DeviceRoutes: Sendable {
         } catch let error as PlatformMismatchError {
             throw APIError(.conflict, code: "platform_mismatch", error.message)
         } catch let error as UnknownDeviceError {
-            throw APIError(.notFound, code: "unknown_device", error.message)
+            throw Self.unknownDevice(error.token)
         }
+    }
+
+    static func unknownDevice(_ token: DeviceToken) -> APIError {
+        APIError(.notFound, code: "unknown_device", UnknownDeviceError(token).message)
     }
 
     /// Answers a `PushReach` refusal: 409 for a platform without apps, 400 for an app.
@@ -183,6 +189,7 @@ public struct DeviceRoutes: Sendable {
     ) async throws -> SubscriptionChange {
         let logger = context.logger
         if !reach.takesEverything, try await store.device(token) == nil {
+            if token.formPlatform == .web { throw Self.unknownDevice(token) }
             try admit(platform, app: nil)
         }
         let forwardedFor = request.headers[values: .xForwardedFor]
@@ -201,6 +208,8 @@ public struct DeviceRoutes: Sendable {
         }
         do {
             let change = try await store.subscribe(token, to: new, at: clock())
+            // Another request added the box's first place meanwhile: this one added no box.
+            if !change.created { charged?.giveBack(peer: context.remoteAddress, forwardedFor: forwardedFor) }
             logger.debug(
                 "location added",
                 metadata: ["token": "\(token.redacted)", "box": "\(change.subscription.box)", "new": "\(change.created)"])
@@ -209,7 +218,7 @@ public struct DeviceRoutes: Sendable {
             charged?.giveBack(peer: context.remoteAddress, forwardedFor: forwardedFor)
             switch error {
             case let error as StoreLimitError: throw APIError(.conflict, code: "subscription_limit", error.message)
-            case let error as UnknownDeviceError: throw APIError(.notFound, code: "unknown_device", error.message)
+            case let error as UnknownDeviceError: throw Self.unknownDevice(error.token)
             default: throw error
             }
         }

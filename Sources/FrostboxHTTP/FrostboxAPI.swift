@@ -39,7 +39,9 @@ public struct FrostboxAPI: Sendable {
     /// own, so making a second router does not grow the first one's list.
     public func makeRouterAndRegistry() -> (router: Router<FrostboxRequestContext>, registry: RouteRegistry) {
         let registry = RouteRegistry()
-        let router = Router(context: FrostboxRequestContext.self)
+        // HEAD answers as GET does, without the body (RFC 9110 §9.3.2: uptime checks and proxies
+        // probe with it).
+        let router = Router(context: FrostboxRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: JSONErrorMiddleware(routes: registry))
         middlewares(router, registry)
         let builder = RouteBuilder(router: router, registry: registry, requestTimeout: requestTimeout)

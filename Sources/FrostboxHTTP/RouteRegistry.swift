@@ -23,10 +23,13 @@ public final class RouteRegistry: Sendable {
     /// Every recorded route.
     public var routes: [Route] { storage.withLock { $0 } }
 
-    /// Methods served on a concrete path, e.g. `[.get, .post]` for `/v1/devices/ab/subscriptions`.
+    /// Methods served on a concrete path, e.g. `[.get, .head, .post]` for
+    /// `/v1/devices/ab/subscriptions` (HEAD wherever GET is: the router answers it).
     public func methods(matching path: String) -> Set<HTTPRequest.Method> {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        return Set(routes.filter { Self.matches(pattern: $0.path, segments: segments) }.map(\.method))
+        var methods = Set(routes.filter { Self.matches(pattern: $0.path, segments: segments) }.map(\.method))
+        if methods.contains(.get) { methods.insert(.head) }
+        return methods
     }
 
     static func matches(pattern: String, segments: [Substring]) -> Bool {

@@ -81,7 +81,7 @@ struct PlaceRankingTests {
         "queries are validated",
         arguments: [
             ("", 10, 200.0, "q"), ("   ", 10, 200.0, "q"), ("...", 10, 200.0, "q"),
-            (String(repeating: "a", count: 101), 10, 200.0, "q"),
+            (String(repeating: "a", count: 101), 10, 200.0, "q"), ("a" + String(repeating: "\u{301}", count: 10_000), 10, 200.0, "q"),
             ("hel", 0, 200.0, "limit"), ("hel", 51, 200.0, "limit"),
             ("hel", 10, 0.0, "radius_km"), ("hel", 10, 5000.0, "radius_km"), ("hel", 10, Double.nan, "radius_km"),
         ])

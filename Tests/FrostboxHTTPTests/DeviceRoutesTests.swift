@@ -244,7 +244,23 @@ struct DeviceRoutesTests {
             #expect(wrong.headers[.allow] == "POST")
             let wrongParam = try await client.send(.patch, "/v1/devices/\(Self.token)")
             #expect(wrongParam.status == .methodNotAllowed)
-            #expect(wrongParam.headers[.allow] == "DELETE, GET, PUT")
+            #expect(wrongParam.headers[.allow] == "DELETE, GET, HEAD, PUT")
+        }
+    }
+
+    @Test("HEAD answers wherever GET does: its status and headers, no body")
+    func head() async throws {
+        let harness = RouteTestHarness.inMemory()
+        try await harness.test { client in
+            let get = try await client.send(.get, "/health")
+            let head = try await client.send(.head, "/health")
+            #expect(head.status == .ok && get.status == .ok)
+            #expect(head.body.readableBytes == 0 && get.body.readableBytes > 0)
+            #expect(head.headers[.contentType] == get.headers[.contentType])
+            #expect(try await client.send(.put, "/v1/devices/\(Self.token)").status == .created)
+            #expect(try await client.send(.head, "/v1/devices/\(Self.token)").status == .ok)
+            #expect(try await client.send(.head, "/v1/devices/fedcba9876543210fedcba9876543210").status == .notFound)
+            #expect(try await client.send(.head, "/register").status == .methodNotAllowed, "no HEAD where there is no GET")
         }
     }
 

@@ -116,7 +116,9 @@ struct WebDeviceRoutesTests {
         #expect(store.deviceCount == 0)
     }
 
-    @Test("with two Web Push apps and no default: a new browser must name its app; registered again without one, it keeps the app it has")
+    @Test(
+        "with two Web Push apps and no default: a new browser must name its app; registered again without one, it keeps the app it has; an unknown browser id is 404"
+    )
     func appOfARegisteredBrowser() async throws {
         let store = InMemorySubscriptionStore()
         let reach = PushReach([.web: .apps(["garden", "allotment"], defaultApp: nil)])
@@ -131,6 +133,13 @@ struct WebDeviceRoutesTests {
             #expect(again.json["app"] as? String == "allotment", "\(String(buffer: again.body))")
             let unknown = try await client.send(.post, "/v1/devices", json: Self.body(extra: #", "app": "orchard""#))
             #expect(unknown.status == .badRequest && unknown.errorCode == "unknown_app")
+            // A browser id no registration gave is unknown: no app could make it known.
+            let stranger = DeviceToken.webID(random: Array(repeating: 9, count: 16)).value
+            let subscribe = try await client.send(
+                .post, "/v1/devices/\(stranger)/subscriptions", json: #"{"latitude": 60.19, "longitude": 25.01, "name": "Home"}"#)
+            #expect(subscribe.status == .notFound && subscribe.errorCode == "unknown_device", "\(String(buffer: subscribe.body))")
+            let put = try await client.send(.put, "/v1/devices/\(stranger)")
+            #expect(put.status == .notFound && put.errorCode == "unknown_device", "\(String(buffer: put.body))")
         }
     }
 
