@@ -113,11 +113,13 @@ struct ConnectionGuardTests {
         }
     }
 
-    @Test("a declared Content-Length over the body limit is answered 413 at once and the connection closed, the body unread")
-    func oversizedDeclaredBody() async throws {
+    @Test(
+        "a declared Content-Length over the body limit is answered 413 at once and the connection closed, the body unread; one too large for a 64-bit signed integer (but one the parser takes) too",
+        arguments: ["1000000000", "9223372036854775808"])
+    func oversizedDeclaredBody(length: String) async throws {
         try await GracefulShutdownTests.withServer { port, _, group in
             let connection = try LoopbackConnection(port: port, source: Self.client, readTimeout: 10)
-            try connection.send("POST /register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{")
+            try connection.send("POST /register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\r\n{")
             let outcome = await connection.readUntilClosed()
             #expect(outcome.closed, "\(outcome)")
             #expect(outcome.text.hasPrefix("HTTP/1.1 413"), "\(outcome)")
@@ -126,16 +128,8 @@ struct ConnectionGuardTests {
         }
     }
 
-    @Test("a Content-Length too large for a 64-bit signed integer (but one the parser takes) is over the limit too: 413 at once")
-    func hugeDeclaredBody() async throws {
-        try await GracefulShutdownTests.withServer { port, _, group in
-            let connection = try LoopbackConnection(port: port, source: Self.client, readTimeout: 10)
-            try connection.send("POST /register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9223372036854775808\r\n\r\n{}")
-            let outcome = await connection.readUntilClosed()
-            #expect(outcome.text.hasPrefix("HTTP/1.1 413"), "\(outcome)")
-            #expect(outcome.text.contains(#""code":"payload_too_large""#), "\(outcome)")
-            await group.triggerGracefulShutdown()
-        }
+    @Test("a Content-Length is its digits; one past Int's range is Int.max; a sign or nothing is no length")
+    func declaredLength() {
         #expect(ConnectionGuardHandler.declaredLength(" 12 ") == 12 && ConnectionGuardHandler.declaredLength("18446744073709551615") == .max)
         #expect(ConnectionGuardHandler.declaredLength("+12") == nil && ConnectionGuardHandler.declaredLength("") == nil)
     }
