@@ -53,19 +53,25 @@ struct NotifyRunFailoverTests {
     /// `at`: the run's clock (a later run after a failed one comes when the failed one's leases
     /// have expired, as the next scheduled run would).
     /// Makes the cluster refuse writes (read-only) and returns once a write through the pool
-    /// is refused: the sessions take the reloaded setting once the postmaster has signalled
-    /// them, a moment, but seconds on a loaded machine (a fixed 300 ms let a whole run's writes
-    /// through); at most 20 s.
+    /// is refused as read-only: the sessions take the reloaded setting once the postmaster has
+    /// signalled them, a moment, but seconds on a loaded machine (a fixed 300 ms let a whole
+    /// run's writes through). Another failure (a connection wait under load) is not the loss:
+    /// it is tried again, and the setting asked for again every 2 s in case its `psql` failed;
+    /// at most 60 s.
     static func loseWrites(_ cluster: TestPostgresCluster, _ database: FrostboxPostgres.PostgresDatabase) async {
-        try? await TestPostgresCluster.offThePool { try cluster.setReadOnly(true) }
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var asked = ContinuousClock.now - .seconds(10)
         while ContinuousClock.now < deadline {
+            if ContinuousClock.now - asked >= .seconds(2) {
+                try? await TestPostgresCluster.offThePool { try cluster.setReadOnly(true) }
+                asked = ContinuousClock.now
+            }
             do {
                 try await database.query("UPDATE outbox SET attempts = attempts WHERE false", writes: true)
-                try? await Task.sleep(for: .milliseconds(20))
-            } catch {
+            } catch let error as StorageUnavailableError where error.reason == .readOnly {
                 return
-            }
+            } catch {}
+            try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
