@@ -43,12 +43,12 @@ public struct WebPushServiceGuard: WebPushAdmission {
         }
     }
 
-    /// The addresses to connect to for `endpoint`, in the resolver's order (the next is tried
-    /// when one does not connect), once none of them is private (a DNS answer can change after
-    /// registration). Throws when the push service is not allowed or not reachable.
+    /// The addresses to connect to for `endpoint`, in the resolver's order (the transport tries
+    /// the next when one does not connect, and refuses an empty list), once none of them is
+    /// private (a DNS answer can change after registration). Throws when the push service is
+    /// not allowed or not reachable.
     public func addresses(for host: String, port: Int, origin: String) async throws -> [SocketAddress] {
         let addresses = try await resolver.addresses(of: host, port: port)
-        guard !addresses.isEmpty else { throw WebPushResolutionError(host: host, reason: "resolves to no address") }
         if !services.privateAllowed.contains(origin), addresses.contains(where: WebPushAddresses.isPrivate) {
             throw WebPushResolutionError(host: host, reason: "not connecting: it resolves to a private, loopback, link-local or multicast address")
         }

@@ -83,8 +83,7 @@ final class HTTP2Transport: @unchecked Sendable {
     init(
         endpoint: HTTP2Endpoint, sslContext: NIOSSLContext, settings: HTTP2ConnectionSettings, aloneConnections: Int,
         maximumResends: Int = 10, answerHeader: HTTP2AnswerHeader = .none, indexPaths: Bool = false, eventLoop: any EventLoop,
-        random: @escaping @Sendable () -> Double,
-        resolve: HTTP2AddressResolver? = nil, logger: Logger
+        random: @escaping @Sendable () -> Double, resolve: HTTP2AddressResolver? = nil, logger: Logger
     ) {
         self.resolve = resolve
         self.sslContext = sslContext
