@@ -338,23 +338,11 @@ extension NotifyRun {
         for (entry, outcome) in zip(chunk, taken) {
             switch outcome {
             case .invalidToken(let reason, let unregisteredAtMilliseconds):
-                // Recorded before the prune, so a device that is kept still shows why its entry
-                // ended; a pruned device takes its entries with it. A prune that fails leaves
-                // the entry recorded and counted, its device kept.
                 if result.error == nil {
-                    do {
-                        try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
-                        let dead = PushOutcome.invalidToken(reason: reason, unregisteredAtMilliseconds: unregisteredAtMilliseconds)
-                        var pruned = false
-                        do {
-                            pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: dead.pruneCutoff(sentAt: sentAt))
-                        } catch {
-                            result.error = error
-                        }
-                        result.sent.append(Sent(entry: entry, outcome: dead, pruned: pruned))
-                    } catch {
-                        result.error = error
-                    }
+                    let dead = PushOutcome.invalidToken(reason: reason, unregisteredAtMilliseconds: unregisteredAtMilliseconds)
+                    let (settled, error) = await settle(entry, dead: dead, reason: reason, sentAt: sentAt, store: store, clock: clock)
+                    if let settled { result.sent.append(settled) }
+                    result.error = error
                 }
                 outcomes.release(1)
             case .some(let outcome):
@@ -367,6 +355,26 @@ extension NotifyRun {
             }
         }
         return result
+    }
+
+    /// Records a dead token's outcome, then prunes its device: recorded before the prune, so a
+    /// device that is kept still shows why its entry ended (a pruned device takes its entries
+    /// with it). The send once recorded (its device kept when the prune fails), and the store's
+    /// error if either write failed.
+    private static func settle(
+        _ entry: OutboxEntry, dead: PushOutcome, reason: String, sentAt: Int64, store: any NotifierStore, clock: @Sendable () -> Int64
+    ) async -> (sent: Sent?, error: (any Error)?) {
+        do {
+            try await store.record(.failed(.invalidToken, reason: reason, at: clock()), for: entry.id)
+        } catch {
+            return (nil, error)
+        }
+        do {
+            let pruned = try await store.pruneDevice(entry.token, registeredNoLaterThan: dead.pruneCutoff(sentAt: sentAt))
+            return (Sent(entry: entry, outcome: dead, pruned: pruned), nil)
+        } catch {
+            return (Sent(entry: entry, outcome: dead, pruned: false), error)
+        }
     }
 
     /// What the outbox keeps of a send's outcome at `at`.
