@@ -14,6 +14,7 @@ let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 let nioHPACK: Target.Dependency = .product(name: "NIOHPACK", package: "swift-nio-http2")
+let nioEmbedded: Target.Dependency = .product(name: "NIOEmbedded", package: "swift-nio")
 let nioHTTP2: Target.Dependency = .product(name: "NIOHTTP2", package: "swift-nio-http2")
 let hummingbirdHTTP2: Target.Dependency = .product(name: "HummingbirdHTTP2", package: "hummingbird")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
@@ -331,19 +332,18 @@ let package = Package(
             name: "FrostboxAPNsTests",
             dependencies: [
                 "FrostboxAPNs", "FrostboxPushEngine", "FrostboxCore", "MockAPNs", "FrostboxDoubles", "FrostboxFixtures", crypto, asyncHTTPClient, nioSSL,
-                .product(name: "NIOEmbedded", package: "swift-nio"), nioCore, nioHTTP2, logging,
+                nioEmbedded, nioCore, nioHTTP2, logging,
             ]
         ),
         .testTarget(
             name: "FrostboxPushEngineTests",
-            dependencies: [
-                "FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", .product(name: "NIOEmbedded", package: "swift-nio"), nioCore,
-                nioHPACK, nioHTTP2, logging,
-            ]
+            dependencies: ["FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", nioEmbedded, nioCore, nioHPACK, nioHTTP2, logging]
         ),
         .testTarget(
             name: "FrostboxWebPushTests",
-            dependencies: ["FrostboxWebPush", "FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", "MockWebPush", crypto, logging, nioCore]
+            dependencies: [
+                "FrostboxWebPush", "FrostboxPushEngine", "FrostboxCore", "FrostboxDoubles", "MockWebPush", "MockOpenMeteo", crypto, logging, nioCore,
+            ]
         ),
         .testTarget(
             name: "FrostboxFCMTests",

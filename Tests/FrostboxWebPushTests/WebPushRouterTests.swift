@@ -3,6 +3,7 @@ import FrostboxCore
 import FrostboxDoubles
 import FrostboxPushEngine
 import Logging
+import MockOpenMeteo
 import MockWebPush
 import NIOCore
 import Synchronization
@@ -98,25 +99,11 @@ struct WebPushRouterTests {
         }
     }
 
-    /// A loopback port nothing listens at: bound, read, and closed again.
-    static func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard fd >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test("a push service whose first address refuses the connection is reached at its next one")
     func nextAddress() async throws {
         try await withSubject { subject in
-            let router = try subject.router(resolver: DeadFirstResolver(dead: try Self.closedPort(), live: subject.port))
+            let closed = try ClosedPort()
+            let router = try subject.router(resolver: DeadFirstResolver(dead: closed.port, live: subject.port))
             let alert = Self.alert(try await subject.browser(1), 1)
             let outcomes = await Self.outcomes(router, [alert])
             await router.shutdown()
